@@ -1,0 +1,120 @@
+// Package diag holds the generator's error and warning type: every message
+// points at its input, as file:line:col for the classification file, or as
+// file, tool and JSON pointer for the snapshot.
+package diag
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Severity is Error or Warning.
+type Severity uint8
+
+const (
+	// Error stops generation: nothing is written.
+	Error Severity = iota
+	// Warning is printed on stderr; generation goes on.
+	Warning
+)
+
+// Diagnostic is one message about an input file.
+type Diagnostic struct {
+	Severity Severity
+	// File is the input file's name as the user gave it.
+	File string
+	// Line and Col are 1-based positions in File (classification file); 0
+	// when unknown.
+	Line, Col int
+	// Tool is the MCP tool name the message is about, if any.
+	Tool string
+	// Pointer is a JSON pointer into the tool object (e.g.
+	// "/inputSchema/properties/mode"), if any.
+	Pointer string
+	// Msg is the message, lower case, no trailing period.
+	Msg string
+}
+
+// String formats the diagnostic as
+//
+//	file:line:col: msg
+//	file: tool "name": /pointer: msg
+func (d Diagnostic) String() string {
+	var b strings.Builder
+	b.WriteString(d.File)
+	if d.Line > 0 {
+		fmt.Fprintf(&b, ":%d", d.Line)
+		if d.Col > 0 {
+			fmt.Fprintf(&b, ":%d", d.Col)
+		}
+	}
+	b.WriteString(": ")
+	if d.Severity == Warning {
+		b.WriteString("warning: ")
+	}
+	if d.Tool != "" {
+		fmt.Fprintf(&b, "tool %q: ", d.Tool)
+	}
+	if d.Pointer != "" {
+		b.WriteString(d.Pointer)
+		b.WriteString(": ")
+	}
+	b.WriteString(d.Msg)
+	return b.String()
+}
+
+// Error implements error.
+func (d Diagnostic) Error() string { return d.String() }
+
+// List is an ordered list of diagnostics. As an error it prints one per line.
+type List []Diagnostic
+
+// Error implements error.
+func (l List) Error() string {
+	s := make([]string, len(l))
+	for i, d := range l {
+		s[i] = d.String()
+	}
+	return strings.Join(s, "\n")
+}
+
+// Errors returns the diagnostics of severity Error.
+func (l List) Errors() List {
+	var out List
+	for _, d := range l {
+		if d.Severity == Error {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Err returns the list's errors as an error, or nil when there are none.
+func (l List) Err() error {
+	if e := l.Errors(); len(e) > 0 {
+		return e
+	}
+	return nil
+}
+
+// Sort orders the list by file, line, column, tool and pointer, so output
+// does not depend on the order checks ran in.
+func (l List) Sort() {
+	sort.SliceStable(l, func(i, j int) bool {
+		a, b := l[i], l[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		if a.Col != b.Col {
+			return a.Col < b.Col
+		}
+		if a.Tool != b.Tool {
+			return a.Tool < b.Tool
+		}
+		return a.Pointer < b.Pointer
+	})
+}

@@ -1,0 +1,127 @@
+// Package load reads the generator's two inputs, the snapshot of a server's
+// tools/list and the hand-written classification file, and checks each on its
+// own. Cross-checks that need the schema (placeholders) are the model's.
+package load
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Snapshot is a loaded NAME.tools.json file.
+type Snapshot struct {
+	// File is the file name as given.
+	File string
+	// Digest is Fingerprint-style "sha256:<hex>" of the file's bytes.
+	Digest string
+	// Server is the serverInfo recorded in the file (empty for a raw
+	// tools/list result).
+	Server ServerInfo
+	// Source says how the snapshot was made.
+	Source string
+	// Tools are sorted by name; names are unique.
+	Tools []*Tool
+}
+
+// ServerInfo is the server's initialize serverInfo.
+type ServerInfo struct {
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
+}
+
+// Tool is one MCP tool of a snapshot.
+type Tool struct {
+	// Index is the tool's position in the file's "tools" array; JSON pointers
+	// in diagnostics are relative to it ("tools/3/inputSchema/...").
+	Index       int
+	Name        string
+	Title       string
+	Description string
+	// InputSchemaRaw is the inputSchema as it appears in the file.
+	InputSchemaRaw json.RawMessage
+	// InputSchema is InputSchemaRaw parsed (never nil).
+	InputSchema *jsonschema.Schema
+	// OutputSchemaRaw and OutputSchema are nil when the tool has none.
+	OutputSchemaRaw json.RawMessage
+	OutputSchema    *jsonschema.Schema
+	// Annotations are the server's hints (not trusted); nil when absent.
+	Annotations *Annotations
+}
+
+// Annotations are MCP tool annotations. They are shown, never used.
+type Annotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+}
+
+// Pos is a 1-based position in the classification file.
+type Pos struct{ Line, Col int }
+
+// Classification is a loaded NAME.ocp.yaml file.
+type Classification struct {
+	// File is the file name as given.
+	File string
+	// Digest is "sha256:<hex>" of the file's bytes.
+	Digest string
+	// Version is the file format version (1).
+	Version int
+	// Tiers are ordered lowest first.
+	Tiers []string
+	// Default applies to tools the file does not list.
+	Default Defaults
+	// Tools are the listed tools, in file order.
+	Tools []*Entry
+}
+
+// Defaults is the classification's "default" section.
+type Defaults struct {
+	Pos     Pos
+	Tier    string
+	Scopes  []string
+	Failure string
+	// ConfirmTTL is the default confirm TTL (0: runtime.DefaultConfirmTTL).
+	ConfirmTTL time.Duration
+}
+
+// Access is "read" or "write".
+type Access string
+
+// The two access values.
+const (
+	AccessRead  Access = "read"
+	AccessWrite Access = "write"
+)
+
+// Entry is one tool's classification.
+type Entry struct {
+	// Name is the MCP tool name (the key under "tools").
+	Name string
+	// Pos is the position of the key.
+	Pos Pos
+	// Access is always set (an entry without it is a load error).
+	Access Access
+	// Tier is empty when the entry does not set one (default tier applies).
+	Tier    string
+	TierPos Pos
+	Scopes  []string
+	// Resource is the resource template, "" when unset.
+	Resource    string
+	ResourcePos Pos
+	// Confirm is nil when unset.
+	Confirm *Confirm
+	// Failure is the safe failure text, "" when unset.
+	Failure string
+}
+
+// Confirm is an entry's "confirm" section.
+type Confirm struct {
+	Prompt    string
+	PromptPos Pos
+	// TTL is 0 when unset.
+	TTL time.Duration
+}
