@@ -29,8 +29,8 @@ type Diagnostic struct {
 	Line, Col int
 	// Tool is the MCP tool name the message is about, if any.
 	Tool string
-	// Pointer is a JSON pointer into the tool object (e.g.
-	// "/inputSchema/properties/mode"), if any.
+	// Pointer is a JSON pointer from the root of the snapshot file (e.g.
+	// "/tools/3/inputSchema/properties/mode"), if any.
 	Pointer string
 	// Msg is the message, lower case, no trailing period.
 	Msg string

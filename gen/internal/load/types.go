@@ -33,8 +33,9 @@ type ServerInfo struct {
 
 // Tool is one MCP tool of a snapshot.
 type Tool struct {
-	// Index is the tool's position in the file's "tools" array; JSON pointers
-	// in diagnostics are relative to it ("tools/3/inputSchema/...").
+	// Index is the tool's position in the file's "tools" array. JSON pointers
+	// in diagnostics start from the file's root and go through it
+	// ("/tools/3/inputSchema/..."); [Tool.Pointer] builds them.
 	Index       int
 	Name        string
 	Title       string

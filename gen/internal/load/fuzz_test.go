@@ -1,0 +1,82 @@
+package load
+
+import (
+	"strings"
+	"testing"
+)
+
+// The fuzz targets check that no input panics and that a result is either
+// usable or an error. Run longer with, e.g.:
+//
+//	go test ./gen/internal/load -fuzz FuzzLoadClassification -fuzztime 30s
+
+func FuzzLoadSnapshot(f *testing.F) {
+	f.Add([]byte(`{"tools": [` + tool0 + `]}`))
+	f.Add([]byte(`{"tools": [{"name": "a", "inputSchema": {"type": "object", "properties": {"x": {"anyOf": [true, {"$ref": "#/definitions/y"}]}}}}]}`))
+	f.Add([]byte(deepSchema(3)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, diags := LoadSnapshot("s.json", data)
+		if (s == nil) != (diags.Err() != nil) {
+			t.Fatalf("snapshot %v with diagnostics %v", s, diags)
+		}
+		if s != nil {
+			for _, tool := range s.Tools {
+				if tool.InputSchema == nil || tool.Name == "" {
+					t.Fatalf("bad tool %+v", tool)
+				}
+			}
+			if _, err := Skeleton(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+}
+
+func FuzzLoadClassification(f *testing.F) {
+	f.Add([]byte(goodClassification))
+	f.Add([]byte(header + "  x: {access: write, confirm: {prompt: \"{a}\", ttl: 1m}}\n"))
+	f.Add([]byte("a: &x [*x]\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, diags := LoadClassification("c.yaml", data)
+		if (c == nil) != (diags.Err() != nil) {
+			t.Fatalf("classification %v with diagnostics %v", c, diags)
+		}
+		if c == nil {
+			return
+		}
+		for _, e := range c.Tools {
+			if e.Access != AccessRead && e.Access != AccessWrite {
+				t.Fatalf("entry %q without access", e.Name)
+			}
+			if e.Access == AccessRead && e.Confirm != nil {
+				t.Fatalf("read %q with a confirm", e.Name)
+			}
+		}
+	})
+}
+
+func FuzzParseTemplate(f *testing.F) {
+	f.Add("graph/{entityNames}")
+	f.Add("{{x}}{y}}")
+	f.Fuzz(func(t *testing.T, s string) {
+		segs, err := ParseTemplate(s)
+		if err != nil {
+			return
+		}
+		// Writing the segments back, escaped, gives the template again.
+		var b strings.Builder
+		for _, seg := range segs {
+			if (seg.Text == "") == (seg.Placeholder == "") {
+				t.Fatalf("segment %+v sets not exactly one field", seg)
+			}
+			if seg.Placeholder != "" {
+				b.WriteString("{" + seg.Placeholder + "}")
+			} else {
+				b.WriteString(strings.NewReplacer("{", "{{", "}", "}}").Replace(seg.Text))
+			}
+		}
+		if b.String() != s {
+			t.Fatalf("round trip %q → %q", s, b.String())
+		}
+	})
+}

@@ -1,0 +1,127 @@
+package load
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// digest returns "sha256:<hex>" of b.
+func digest(b []byte) string {
+	sum := sha256.Sum256(b)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// position returns the 1-based line and column (in characters) of byte
+// offset off in data. An offset past the end points just after the last
+// character.
+func position(data []byte, off int) (line, col int) {
+	off = max(0, min(off, len(data)))
+	before := data[:off]
+	line = 1 + bytes.Count(before, []byte{'\n'})
+	start := bytes.LastIndexByte(before, '\n') + 1
+	return line, 1 + utf8.RuneCount(before[start:])
+}
+
+// depthExceeds reports whether the JSON value raw nests arrays and objects
+// more than limit deep. It walks the bytes without recursion, so any depth is
+// safe to check. raw must be valid JSON.
+func depthExceeds(raw []byte, limit int) bool {
+	depth := 0
+	inString := false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++ // skip the escaped character
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+			if depth > limit {
+				return true
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return false
+}
+
+// duplicateKey returns the first key that occurs twice in the JSON object
+// raw, or "". encoding/json keeps the last of two equal keys silently; a
+// reviewer reading the file would likely see the first.
+func duplicateKey(raw []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return ""
+	}
+	seen := make(map[string]bool)
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		key, _ := tok.(string)
+		if seen[key] {
+			return key
+		}
+		seen[key] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return ""
+		}
+	}
+	return ""
+}
+
+// firstByte returns the first non-space byte of a JSON value, or 0.
+func firstByte(raw []byte) byte {
+	for _, c := range raw {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		return c
+	}
+	return 0
+}
+
+// isNull reports whether raw is absent or the JSON literal null.
+func isNull(raw []byte) bool {
+	return len(raw) == 0 || string(bytes.TrimSpace(raw)) == "null"
+}
+
+// pointer builds a JSON pointer (RFC 6901) from tokens, escaping "~" and "/".
+func pointer(tokens ...string) string {
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteByte('/')
+		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(t))
+	}
+	return b.String()
+}
+
+// toolPointer is the pointer to the tool at index i of the "tools" array,
+// followed by tokens.
+func toolPointer(i int, tokens ...string) string {
+	return pointer(append([]string{"tools", strconv.Itoa(i)}, tokens...)...)
+}
+
+// Pointer returns the JSON pointer, from the snapshot file's root, to a
+// location inside the tool: t.Pointer("inputSchema", "properties", "a/b")
+// is "/tools/3/inputSchema/properties/a~1b". Diagnostics about a tool use it.
+func (t *Tool) Pointer(tokens ...string) string {
+	return toolPointer(t.Index, tokens...)
+}

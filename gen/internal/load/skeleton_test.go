@@ -1,0 +1,171 @@
+package load
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// checkSkeleton renders the skeleton of s and checks that it loads back
+// clean: every tool listed once, in order, as a write, and nothing else.
+func checkSkeleton(t *testing.T, s *Snapshot) []byte {
+	t.Helper()
+	out, err := Skeleton(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, diags := LoadClassification("skeleton.yaml", out)
+	if len(diags) > 0 {
+		t.Fatalf("skeleton does not load:\n%v\n%s", diags, out)
+	}
+	if d := CheckStale(s, c); len(d) > 0 {
+		t.Fatalf("skeleton is stale: %v", d)
+	}
+	if len(c.Tools) != len(s.Tools) {
+		t.Fatalf("skeleton lists %d tools, snapshot has %d:\n%s", len(c.Tools), len(s.Tools), out)
+	}
+	for i, e := range c.Tools {
+		if e.Name != s.Tools[i].Name || e.Access != AccessWrite || e.Tier != "" || e.Confirm != nil {
+			t.Errorf("entry %d = %+v, want %q as a plain write", i, e, s.Tools[i].Name)
+		}
+	}
+	if strings.Join(c.Tiers, " ") != "anonymous visitor member operator admin" || c.Default.Tier != "member" {
+		t.Errorf("tiers %v, default %+v", c.Tiers, c.Default)
+	}
+	if !bytes.HasSuffix(out, []byte("\n")) || bytes.HasSuffix(out, []byte("\n\n")) {
+		t.Errorf("skeleton does not end in exactly one newline")
+	}
+	return out
+}
+
+func TestSkeletonCorpus(t *testing.T) {
+	for _, file := range corpusFiles(t) {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, diags := LoadSnapshot(filepath.Base(file), data)
+			if diags.Err() != nil {
+				t.Fatal(diags)
+			}
+			out := checkSkeleton(t, s)
+			again, err := Skeleton(s)
+			if err != nil || !bytes.Equal(out, again) {
+				t.Error("skeleton is not deterministic")
+			}
+			// Each tool that has annotations shows them as untrusted hints.
+			hinted := 0
+			for _, tool := range s.Tools {
+				if hints(tool.Annotations) != "" {
+					hinted++
+				}
+			}
+			if got := bytes.Count(out, []byte("# server hint (not trusted): ")); got != hinted {
+				t.Errorf("%d hint comments, want %d", got, hinted)
+			}
+		})
+	}
+}
+
+func TestSkeletonMemory(t *testing.T) {
+	s, diags := LoadSnapshot("memory.tools.json", []byte(`{"server": {"name": "memory-server", "version": "0.6.3"}, "tools": [
+	  {"name": "delete_entities", "description": "Delete multiple entities\nand relations", "inputSchema": {},
+	   "annotations": {"readOnlyHint": false, "destructiveHint": true}},
+	  {"name": "read_graph", "inputSchema": {}}]}`))
+	if len(diags) > 0 {
+		t.Fatal(diags)
+	}
+	out := string(checkSkeleton(t, s))
+	for _, want := range []string{
+		"# ocpgen classification for \"memory-server\" 0.6.3.\n",
+		"# Snapshot: memory.tools.json\n",
+		"version: 1\ntiers: [anonymous, visitor, member, operator, admin]",
+		"default: {tier: member}\ntools:\n",
+		"  # Delete multiple entities\n" +
+			"  # server hint (not trusted): readOnlyHint: false, destructiveHint: true\n" +
+			"  delete_entities:\n    access: write\n\n" +
+			"  read_graph:\n    access: write\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("skeleton lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// TestSkeletonHostile feeds names and descriptions that try to break out of
+// a comment or a key and add a tool entry of their own.
+func TestSkeletonHostile(t *testing.T) {
+	inject := "\n  evil:\n    access: read\n"
+	names := []string{
+		"true", "null", "1e3", "0x10", "yes", "~", "a: b", "#c", "- x", "[x]", "{x}", "*x", "&x", "!x",
+		"x # y", "a\"b", `a\b`, "tab\there", "é", "a\u2028b", "a\u0085b", "a\rb", "a\nb: c",
+		"a" + inject, "\u202egnp.exe", "\U0001F600", "\x00", " lead", "trail ", "'q'", "%x", "@x", "`x`",
+	}
+	descriptions := []string{
+		inject, "ok" + inject, "ok\r  evil: {access: read}", "ok\u2028  evil: {access: read}",
+		"ok\u0085  evil: {access: read}", "ok\u2029x", "ok\x0b\x0c\x1b[31m", "\n\n  \nsecond line first",
+		"*/ // --- ...", strings.Repeat("long ", 100),
+	}
+	var tools []map[string]any
+	for i, n := range names {
+		tools = append(tools, map[string]any{
+			"name": n, "description": descriptions[i%len(descriptions)], "inputSchema": map[string]any{},
+		})
+	}
+	raw, err := json.Marshal(map[string]any{
+		"server": map[string]any{"name": "srv\n  evil: {access: read}", "version": "1\r\nx"},
+		"tools":  tools,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, diags := LoadSnapshot("evil\n.json", raw)
+	if len(diags) > 0 {
+		t.Fatal(diags)
+	}
+	out := checkSkeleton(t, s) // every name comes back, as a write, and no "evil" entry
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "#") && strings.ContainsAny(line, "\r\u2028\u2029\u0085\x1b\u202e") {
+			t.Errorf("comment line keeps a break or control character: %q", line)
+		}
+		if len([]rune(line)) > 200 {
+			t.Errorf("line of %d characters: %q", len([]rune(line)), line)
+		}
+	}
+}
+
+func TestYAMLKey(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"read_graph", "read_graph"},
+		{"resolve-library-id", "resolve-library-id"},
+		{"a.b", "a.b"},
+		{"true", `"true"`},
+		{"null", `"null"`},
+		{"1e3", `"1e3"`},
+		{"a b", `"a b"`},
+		{`a"b`, `"a\"b"`},
+		{"a\nb", `"a\u000Ab"`},
+		{"a\u2028b", `"a\u2028b"`},
+		{"\U000E0001", `"\U000E0001"`},
+		{"é", `"é"`},
+	}
+	for _, tt := range tests {
+		if got := yamlKey(tt.in); got != tt.want {
+			t.Errorf("yamlKey(%q) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestSkeletonNil(t *testing.T) {
+	if _, err := Skeleton(nil); err == nil {
+		t.Error("no error for a nil snapshot")
+	}
+	out := checkSkeleton(t, &Snapshot{File: "empty.tools.json"})
+	if !bytes.Contains(out, []byte("tools: {}\n")) {
+		t.Errorf("empty snapshot:\n%s", out)
+	}
+}

@@ -1,0 +1,304 @@
+package load
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/ocpgen/ocpgen/gen/internal/diag"
+)
+
+// Limits on the inputs. A file over a limit is refused with an error that
+// names the limit; none of them is reached by any real server we know of
+// (the largest corpus snapshot has 118 tools and schemas 6 levels deep).
+const (
+	// MaxSnapshotSize is the largest snapshot file accepted, in bytes.
+	MaxSnapshotSize = 64 << 20
+	// MaxTools is the largest number of tools in one snapshot.
+	MaxTools = 10_000
+	// MaxSchemaDepth is how deep JSON objects and arrays may nest inside one
+	// inputSchema or outputSchema. It is checked on the raw bytes before the
+	// schema is parsed, so a hostile schema cannot exhaust the stack.
+	MaxSchemaDepth = 256
+	// MaxClassificationSize is the largest classification file accepted, in
+	// bytes.
+	MaxClassificationSize = 8 << 20
+)
+
+// topLevelKeys are the keys a snapshot file (or a raw tools/list result) may
+// have; any other key is reported as a warning.
+var topLevelKeys = []string{"_meta", "nextCursor", "server", "source", "tools"}
+
+// LoadSnapshot parses a snapshot file, {"server": {"name", "version"},
+// "source": ..., "tools": [...MCP Tool objects...]}, or a raw tools/list
+// result, {"tools": [...], "nextCursor"?: ...}. Tools come back sorted by
+// name.
+//
+// Every diagnostic names the file and, where it can, the tool and a JSON
+// pointer from the file's root ("/tools/3/inputSchema"); a JSON syntax error
+// has a line and column instead. The list may hold warnings only; when it
+// holds an error the returned snapshot is nil.
+func LoadSnapshot(file string, data []byte) (*Snapshot, diag.List) {
+	l := &snapLoader{file: file}
+	s := l.load(data)
+	if l.diags.Err() != nil {
+		return nil, l.diags
+	}
+	return s, l.diags
+}
+
+type snapLoader struct {
+	file  string
+	diags diag.List
+}
+
+func (l *snapLoader) add(sev diag.Severity, tool, ptr, format string, args ...any) {
+	l.diags = append(l.diags, diag.Diagnostic{
+		Severity: sev, File: l.file, Tool: tool, Pointer: ptr,
+		Msg: fmt.Sprintf(format, args...),
+	})
+}
+
+func (l *snapLoader) errorf(tool, ptr, format string, args ...any) {
+	l.add(diag.Error, tool, ptr, format, args...)
+}
+
+func (l *snapLoader) load(data []byte) *Snapshot {
+	if len(data) > MaxSnapshotSize {
+		l.errorf("", "", "file is %d bytes, over the limit of %d MiB", len(data), MaxSnapshotSize>>20)
+		return nil
+	}
+	// Check the syntax of the whole file first: encoding/json reports the
+	// offset, which becomes a line and column. Its scanner is iterative and
+	// stops at 10000 levels, so any nesting is safe here.
+	var whole json.RawMessage
+	if err := json.Unmarshal(data, &whole); err != nil {
+		l.syntaxError(data, err)
+		return nil
+	}
+	if firstByte(data) != '{' {
+		l.errorf("", "", "the top level must be a JSON object with a \"tools\" array")
+		return nil
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		l.errorf("", "", "%v", err)
+		return nil
+	}
+	if k := duplicateKey(data); k != "" {
+		l.errorf("", pointer(k), "duplicate key at the top level")
+		return nil
+	}
+	s := &Snapshot{File: l.file, Digest: digest(data)}
+	for _, k := range sortedKeys(top) {
+		if !slices.Contains(topLevelKeys, k) {
+			l.add(diag.Warning, "", pointer(k), "unknown top-level key, ignored")
+		}
+	}
+	l.server(top["server"], s)
+	if raw, ok := top["source"]; ok && !isNull(raw) {
+		if err := json.Unmarshal(raw, &s.Source); err != nil || firstByte(raw) != '"' {
+			l.errorf("", "/source", "must be a string")
+		}
+	}
+	if raw, ok := top["nextCursor"]; ok && !isNull(raw) {
+		var cursor string
+		if firstByte(raw) != '"' || json.Unmarshal(raw, &cursor) != nil {
+			l.errorf("", "/nextCursor", "must be a string")
+		} else if cursor != "" {
+			l.add(diag.Warning, "", "/nextCursor",
+				"this is one page of a paged tools/list: tools on other pages are missing and will not be callable")
+		}
+	}
+
+	rawTools, ok := top["tools"]
+	if !ok {
+		l.errorf("", "", "the top level has no \"tools\" array")
+		return nil
+	}
+	if firstByte(rawTools) != '[' {
+		l.errorf("", "/tools", "must be an array of tools")
+		return nil
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(rawTools, &items); err != nil {
+		l.errorf("", "/tools", "%v", err)
+		return nil
+	}
+	if len(items) > MaxTools {
+		l.errorf("", "/tools", "%d tools, over the limit of %d", len(items), MaxTools)
+		return nil
+	}
+	first := make(map[string]int, len(items)) // tool name → index
+	for i, raw := range items {
+		t := l.tool(i, raw)
+		if t == nil {
+			continue
+		}
+		if j, dup := first[t.Name]; dup {
+			l.errorf(t.Name, toolPointer(i, "name"), "duplicate tool name (also %s)", toolPointer(j, "name"))
+			continue
+		}
+		first[t.Name] = i
+		s.Tools = append(s.Tools, t)
+	}
+	slices.SortFunc(s.Tools, func(a, b *Tool) int { return strings.Compare(a.Name, b.Name) })
+	return s
+}
+
+// syntaxError reports a JSON syntax error at its line and column.
+func (l *snapLoader) syntaxError(data []byte, err error) {
+	d := diag.Diagnostic{Severity: diag.Error, File: l.file, Msg: "invalid JSON: " + err.Error()}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		// Offset counts the bytes read, including the offending one.
+		off := int(se.Offset) - 1
+		if se.Offset >= int64(len(data)) && strings.Contains(se.Error(), "unexpected end") {
+			off = len(data)
+		}
+		d.Line, d.Col = position(data, off)
+		if strings.Contains(se.Error(), "exceeded max depth") {
+			d.Msg = "invalid JSON: nested more than 10000 levels deep"
+		}
+	}
+	l.diags = append(l.diags, d)
+}
+
+func (l *snapLoader) server(raw json.RawMessage, s *Snapshot) {
+	if isNull(raw) {
+		return
+	}
+	var m map[string]json.RawMessage
+	if firstByte(raw) != '{' || json.Unmarshal(raw, &m) != nil {
+		l.errorf("", "/server", "must be an object with a name and a version")
+		return
+	}
+	for _, k := range []string{"name", "version"} {
+		v, ok := m[k]
+		if !ok || isNull(v) {
+			continue
+		}
+		var str string
+		if firstByte(v) != '"' || json.Unmarshal(v, &str) != nil {
+			l.errorf("", pointer("server", k), "must be a string")
+			continue
+		}
+		if k == "name" {
+			s.Server.Name = str
+		} else {
+			s.Server.Version = str
+		}
+	}
+}
+
+// tool loads the tool at index i, or returns nil after reporting why not.
+func (l *snapLoader) tool(i int, raw json.RawMessage) *Tool {
+	var m map[string]json.RawMessage
+	if firstByte(raw) != '{' || json.Unmarshal(raw, &m) != nil {
+		l.errorf("", toolPointer(i), "a tool must be a JSON object")
+		return nil
+	}
+	if k := duplicateKey(raw); k != "" {
+		l.errorf("", toolPointer(i, k), "duplicate key in the tool object")
+		return nil
+	}
+	t := &Tool{Index: i}
+	nameRaw, ok := m["name"]
+	if !ok {
+		l.errorf("", toolPointer(i), "tool has no name")
+		return nil
+	}
+	if firstByte(nameRaw) != '"' || json.Unmarshal(nameRaw, &t.Name) != nil {
+		l.errorf("", toolPointer(i, "name"), "name must be a string")
+		return nil
+	}
+	if t.Name == "" {
+		l.errorf("", toolPointer(i, "name"), "name is empty")
+		return nil
+	}
+	errs := len(l.diags.Errors())
+	t.Title = l.optString(t, m, "title")
+	t.Description = l.optString(t, m, "description")
+
+	in, ok := m["inputSchema"]
+	if !ok || isNull(in) {
+		l.errorf(t.Name, t.Pointer(), "tool has no inputSchema (MCP requires an object schema)")
+	} else {
+		t.InputSchemaRaw = in
+		t.InputSchema = l.schema(t, "inputSchema", in)
+	}
+	if out, ok := m["outputSchema"]; ok && !isNull(out) {
+		t.OutputSchemaRaw = out
+		t.OutputSchema = l.schema(t, "outputSchema", out)
+	}
+	if a, ok := m["annotations"]; ok && !isNull(a) {
+		var ann Annotations
+		if firstByte(a) != '{' {
+			l.add(diag.Warning, t.Name, t.Pointer("annotations"), "not an object, ignored")
+		} else if err := json.Unmarshal(a, &ann); err != nil {
+			l.add(diag.Warning, t.Name, t.Pointer("annotations"), "ignored: %v", err)
+		} else {
+			t.Annotations = &ann
+		}
+	}
+	if len(l.diags.Errors()) > errs {
+		return nil
+	}
+	return t
+}
+
+// optString returns the optional string member key of a tool.
+func (l *snapLoader) optString(t *Tool, m map[string]json.RawMessage, key string) string {
+	raw, ok := m[key]
+	if !ok || isNull(raw) {
+		return ""
+	}
+	var s string
+	if firstByte(raw) != '"' || json.Unmarshal(raw, &s) != nil {
+		l.errorf(t.Name, t.Pointer(key), "must be a string")
+	}
+	return s
+}
+
+// schema checks and parses a tool's inputSchema or outputSchema. MCP
+// requires both to be object schemas.
+func (l *snapLoader) schema(t *Tool, key string, raw json.RawMessage) *jsonschema.Schema {
+	ptr := t.Pointer(key)
+	if firstByte(raw) != '{' {
+		l.errorf(t.Name, ptr, "must be a JSON object (MCP requires an object schema)")
+		return nil
+	}
+	if depthExceeds(raw, MaxSchemaDepth) {
+		l.errorf(t.Name, ptr, "schema nests deeper than the limit of %d levels", MaxSchemaDepth)
+		return nil
+	}
+	var probe struct {
+		Type json.RawMessage `json:"type"`
+	}
+	if err := json.Unmarshal(raw, &probe); err == nil && len(probe.Type) > 0 {
+		var typ string
+		if firstByte(probe.Type) != '"' || json.Unmarshal(probe.Type, &typ) != nil || typ != "object" {
+			l.errorf(t.Name, t.Pointer(key, "type"), "must be \"object\", not %s (MCP requires an object schema)", probe.Type)
+			return nil
+		}
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		l.errorf(t.Name, ptr, "invalid JSON Schema: %v", err)
+		return nil
+	}
+	return &s
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,351 @@
+package load
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ocpgen/ocpgen/gen/internal/diag"
+)
+
+const corpusDir = "/work/shared/corpus"
+
+// corpusFiles returns the corpus snapshots, skipping the test when the
+// corpus is not present.
+func corpusFiles(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(corpusDir, "*.tools.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Skipf("no corpus in %s", corpusDir)
+	}
+	return files
+}
+
+func strs(l diag.List) []string {
+	out := make([]string, len(l))
+	for i, d := range l {
+		out[i] = d.String()
+	}
+	return out
+}
+
+func TestLoadSnapshotCorpus(t *testing.T) {
+	for _, file := range corpusFiles(t) {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, diags := LoadSnapshot(filepath.Base(file), data)
+			if len(diags) > 0 {
+				t.Fatalf("diagnostics:\n%v", diags)
+			}
+			// An independent decode of the same file, to compare against.
+			var want struct {
+				Server struct{ Name, Version string }
+				Tools  []struct {
+					Name         string
+					InputSchema  json.RawMessage
+					OutputSchema json.RawMessage
+				}
+			}
+			if err := json.Unmarshal(data, &want); err != nil {
+				t.Fatal(err)
+			}
+			if len(s.Tools) != len(want.Tools) || len(s.Tools) == 0 {
+				t.Fatalf("%d tools, want %d", len(s.Tools), len(want.Tools))
+			}
+			if s.Server.Name != want.Server.Name || s.Server.Version != want.Server.Version {
+				t.Errorf("server = %+v, want %+v", s.Server, want.Server)
+			}
+			if !strings.HasPrefix(s.Digest, "sha256:") || len(s.Digest) != len("sha256:")+64 {
+				t.Errorf("digest = %q", s.Digest)
+			}
+			if !slices.IsSortedFunc(s.Tools, func(a, b *Tool) int { return strings.Compare(a.Name, b.Name) }) {
+				t.Error("tools not sorted by name")
+			}
+			for _, tool := range s.Tools {
+				w := want.Tools[tool.Index]
+				if w.Name != tool.Name {
+					t.Errorf("tool %q has index %d, which is %q", tool.Name, tool.Index, w.Name)
+				}
+				if !bytes.Equal(tool.InputSchemaRaw, w.InputSchema) || !bytes.Contains(data, tool.InputSchemaRaw) {
+					t.Errorf("tool %q: raw inputSchema not kept as in the file", tool.Name)
+				}
+				if !bytes.Equal(tool.OutputSchemaRaw, w.OutputSchema) {
+					t.Errorf("tool %q: raw outputSchema not kept as in the file", tool.Name)
+				}
+				if tool.InputSchema == nil || (tool.OutputSchemaRaw != nil) != (tool.OutputSchema != nil) {
+					t.Errorf("tool %q: schema not parsed", tool.Name)
+				}
+			}
+		})
+	}
+}
+
+func TestLoadSnapshotCorpusDetails(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(corpusDir, "memory.tools.json"))
+	if err != nil {
+		t.Skip(err)
+	}
+	s, diags := LoadSnapshot("memory.tools.json", data)
+	if diags.Err() != nil {
+		t.Fatal(diags)
+	}
+	var del *Tool
+	for _, tool := range s.Tools {
+		if tool.Name == "delete_entities" {
+			del = tool
+		}
+	}
+	if del == nil {
+		t.Fatal("no delete_entities")
+	}
+	if del.Annotations == nil || del.Annotations.DestructiveHint == nil || !*del.Annotations.DestructiveHint {
+		t.Errorf("annotations = %+v, want destructiveHint true", del.Annotations)
+	}
+	if p := del.InputSchema.Properties["entityNames"]; p == nil || p.Type != "array" || p.Items == nil || p.Items.Type != "string" {
+		t.Errorf("entityNames schema = %+v", p)
+	}
+	if del.OutputSchema == nil {
+		t.Error("no outputSchema")
+	}
+	if del.Title == "" || del.Description == "" {
+		t.Errorf("title %q, description %q", del.Title, del.Description)
+	}
+}
+
+// tool0 is a minimal valid tool object.
+const tool0 = `{"name": "a", "inputSchema": {"type": "object"}}`
+
+func TestLoadSnapshotErrors(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []string // every diagnostic, in order
+		ok   bool     // the snapshot loads (warnings only)
+	}{
+		{"syntax one line", `{"tools": [}`,
+			[]string{`s.json:1:12: invalid JSON: invalid character '}' looking for beginning of value`}, false},
+		{"syntax multi line", "{\n  \"tools\": [\n    {\"name\": \"a\",}\n  ]\n}",
+			[]string{`s.json:3:18: invalid JSON: invalid character '}' looking for beginning of object key string`}, false},
+		{"truncated", `{"tools": [`,
+			[]string{`s.json:1:12: invalid JSON: unexpected end of JSON input`}, false},
+		{"empty file", ``,
+			[]string{`s.json:1:1: invalid JSON: unexpected end of JSON input`}, false},
+		{"top level array", `[]`,
+			[]string{`s.json: the top level must be a JSON object with a "tools" array`}, false},
+		{"no tools", `{"server": {"name": "x"}}`,
+			[]string{`s.json: the top level has no "tools" array`}, false},
+		{"tools not array", `{"tools": {}}`,
+			[]string{`s.json: /tools: must be an array of tools`}, false},
+		{"unknown top-level key", `{"tools": [], "extra": 1, "_meta": {}}`,
+			[]string{`s.json: warning: /extra: unknown top-level key, ignored`}, true},
+		{"next cursor", `{"tools": [], "nextCursor": "p2"}`,
+			[]string{`s.json: warning: /nextCursor: this is one page of a paged tools/list: tools on other pages are missing and will not be callable`}, true},
+		{"empty next cursor", `{"tools": [], "nextCursor": ""}`, nil, true},
+		{"bad next cursor", `{"tools": [], "nextCursor": 2}`,
+			[]string{`s.json: /nextCursor: must be a string`}, false},
+		{"bad server", `{"server": "x", "tools": []}`,
+			[]string{`s.json: /server: must be an object with a name and a version`}, false},
+		{"bad server version", `{"server": {"name": "x", "version": 1}, "tools": []}`,
+			[]string{`s.json: /server/version: must be a string`}, false},
+		{"bad source", `{"source": [], "tools": []}`,
+			[]string{`s.json: /source: must be a string`}, false},
+		{"duplicate top-level key", `{"tools": [], "tools": [` + tool0 + `]}`,
+			[]string{`s.json: /tools: duplicate key at the top level`}, false},
+		{"duplicate tool key", `{"tools": [{"name": "a", "inputSchema": {"type": "object"}, "inputSchema": {}}]}`,
+			[]string{`s.json: /tools/0/inputSchema: duplicate key in the tool object`}, false},
+		{"tool not object", `{"tools": [1]}`,
+			[]string{`s.json: /tools/0: a tool must be a JSON object`}, false},
+		{"no name", `{"tools": [{"inputSchema": {}}]}`,
+			[]string{`s.json: /tools/0: tool has no name`}, false},
+		{"empty name", `{"tools": [{"name": "", "inputSchema": {}}]}`,
+			[]string{`s.json: /tools/0/name: name is empty`}, false},
+		{"name not string", `{"tools": [{"name": 7, "inputSchema": {}}]}`,
+			[]string{`s.json: /tools/0/name: name must be a string`}, false},
+		{"duplicate names", `{"tools": [` + tool0 + `, {"name": "b", "inputSchema": {}}, ` + tool0 + `]}`,
+			[]string{`s.json: tool "a": /tools/2/name: duplicate tool name (also /tools/0/name)`}, false},
+		{"no inputSchema", `{"tools": [{"name": "a"}]}`,
+			[]string{`s.json: tool "a": /tools/0: tool has no inputSchema (MCP requires an object schema)`}, false},
+		{"null inputSchema", `{"tools": [{"name": "a", "inputSchema": null}]}`,
+			[]string{`s.json: tool "a": /tools/0: tool has no inputSchema (MCP requires an object schema)`}, false},
+		{"inputSchema array", `{"tools": [{"name": "a", "inputSchema": []}]}`,
+			[]string{`s.json: tool "a": /tools/0/inputSchema: must be a JSON object (MCP requires an object schema)`}, false},
+		{"inputSchema true", `{"tools": [{"name": "a", "inputSchema": true}]}`,
+			[]string{`s.json: tool "a": /tools/0/inputSchema: must be a JSON object (MCP requires an object schema)`}, false},
+		{"inputSchema type string", `{"tools": [{"name": "a", "inputSchema": {"type": "string"}}]}`,
+			[]string{`s.json: tool "a": /tools/0/inputSchema/type: must be "object", not "string" (MCP requires an object schema)`}, false},
+		{"inputSchema type list", `{"tools": [{"name": "a", "inputSchema": {"type": ["object", "null"]}}]}`,
+			[]string{`s.json: tool "a": /tools/0/inputSchema/type: must be "object", not ["object", "null"] (MCP requires an object schema)`}, false},
+		{"inputSchema without type", `{"tools": [{"name": "a", "inputSchema": {"properties": {}}}]}`, nil, true},
+		{"invalid schema keyword", `{"tools": [{"name": "a", "inputSchema": {"type": "object", "properties": {"x": {"type": 5}}}}]}`,
+			[]string{`s.json: tool "a": /tools/0/inputSchema: invalid JSON Schema: invalid value for "type": "5"`}, false},
+		{"outputSchema not object", `{"tools": [{"name": "a", "inputSchema": {}, "outputSchema": "x"}]}`,
+			[]string{`s.json: tool "a": /tools/0/outputSchema: must be a JSON object (MCP requires an object schema)`}, false},
+		{"description not string", `{"tools": [{"name": "a", "description": 1, "inputSchema": {}}]}`,
+			[]string{`s.json: tool "a": /tools/0/description: must be a string`}, false},
+		{"title not string", `{"tools": [{"name": "a", "title": {}, "inputSchema": {}}]}`,
+			[]string{`s.json: tool "a": /tools/0/title: must be a string`}, false},
+		{"annotations wrong type", `{"tools": [{"name": "a", "inputSchema": {}, "annotations": {"readOnlyHint": "yes"}}]}`,
+			[]string{`s.json: warning: tool "a": /tools/0/annotations: ignored: json: cannot unmarshal string into Go struct field Annotations.readOnlyHint of type bool`}, true},
+		{"annotations not object", `{"tools": [{"name": "a", "inputSchema": {}, "annotations": [true]}]}`,
+			[]string{`s.json: warning: tool "a": /tools/0/annotations: not an object, ignored`}, true},
+		{"errors in several tools", `{"tools": [{"name": "a"}, {"name": "b", "inputSchema": 1}]}`,
+			[]string{
+				`s.json: tool "a": /tools/0: tool has no inputSchema (MCP requires an object schema)`,
+				`s.json: tool "b": /tools/1/inputSchema: must be a JSON object (MCP requires an object schema)`,
+			}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, diags := LoadSnapshot("s.json", []byte(tt.in))
+			if got := strs(diags); !slices.Equal(got, tt.want) {
+				t.Errorf("diagnostics:\n got %q\nwant %q", got, tt.want)
+			}
+			if (s != nil) != tt.ok || (diags.Err() == nil) != tt.ok {
+				t.Errorf("snapshot = %v, Err() = %v; want ok = %v", s, diags.Err(), tt.ok)
+			}
+		})
+	}
+}
+
+func TestLoadSnapshotOrderAndIndex(t *testing.T) {
+	in := `{"server": {"name": "srv", "version": "1.2"}, "source": "test",
+	 "tools": [{"name": "b", "inputSchema": {}}, {"name": "a", "inputSchema": {"type": "object"},
+	 "annotations": {"readOnlyHint": true}}]}`
+	s, diags := LoadSnapshot("s.json", []byte(in))
+	if len(diags) > 0 {
+		t.Fatal(diags)
+	}
+	if len(s.Tools) != 2 || s.Tools[0].Name != "a" || s.Tools[0].Index != 1 || s.Tools[1].Name != "b" || s.Tools[1].Index != 0 {
+		t.Fatalf("tools = %+v, %+v", s.Tools[0], s.Tools[1])
+	}
+	if s.Server != (ServerInfo{Name: "srv", Version: "1.2"}) || s.Source != "test" || s.File != "s.json" {
+		t.Errorf("snapshot = %+v", s)
+	}
+	if a := s.Tools[0].Annotations; a == nil || a.ReadOnlyHint == nil || !*a.ReadOnlyHint || a.DestructiveHint != nil {
+		t.Errorf("annotations = %+v", a)
+	}
+	if s.Tools[1].Annotations != nil {
+		t.Errorf("annotations of b = %+v, want nil", s.Tools[1].Annotations)
+	}
+	if got := s.Tools[0].Pointer("inputSchema", "properties", "a/b~c"); got != "/tools/1/inputSchema/properties/a~1b~0c" {
+		t.Errorf("Pointer = %q", got)
+	}
+	// The raw result of tools/list loads too.
+	raw, diags := LoadSnapshot("raw.json", []byte(`{"tools": [{"name": "x", "inputSchema": {}}]}`))
+	if len(diags) > 0 || len(raw.Tools) != 1 || raw.Server.Name != "" {
+		t.Errorf("raw tools/list: %v %+v", diags, raw)
+	}
+	// The digest is of the bytes, so formatting changes it.
+	other, _ := LoadSnapshot("s.json", []byte(" "+in))
+	if other.Digest == s.Digest {
+		t.Error("digest does not depend on the bytes")
+	}
+}
+
+// deepSchema returns a tool whose inputSchema nests levels schemas deep
+// through "properties".
+func deepSchema(levels int) string {
+	return `{"tools": [{"name": "deep", "inputSchema": ` +
+		strings.Repeat(`{"type": "object", "properties": {"p": `, levels) + `{}` +
+		strings.Repeat(`}}`, levels) + `}]}`
+}
+
+func TestLoadSnapshotLimits(t *testing.T) {
+	tests := []struct {
+		name string
+		in   []byte
+		want string
+	}{
+		{"schema depth", []byte(deepSchema(150)),
+			`s.json: tool "deep": /tools/0/inputSchema: schema nests deeper than the limit of 256 levels`},
+		{"schema 10000 deep", []byte(deepSchema(10_000)),
+			fmt.Sprintf(`s.json:1:%d: invalid JSON: nested more than 10000 levels deep`, openingAt(deepSchema(10_000), 10_001))},
+		{"too many tools", []byte(`{"tools": [` + strings.Repeat(tool0+",", MaxTools) + tool0 + `]}`),
+			`s.json: /tools: 10001 tools, over the limit of 10000`},
+		{"file size", append([]byte(`{"tools": []}`), bytes.Repeat([]byte(" "), MaxSnapshotSize)...),
+			fmt.Sprintf(`s.json: file is %d bytes, over the limit of 64 MiB`, MaxSnapshotSize+13)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, diags := LoadSnapshot("s.json", tt.in)
+			if got := strs(diags); len(got) != 1 || got[0] != tt.want {
+				t.Errorf("diagnostics:\n got %q\nwant %q", got, tt.want)
+			}
+			if s != nil {
+				t.Error("snapshot returned with an error")
+			}
+		})
+	}
+	// Just under the depth limit loads.
+	if _, diags := LoadSnapshot("s.json", []byte(deepSchema(127))); len(diags) > 0 {
+		t.Errorf("127 levels (254 JSON levels): %v", diags)
+	}
+	tools := make([]string, MaxTools)
+	for i := range tools {
+		tools[i] = fmt.Sprintf(`{"name": "t%d", "inputSchema": {}}`, i)
+	}
+	if s, diags := LoadSnapshot("s.json", []byte(`{"tools": [`+strings.Join(tools, ",")+`]}`)); len(diags) > 0 || len(s.Tools) != MaxTools {
+		t.Errorf("%d tools: %v", MaxTools, diags)
+	}
+}
+
+// openingAt returns the 1-based column of the brace or bracket of a
+// one-line JSON text that first reaches nesting depth.
+func openingAt(s string, depth int) int {
+	d := 0
+	for i, c := range s {
+		switch c {
+		case '{', '[':
+			if d++; d == depth {
+				return i + 1
+			}
+		case '}', ']':
+			d--
+		}
+	}
+	return -1
+}
+
+func TestDepthExceeds(t *testing.T) {
+	tests := []struct {
+		in    string
+		limit int
+		want  bool
+	}{
+		{`{}`, 1, false},
+		{`{"a": {}}`, 1, true},
+		{`[[1], [2]]`, 2, false},
+		{`[[[1]]]`, 2, true},
+		{`{"a": "{{{{[[[["}`, 1, false},       // braces in strings do not count
+		{`{"a": "\"{{{{", "b": {}}`, 1, true}, // an escaped quote does not end the string
+		{`{"a": "\\", "b": {}}`, 1, true},     // an escaped backslash does not escape the quote
+	}
+	for _, tt := range tests {
+		if got := depthExceeds([]byte(tt.in), tt.limit); got != tt.want {
+			t.Errorf("depthExceeds(%s, %d) = %v, want %v", tt.in, tt.limit, got, tt.want)
+		}
+	}
+}
+
+func TestPosition(t *testing.T) {
+	data := []byte("ab\nçd\n")
+	tests := []struct{ off, line, col int }{
+		{0, 1, 1}, {1, 1, 2}, {3, 2, 1}, {5, 2, 2}, {7, 3, 1}, {99, 3, 1},
+	}
+	for _, tt := range tests {
+		if l, c := position(data, tt.off); l != tt.line || c != tt.col {
+			t.Errorf("position(%d) = %d:%d, want %d:%d", tt.off, l, c, tt.line, tt.col)
+		}
+	}
+}
