@@ -1,0 +1,64 @@
+package emit
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ocpgen/ocpgen/gen/internal/model"
+)
+
+func pkg(argsName string) *model.Package {
+	args := &model.Struct{Name: argsName, Fields: []*model.Field{
+		{GoName: "ID", JSONName: "id", Type: model.Scalar{Kind: model.String}, Required: true, Tag: "id"},
+	}}
+	return &model.Package{
+		Name:   "p",
+		Inputs: []model.Input{{File: "s.tools.json", Digest: "sha256:00"}},
+		Tools: []*model.Tool{{
+			Name: "get", GoName: "Get", File: "get.go", Kind: model.Read, Args: args, Decls: []model.Decl{args},
+			CanonicalSchema: []byte(`{"type":"object"}`), Fingerprint: "sha256:01",
+			Policy: model.Policy{
+				Resource:         "x/{id}",
+				ResourceSegments: []model.ResourceSegment{{Mode: model.BindText, Text: "x/"}, {Mode: model.BindValue, Field: args.Fields[0]}},
+				PromptSegments:   []model.PromptSegment{{Text: "Get "}, {Field: args.Fields[0]}},
+			},
+		}},
+	}
+}
+
+func TestFilesHeader(t *testing.T) {
+	files, err := Files(pkg("GetArgs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"doc.go", "catalogue.go", "get.go"} {
+		src, ok := files[name]
+		if !ok {
+			t.Fatalf("no %s", name)
+		}
+		if !strings.HasPrefix(string(src), "// "+Header+"\n\n// source: ") {
+			t.Errorf("%s does not start with the header:\n%s", name, src)
+		}
+	}
+	get := string(files["get.go"])
+	for _, want := range []string{
+		"ocprt.Read `json:\"-\"`",
+		`ocprt.ResourceValue(&r, "id", a.ID)`,
+		`p.Arg(a.ID)`,
+		"_ ocprt.ReadArgs = GetArgs{}",
+	} {
+		if !strings.Contains(get+string(files["catalogue.go"]), want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+}
+
+// TestFilesFormatError: output that does not format is an error naming the
+// file, never written as is.
+func TestFilesFormatError(t *testing.T) {
+	_, err := Files(pkg("Get Args"))
+	if err == nil || !strings.Contains(err.Error(), "while formatting source") ||
+		!(strings.HasPrefix(err.Error(), "get.go: ") || strings.HasPrefix(err.Error(), "catalogue.go: ")) {
+		t.Fatalf("err = %v, want a format error naming the file", err)
+	}
+}

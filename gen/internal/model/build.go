@@ -1,0 +1,457 @@
+package model
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/ocpgen/ocpgen/gen/internal/diag"
+	"github.com/ocpgen/ocpgen/gen/internal/load"
+	"github.com/ocpgen/ocpgen/runtime"
+)
+
+// Build makes the model of the package generated from a snapshot and an
+// optional classification (nil: every tool is an unclassified write). The
+// list holds warnings, and errors when the package cannot be generated; the
+// package is nil when it holds an error.
+//
+// Policy rules:
+//
+//   - A tool the classification lists takes its access, tier, scopes,
+//     resource, confirm and failure from its entry. An unset tier is the
+//     default tier; an unset failure is the default failure, else the fixed
+//     text `The tool "<name>" failed.`; a write's confirm TTL is the entry's,
+//     else the default's, else runtime.DefaultConfirmTTL.
+//   - A tool the classification does not list is a write, Classified false,
+//     with the default tier, scopes, failure and TTL, and a warning. Without a
+//     classification every tool is such a write and there are no tiers, so no
+//     principal is authorized until someone writes the file.
+//   - Without a resource template the resource is the tool's name, so the
+//     ACL always has something to check. Without a confirm prompt the prompt
+//     is `Run write tool "<name>" with arguments <the arguments as JSON>`.
+//   - A placeholder must name a top-level property of the input schema. A
+//     resource placeholder must name a scalar (string, integer, number,
+//     boolean, string enum) or an array of scalars (one resource per
+//     element). An absent optional argument, a null, or an empty array fails
+//     closed at run time: OCPResources returns runtime.ErrMissingResourceArg
+//     and the gate answers forbidden.
+func Build(s *load.Snapshot, c *load.Classification, pkgName string) (*Package, diag.List) {
+	var diags diag.List
+	if s == nil {
+		return nil, diag.List{{Severity: diag.Error, Msg: "no snapshot"}}
+	}
+	if !isGoPackageName(pkgName) {
+		return nil, diag.List{{Severity: diag.Error, File: s.File, Msg: fmt.Sprintf("%q is not a valid Go package name", pkgName)}}
+	}
+	p := &Package{Name: pkgName, Server: s.Server.Name}
+	if s.Server.Version != "" {
+		p.Server += " " + s.Server.Version
+	}
+	p.Inputs = append(p.Inputs, Input{File: baseName(s.File), Digest: s.Digest})
+	entries := map[string]*load.Entry{}
+	var defaults load.Defaults
+	if c != nil {
+		p.Inputs = append(p.Inputs, Input{File: baseName(c.File), Digest: c.Digest})
+		p.Tiers = slices.Clone(c.Tiers)
+		defaults = c.Default
+		for _, e := range c.Tools {
+			entries[e.Name] = e
+		}
+	} else if len(s.Tools) > 0 {
+		diags = append(diags, diag.Diagnostic{Severity: diag.Warning, File: s.File,
+			Msg: "no classification file: every tool is a write at the default tier, and no tier is authorized"})
+	}
+
+	tools := slices.Clone(s.Tools)
+	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
+	cands := make([]candidate, len(tools))
+	for i, t := range tools {
+		mt := &Tool{Name: t.Name, Index: t.Index, Title: t.Title, Description: t.Description}
+		p.Tools = append(p.Tools, mt)
+		cands[i] = candidate{ident: Ident(t.Name), source: t.Name, out: &mt.GoName}
+	}
+	resolve(cands, map[string]bool{"Catalogue": true})
+
+	for i, t := range tools {
+		mt := p.Tools[i]
+		e := entries[t.Name]
+		if c != nil && e == nil {
+			diags = append(diags, diag.Diagnostic{Severity: diag.Warning, File: c.File, Tool: t.Name,
+				Msg: fmt.Sprintf("tool %s is not classified: it is a write at the default tier", t.Name)})
+		}
+		diags = append(diags, buildTool(mt, t, e, defaults, s.File, c)...)
+	}
+	if diags.Err() != nil {
+		diags.Sort()
+		return nil, diags
+	}
+	diags = append(diags, assignFiles(p)...)
+	diags = append(diags, uniquePackageNames(p)...)
+	for _, t := range p.Tools {
+		describe(t.Args)
+		if t.Result != nil {
+			describe(t.Result)
+		}
+	}
+	diags.Sort()
+	if diags.Err() != nil {
+		return nil, diags
+	}
+	p.Warnings = diags
+	return p, diags
+}
+
+func baseName(f string) string {
+	return path.Base(filepath.ToSlash(f))
+}
+
+func isGoPackageName(s string) bool {
+	if s == "" || s == "_" || !(isLower(s[0]) || isUpper(s[0]) || s[0] == '_') {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !isLower(c) && !isUpper(c) && !isDigit(c) && c != '_' {
+			return false
+		}
+	}
+	return !goKeywords[s]
+}
+
+var goKeywords = map[string]bool{
+	"break": true, "case": true, "chan": true, "const": true, "continue": true, "default": true,
+	"defer": true, "else": true, "fallthrough": true, "for": true, "func": true, "go": true,
+	"goto": true, "if": true, "import": true, "interface": true, "map": true, "package": true,
+	"range": true, "return": true, "select": true, "struct": true, "switch": true, "type": true, "var": true,
+}
+
+func buildTool(mt *Tool, t *load.Tool, e *load.Entry, d load.Defaults, snapFile string, c *load.Classification) diag.List {
+	var diags diag.List
+	canon, err := runtime.CanonicalJSON([]byte(t.InputSchemaRaw))
+	if err != nil {
+		return diag.List{{Severity: diag.Error, File: snapFile, Tool: t.Name, Pointer: t.Pointer("inputSchema"),
+			Msg: fmt.Sprintf("input schema: %v", err)}}
+	}
+	mt.CanonicalSchema = canon
+	mt.Fingerprint = runtime.Fingerprint(canon)
+	if a := t.Annotations; a != nil {
+		mt.Hints = Hints{ReadOnly: a.ReadOnlyHint, Destructive: a.DestructiveHint, Idempotent: a.IdempotentHint, OpenWorld: a.OpenWorldHint}
+	}
+
+	// Types.
+	sb := &schemaBuilder{file: snapFile, tool: t.Name, root: t.InputSchema}
+	mt.Args = sb.topLevel(t, "inputSchema", mt.GoName+"Args")
+	mt.Args.Doc = []string{fmt.Sprintf("%sArgs are the arguments of the MCP tool %q.", mt.GoName, t.Name)}
+	if t.OutputSchema != nil {
+		sb.root = t.OutputSchema
+		mt.Result = sb.topLevel(t, "outputSchema", mt.GoName+"Result")
+		mt.Result.Doc = []string{fmt.Sprintf("%sResult is the structured result of the MCP tool %q, as its output schema describes it.", mt.GoName, t.Name)}
+	}
+	mt.Decls = sb.decls
+	diags = append(diags, sb.warns...)
+
+	// Policy.
+	pol := &mt.Policy
+	mt.Kind = Write
+	pol.Tier, pol.Scopes, pol.Failure = d.Tier, slices.Clone(d.Scopes), d.Failure
+	ttl := d.ConfirmTTL
+	var resource, prompt string
+	var resourcePos, promptPos load.Pos
+	if e != nil {
+		mt.Classified = true
+		if e.Access == load.AccessRead {
+			mt.Kind = Read
+		}
+		if e.Tier != "" {
+			pol.Tier = e.Tier
+		}
+		pol.Scopes = slices.Clone(e.Scopes)
+		if e.Failure != "" {
+			pol.Failure = e.Failure
+		}
+		resource, resourcePos = e.Resource, e.ResourcePos
+		if e.Confirm != nil {
+			prompt, promptPos = e.Confirm.Prompt, e.Confirm.PromptPos
+			if e.Confirm.TTL != 0 {
+				ttl = e.Confirm.TTL
+			}
+		}
+	}
+	if pol.Failure == "" {
+		pol.Failure = fmt.Sprintf("The tool %q failed.", t.Name)
+	}
+	if mt.Kind == Write {
+		pol.ConfirmTTL = ttl
+		if pol.ConfirmTTL == 0 {
+			pol.ConfirmTTL = runtime.DefaultConfirmTTL
+		}
+	}
+	classFile := ""
+	if c != nil {
+		classFile = c.File
+	}
+	errAt := func(pos load.Pos, format string, args ...any) {
+		diags = append(diags, diag.Diagnostic{Severity: diag.Error, File: classFile, Line: pos.Line, Col: pos.Col,
+			Tool: t.Name, Msg: fmt.Sprintf(format, args...)})
+	}
+
+	// Resource template.
+	if resource == "" {
+		pol.Resource = escapeTemplate(t.Name)
+		pol.ResourceSegments = []ResourceSegment{{Mode: BindText, Text: t.Name}}
+	} else {
+		pol.Resource = resource
+		segs, err := load.ParseTemplate(resource)
+		if err != nil {
+			errAt(resourcePos, "resource template: %v", err)
+		}
+		for _, sg := range segs {
+			if sg.Placeholder == "" {
+				pol.ResourceSegments = append(pol.ResourceSegments, ResourceSegment{Mode: BindText, Text: sg.Text})
+				continue
+			}
+			f := mt.Args.field(sg.Placeholder)
+			if f == nil {
+				errAt(resourcePos, "resource placeholder {%s} names no property of the input schema%s", sg.Placeholder, mt.Args.propertyList())
+				continue
+			}
+			mode := bindMode(f.Type)
+			if mode == BindText {
+				errAt(resourcePos, "resource placeholder {%s} names a property that is not a scalar (string, integer, number, boolean, string enum) or an array of scalars", sg.Placeholder)
+				continue
+			}
+			pol.ResourceSegments = append(pol.ResourceSegments, ResourceSegment{Mode: mode, Field: f})
+		}
+	}
+
+	// Confirm prompt.
+	if prompt == "" {
+		pol.PromptSegments = []PromptSegment{
+			{Text: fmt.Sprintf("Run %s tool %q with arguments ", mt.Kind, t.Name)},
+			{All: true},
+		}
+	} else {
+		if mt.Kind == Write {
+			pol.ConfirmPrompt = prompt
+		}
+		segs, err := load.ParseTemplate(prompt)
+		if err != nil {
+			errAt(promptPos, "confirm prompt: %v", err)
+		}
+		for _, sg := range segs {
+			if sg.Placeholder == "" {
+				pol.PromptSegments = append(pol.PromptSegments, PromptSegment{Text: sg.Text})
+				continue
+			}
+			f := mt.Args.field(sg.Placeholder)
+			if f == nil {
+				errAt(promptPos, "confirm prompt placeholder {%s} names no property of the input schema%s", sg.Placeholder, mt.Args.propertyList())
+				continue
+			}
+			pol.PromptSegments = append(pol.PromptSegments, PromptSegment{Field: f})
+		}
+	}
+	return diags
+}
+
+// escapeTemplate escapes literal braces for display as a template.
+func escapeTemplate(s string) string {
+	return strings.NewReplacer("{", "{{", "}", "}}").Replace(s)
+}
+
+// bindMode returns how a field renders as a resource placeholder, BindText
+// when it cannot.
+func bindMode(t Type) BindMode {
+	switch x := t.(type) {
+	case Scalar, *Enum:
+		return BindValue
+	case Pointer:
+		if IsScalar(x.Elem) {
+			return BindOptional
+		}
+	case Nullable:
+		if IsScalar(x.Elem) {
+			return BindNullable
+		}
+		if s, ok := x.Elem.(Slice); ok && IsScalar(s.Elem) {
+			return BindNullableEach
+		}
+	case Slice:
+		if IsScalar(x.Elem) {
+			return BindEach
+		}
+	}
+	return BindText
+}
+
+// field returns the field of a JSON property, nil if none.
+func (s *Struct) field(jsonName string) *Field {
+	for _, f := range s.Fields {
+		if f.JSONName == jsonName {
+			return f
+		}
+	}
+	return nil
+}
+
+// propertyList is ` (properties: a, b)` or ` (it has none)`.
+func (s *Struct) propertyList() string {
+	if len(s.Fields) == 0 {
+		return " (it has none)"
+	}
+	names := make([]string, len(s.Fields))
+	for i, f := range s.Fields {
+		names[i] = f.JSONName
+	}
+	return " (properties: " + strings.Join(names, ", ") + ")"
+}
+
+// topLevel maps a tool's input or output schema to its top-level struct. A
+// schema that is not an object gives a struct without fields and a warning;
+// the runtime still validates every call against the schema.
+func (b *schemaBuilder) topLevel(t *load.Tool, key, name string) *Struct {
+	ptr := t.Pointer(key)
+	s := b.root
+	if s.Ref != "" {
+		if r, reason := b.deref(s); reason == "" {
+			s = r
+		}
+	}
+	if len(s.AllOf) > 0 {
+		if m, reason := b.mergeAllOf(s); reason == "" {
+			s = m
+		}
+	}
+	if !objectish(s) || len(s.AllOf) > 0 || len(s.AnyOf) > 0 || len(s.OneOf) > 0 {
+		b.warn(ptr, "%s is not a plain object schema: %s has no fields", key, name)
+		st := &Struct{Name: name, Pointer: ptr}
+		b.decls = append(b.decls, st)
+		return st
+	}
+	return b.object(s, ptr, name)
+}
+
+// assignFiles names each tool's file: the tool's snake_case name, with
+// "_tool" appended when the plain name would be special to the go command
+// (a _test suffix, an OS or architecture suffix) or clash with doc.go or
+// catalogue.go. File names are compared case-insensitively.
+func assignFiles(p *Package) diag.List {
+	used := map[string]bool{"doc.go": true, "catalogue.go": true}
+	for _, t := range p.Tools {
+		base := snake(t.GoName)
+		if special(base) {
+			base += "_tool"
+		}
+		f := base + ".go"
+		if used[f] {
+			f = base + "_" + shortHash(t.Name, 6) + ".go"
+		}
+		if used[f] {
+			return diag.List{{Severity: diag.Error, Tool: t.Name, Msg: fmt.Sprintf("cannot choose a file name for the tool (%s is taken)", f)}}
+		}
+		used[f] = true
+		t.File = f
+	}
+	return nil
+}
+
+var knownOS = map[string]bool{"aix": true, "android": true, "darwin": true, "dragonfly": true, "freebsd": true,
+	"hurd": true, "illumos": true, "ios": true, "js": true, "linux": true, "nacl": true, "netbsd": true,
+	"openbsd": true, "plan9": true, "solaris": true, "wasip1": true, "windows": true, "zos": true}
+
+var knownArch = map[string]bool{"386": true, "amd64": true, "amd64p32": true, "arm": true, "armbe": true,
+	"arm64": true, "arm64be": true, "loong64": true, "mips": true, "mipsle": true, "mips64": true,
+	"mips64le": true, "mips64p32": true, "mips64p32le": true, "ppc": true, "ppc64": true, "ppc64le": true,
+	"riscv": true, "riscv64": true, "s390": true, "s390x": true, "sparc": true, "sparc64": true, "wasm": true}
+
+func special(base string) bool {
+	parts := strings.Split(base, "_")
+	last := parts[len(parts)-1]
+	return base == "" || base == "doc" || base == "catalogue" || last == "test" || knownOS[last] || knownArch[last]
+}
+
+// uniquePackageNames makes every package-level identifier unique: tool
+// variables first (they are the most visible), then named types, then enum
+// constants. A clash is resolved by [resolve] with the tool name and JSON
+// pointer (and value) as the source, so it does not depend on input order.
+func uniquePackageNames(p *Package) diag.List {
+	var cands []candidate
+	reserved := map[string]bool{"Catalogue": true}
+	for _, t := range p.Tools {
+		cands = append(cands, candidate{ident: t.GoName, source: t.Name, rank: 0, out: &t.GoName})
+	}
+	for _, t := range p.Tools {
+		for _, d := range t.Decls {
+			switch x := d.(type) {
+			case *Struct:
+				rank := 2
+				if x == t.Args || x == t.Result {
+					rank = 1
+				}
+				cands = append(cands, candidate{ident: x.Name, source: t.Name + "#" + x.Pointer, rank: rank, out: &x.Name})
+			case *Enum:
+				cands = append(cands, candidate{ident: x.Name, source: t.Name + "#" + x.Name, rank: 2, out: &x.Name})
+			}
+		}
+	}
+	resolve(cands, reserved)
+	taken := map[string]bool{"Catalogue": true}
+	for _, c := range cands {
+		taken[*c.out] = true
+	}
+	var consts []candidate
+	for _, t := range p.Tools {
+		for _, d := range t.Decls {
+			if e, ok := d.(*Enum); ok {
+				for i := range e.Values {
+					v := &e.Values[i]
+					v.GoName = e.Name + v.GoName
+					consts = append(consts, candidate{ident: v.GoName, source: t.Name + "#" + e.Name + "=" + v.Value, out: &v.GoName})
+				}
+			}
+		}
+	}
+	resolve(consts, taken)
+	return nil
+}
+
+// describe writes the doc comment of every nested named type reachable from
+// st that has none, once names are final: "<Type> is the type of
+// <Parent>.<Field>." (an element or map value says so).
+func describe(st *Struct) {
+	for _, f := range st.Fields {
+		t, role := f.Type, "the type of"
+		for {
+			switch x := t.(type) {
+			case Pointer:
+				t = x.Elem
+				continue
+			case Nullable:
+				t = x.Elem
+				continue
+			case Slice:
+				t, role = x.Elem, "an element of"
+				continue
+			case Map:
+				t, role = x.Elem, "a value of"
+				continue
+			}
+			break
+		}
+		where := st.Name + "." + f.GoName
+		switch d := t.(type) {
+		case *Struct:
+			if d.Doc == nil {
+				d.Doc = []string{fmt.Sprintf("%s is %s %s.", d.Name, role, where)}
+				describe(d)
+			}
+		case *Enum:
+			if d.Doc == nil {
+				d.Doc = []string{fmt.Sprintf("%s is %s %s: one of the constants below.", d.Name, role, where)}
+			}
+		}
+	}
+}

@@ -1,0 +1,257 @@
+// Package model is the generator's Go-free intermediate model: the package,
+// its tools, their policies and their argument and result types, with every
+// name already chosen and every decision (optionality, fallbacks, policy
+// defaults) already made. The emitter only prints it.
+package model
+
+import (
+	"time"
+
+	"github.com/ocpgen/ocpgen/gen/internal/diag"
+)
+
+// Package is one generated Go package.
+type Package struct {
+	// Name is the Go package name.
+	Name string
+	// Tiers are the classification's tiers, lowest first (nil without a
+	// classification: then no tier is ever authorized).
+	Tiers []string
+	// Server names the server the snapshot was taken from ("" if unknown).
+	Server string
+	// Inputs are the input files (snapshot first), by base name.
+	Inputs []Input
+	// Tools are sorted by MCP name.
+	Tools []*Tool
+	// Warnings are the diagnostics of severity Warning.
+	Warnings diag.List
+}
+
+// Input is one input file.
+type Input struct {
+	// File is the file's base name (no directory: output must not depend on
+	// where the generator ran).
+	File string
+	// Digest is "sha256:<hex>" of the file's bytes.
+	Digest string
+}
+
+// Kind is a tool's access: read or write.
+type Kind uint8
+
+// The two kinds.
+const (
+	Read Kind = iota + 1
+	Write
+)
+
+// String returns "read" or "write".
+func (k Kind) String() string {
+	if k == Read {
+		return "read"
+	}
+	return "write"
+}
+
+// Tool is one generated tool.
+type Tool struct {
+	// Name is the MCP tool name.
+	Name string
+	// GoName is the tool's identifier: the variable holding its descriptor
+	// is GoName, its argument type GoName+"Args".
+	GoName string
+	// File is the name of the generated file holding the tool.
+	File string
+	// Index is the tool's position in the snapshot's tools array.
+	Index       int
+	Title       string
+	Description string
+	Kind        Kind
+	// Classified is false for a tool the classification does not list.
+	Classified bool
+	Policy     Policy
+	// Args is the argument struct (always set; it may have no fields).
+	Args *Struct
+	// Result is the struct of the tool's outputSchema, nil without one.
+	Result *Struct
+	// Decls are all named types of the tool (Args, Result and their nested
+	// structs and enums), in emission order.
+	Decls []Decl
+	// CanonicalSchema is the canonical JSON of the input schema.
+	CanonicalSchema []byte
+	// Fingerprint is "sha256:<hex>" of CanonicalSchema.
+	Fingerprint string
+	// Hints are the server's annotations (not trusted).
+	Hints Hints
+}
+
+// Hints are the server's tool annotations; nil means absent.
+type Hints struct {
+	ReadOnly, Destructive, Idempotent, OpenWorld *bool
+}
+
+// Policy is a tool's authorization data.
+type Policy struct {
+	Tier   string
+	Scopes []string
+	// Resource is the resource template, for display. When the
+	// classification sets none it is the tool's name (escaped as a
+	// template), so the ACL always has a resource to check.
+	Resource string
+	// ResourceSegments render the resource, in template order.
+	ResourceSegments []ResourceSegment
+	// ConfirmPrompt is the classification's confirm prompt template, for
+	// display ("" when the default prompt is used, and for reads).
+	ConfirmPrompt string
+	// PromptSegments render the confirm prompt, in template order.
+	PromptSegments []PromptSegment
+	// ConfirmTTL is how long a write's confirm waits (0 for reads).
+	ConfirmTTL time.Duration
+	// Failure is the safe failure text.
+	Failure string
+}
+
+// BindMode says which runtime helper renders a resource placeholder.
+type BindMode uint8
+
+// The resource placeholder modes, one per field representation.
+const (
+	// BindText is a literal segment.
+	BindText BindMode = iota
+	// BindValue: a required scalar (ResourceValue).
+	BindValue
+	// BindOptional: a pointer to a scalar (ResourceOptional; nil fails).
+	BindOptional
+	// BindNullable: a Nullable scalar (ResourceNullable; absent or null fails).
+	BindNullable
+	// BindEach: a slice of scalars (ResourceEach; one resource per element,
+	// empty fails).
+	BindEach
+	// BindNullableEach: a Nullable slice of scalars (its value, then
+	// ResourceEach).
+	BindNullableEach
+)
+
+// ResourceSegment is literal text (Mode BindText) or a placeholder bound to
+// a top-level field of the tool's arguments.
+type ResourceSegment struct {
+	Mode  BindMode
+	Text  string
+	Field *Field
+}
+
+// PromptSegment is literal text, a placeholder bound to a top-level field,
+// or (All) the whole argument struct, as the default prompt shows it.
+type PromptSegment struct {
+	Text  string
+	Field *Field
+	All   bool
+}
+
+// Decl is a named type declaration: *Struct or *Enum.
+type Decl interface {
+	Type
+	// DeclName returns the Go type name.
+	DeclName() string
+}
+
+// Type is a field's Go type: *Struct, *Enum, Scalar, Raw, Slice, Map,
+// Pointer or Nullable.
+type Type interface{ isType() }
+
+// Struct is a named struct type.
+type Struct struct {
+	Name string
+	// Doc is the doc comment, one line per element.
+	Doc []string
+	// Fields are sorted by JSON name.
+	Fields []*Field
+	// Pointer is the schema location ("/inputSchema/properties/x").
+	Pointer string
+}
+
+// Field is a struct field.
+type Field struct {
+	GoName   string
+	JSONName string
+	Doc      []string
+	Type     Type
+	// Required is true when the property is in the schema's "required".
+	Required bool
+	// Nullable is true when the schema allows null.
+	Nullable bool
+	// OmitZero is true when the tag has the json option omitzero.
+	OmitZero bool
+	// Tag is the json struct tag value ("name,omitzero").
+	Tag string
+}
+
+// Enum is a named string type with one constant per value.
+type Enum struct {
+	Name   string
+	Doc    []string
+	Values []EnumValue
+}
+
+// EnumValue is one constant of an Enum.
+type EnumValue struct {
+	GoName string
+	Value  string
+}
+
+// ScalarKind is a Go basic type.
+type ScalarKind uint8
+
+// The scalar kinds.
+const (
+	String ScalarKind = iota + 1
+	Int64
+	Uint64
+	Float64
+	Bool
+)
+
+// Scalar is a Go basic type.
+type Scalar struct{ Kind ScalarKind }
+
+// Raw is json.RawMessage: the lossless fallback for schemas with no exact Go
+// type. The value goes to the server exactly as the caller sent it; the
+// runtime validates it against the schema.
+type Raw struct{}
+
+// Slice is []Elem.
+type Slice struct{ Elem Type }
+
+// Map is map[string]Elem.
+type Map struct{ Elem Type }
+
+// Pointer is *Elem.
+type Pointer struct{ Elem Type }
+
+// Nullable is runtime.Nullable[Elem].
+type Nullable struct{ Elem Type }
+
+func (*Struct) isType()  {}
+func (*Enum) isType()    {}
+func (Scalar) isType()   {}
+func (Raw) isType()      {}
+func (Slice) isType()    {}
+func (Map) isType()      {}
+func (Pointer) isType()  {}
+func (Nullable) isType() {}
+
+// DeclName returns the struct's type name.
+func (s *Struct) DeclName() string { return s.Name }
+
+// DeclName returns the enum's type name.
+func (e *Enum) DeclName() string { return e.Name }
+
+// IsScalar reports whether t may be a resource placeholder value: a scalar
+// or an enum.
+func IsScalar(t Type) bool {
+	switch t.(type) {
+	case Scalar, *Enum:
+		return true
+	}
+	return false
+}

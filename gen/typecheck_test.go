@@ -1,0 +1,120 @@
+package gen
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"golang.org/x/tools/go/packages"
+)
+
+// moduleRoot returns the directory of this module's go.mod.
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("go.mod not found above the test's directory")
+		}
+		dir = parent
+	}
+}
+
+// tcPackage is one package to type-check: generated files, or a hand-written
+// file that imports a generated package ("{{pkg:NAME}}" in its source is
+// replaced by that package's import path).
+type tcPackage struct {
+	name  string
+	files map[string][]byte
+}
+
+// typeCheck writes the packages into a temporary directory inside the module
+// (its name starts with "_", so ./... patterns never see it) and type-checks
+// them all with one go/packages load. It returns each package's errors, by
+// package name; a package without errors is absent.
+func typeCheck(t *testing.T, pkgs []tcPackage) map[string][]string {
+	t.Helper()
+	root := moduleRoot(t)
+	dir, err := os.MkdirTemp(root, "_typecheck-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	rel, err := filepath.Rel(root, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	importBase := "github.com/ocpgen/ocpgen/" + filepath.ToSlash(rel)
+	patterns := make([]string, 0, len(pkgs))
+	byPath := map[string]string{}
+	for _, p := range pkgs {
+		pdir := filepath.Join(dir, p.name)
+		if err := os.MkdirAll(pdir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for name, src := range p.files {
+			src = []byte(strings.ReplaceAll(string(src), "{{pkg:", "{{"+importBase+"/"))
+			src = []byte(strings.NewReplacer("{{", "", "}}", "").Replace(string(src)))
+			if err := os.WriteFile(filepath.Join(pdir, name), src, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		patterns = append(patterns, "./"+filepath.ToSlash(filepath.Join(rel, p.name)))
+		byPath[importBase+"/"+p.name] = p.name
+	}
+	cfg := &packages.Config{
+		Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax | packages.NeedTypes | packages.NeedTypesInfo,
+		Dir:  root,
+		Env:  append(os.Environ(), "GOFLAGS=-mod=mod"),
+	}
+	loaded, err := packages.Load(cfg, patterns...)
+	if err != nil {
+		t.Fatalf("go/packages: %v", err)
+	}
+	out := map[string][]string{}
+	seen := map[string]bool{}
+	for _, lp := range loaded {
+		name, ok := byPath[lp.PkgPath]
+		if !ok {
+			t.Fatalf("go/packages returned unexpected package %q", lp.PkgPath)
+		}
+		seen[name] = true
+		for _, e := range lp.Errors {
+			out[name] = append(out[name], e.Msg)
+		}
+	}
+	for _, p := range pkgs {
+		if !seen[p.name] {
+			t.Fatalf("package %s was not loaded", p.name)
+		}
+	}
+	return out
+}
+
+// requireTypeChecks fails the test for every package with errors.
+func requireTypeChecks(t *testing.T, pkgs []tcPackage) {
+	t.Helper()
+	errs := typeCheck(t, pkgs)
+	names := make([]string, 0, len(errs))
+	for n := range errs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		msgs := errs[n]
+		if len(msgs) > 5 {
+			msgs = append(msgs[:5], fmt.Sprintf("... and %d more", len(msgs)-5))
+		}
+		t.Errorf("generated package %s does not type-check:\n\t%s", n, strings.Join(msgs, "\n\t"))
+	}
+}
