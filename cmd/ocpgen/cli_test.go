@@ -1,0 +1,201 @@
+package main
+
+import (
+	"bytes"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ocpgen/ocpgen/examples/tickets/server"
+	"github.com/ocpgen/ocpgen/gen"
+)
+
+// ocpgen runs the command line in-process, as main does.
+func ocpgen(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func ticketsHTTP(t *testing.T, wrap func(http.Handler) http.Handler) string {
+	t.Helper()
+	s := server.New(server.NewDesk())
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+	if wrap != nil {
+		h = wrap(h)
+	}
+	ts := httptest.NewServer(h)
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+func TestUsageAndVersion(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		code int
+		out  string // substring of stdout+stderr
+	}{
+		{nil, exitUsage, "usage: ocpgen <command>"},
+		{[]string{"frobnicate"}, exitUsage, `unknown command "frobnicate"`},
+		{[]string{"help"}, exitOK, "commands:"},
+		{[]string{"version"}, exitOK, "ocpgen "},
+		{[]string{"generate"}, exitUsage, "-snapshot is required"},
+		{[]string{"generate", "-snapshot", "x"}, exitUsage, "-out is required"},
+		{[]string{"generate", "-h"}, exitOK, "-classify"},
+		{[]string{"generate", "-bogus"}, exitUsage, "flag provided but not defined"},
+		{[]string{"init", "-snapshot", "x", "extra"}, exitUsage, `unexpected argument "extra"`},
+		{[]string{"snapshot", "-o", "x"}, exitUsage, "exactly one of -url and -command"},
+		{[]string{"snapshot", "-url", "u", "-command", "c", "-o", "x"}, exitUsage, "exactly one of -url and -command"},
+		{[]string{"snapshot", "-command", "c", "-header", "A: b", "-o", "x"}, exitUsage, "-header goes with -url"},
+		{[]string{"generate", "-snapshot", "does-not-exist.json", "-out", "x"}, exitInput, "does-not-exist.json"},
+	} {
+		code, out, errs := ocpgen(t, tc.args...)
+		if code != tc.code || !strings.Contains(out+errs, tc.out) {
+			t.Errorf("ocpgen %q: exit %d, output %q; want exit %d with %q", tc.args, code, out+errs, tc.code, tc.out)
+		}
+	}
+}
+
+func TestSnapshotHTTPIsStableAndKeepsHeadersOut(t *testing.T) {
+	t.Setenv("OCPGEN_TEST_TOKEN", "s3cret-token")
+	url := ticketsHTTP(t, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Authorization") != "Bearer s3cret-token" {
+				http.Error(w, "unauthorized", http.StatusUnauthorized)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	dir := t.TempDir()
+	var files [2][]byte
+	for i := range files {
+		out := filepath.Join(dir, "tickets.tools.json")
+		code, _, errs := ocpgen(t, "snapshot", "-url", url, "-header", "Authorization: Bearer $OCPGEN_TEST_TOKEN", "-o", out)
+		if code != exitOK {
+			t.Fatalf("snapshot: exit %d: %s", code, errs)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[i] = b
+	}
+	if !bytes.Equal(files[0], files[1]) {
+		t.Fatal("two snapshots of an unchanged server differ")
+	}
+	if bytes.Contains(files[0], []byte("s3cret")) {
+		t.Fatal("a header value was written into the snapshot")
+	}
+	// Without the header the server refuses, and no file is written.
+	out := filepath.Join(dir, "refused.tools.json")
+	if code, _, _ := ocpgen(t, "snapshot", "-url", url, "-o", out); code != exitInput {
+		t.Fatalf("snapshot without credentials: exit %d, want %d", code, exitInput)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatal("a failed snapshot left a file")
+	}
+	// An unset variable in a header is an error, not an empty credential.
+	if code, _, errs := ocpgen(t, "snapshot", "-url", url, "-header", "Authorization: Bearer $OCPGEN_UNSET_VAR", "-o", out); code != exitInput || !strings.Contains(errs, "OCPGEN_UNSET_VAR is not set") {
+		t.Fatalf("unset header variable: exit %d, %s", code, errs)
+	}
+}
+
+func TestSnapshotStdioMatchesHTTP(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "tickets-server")
+	build := exec.Command("go", "build", "-o", bin, "github.com/ocpgen/ocpgen/examples/tickets/server/cmd/tickets-server")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	stdio, web := filepath.Join(dir, "stdio.tools.json"), filepath.Join(dir, "http.tools.json")
+	if code, _, errs := ocpgen(t, "snapshot", "-command", bin, "-o", stdio); code != exitOK {
+		t.Fatalf("snapshot -command: exit %d: %s", code, errs)
+	}
+	if code, _, errs := ocpgen(t, "snapshot", "-url", ticketsHTTP(t, nil), "-o", web); code != exitOK {
+		t.Fatalf("snapshot -url: exit %d: %s", code, errs)
+	}
+	a, _ := os.ReadFile(stdio)
+	b, _ := os.ReadFile(web)
+	// Only the source line may differ between the two transports.
+	strip := func(b []byte) string {
+		var keep []string
+		for _, l := range strings.Split(string(b), "\n") {
+			if !strings.HasPrefix(strings.TrimSpace(l), `"source"`) {
+				keep = append(keep, l)
+			}
+		}
+		return strings.Join(keep, "\n")
+	}
+	if strip(a) != strip(b) {
+		t.Fatalf("stdio and HTTP snapshots of the same server differ:\n%s\n---\n%s", a, b)
+	}
+}
+
+func TestSnapshotErrors(t *testing.T) {
+	// A port nobody listens on.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + l.Addr().String() + "/mcp"
+	l.Close()
+
+	notMCP := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Write([]byte("<html>hello</html>"))
+	}))
+	defer notMCP.Close()
+	hang := make(chan struct{})
+	hanging := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-hang:
+		case <-r.Context().Done():
+		}
+	}))
+	defer hanging.Close()
+	defer close(hang)
+
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unreachable", []string{"-url", closed}, "connect"},
+		{"not MCP", []string{"-url", notMCP.URL}, "connect"},
+		{"server exits", []string{"-command", "sh -c 'exit 3'"}, "connect"},
+		{"no such program", []string{"-command", "/nonexistent/mcp-server"}, "connect"},
+		{"timeout", []string{"-url", hanging.URL, "-timeout", "300ms"}, "no complete answer within 300ms"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".tools.json")
+			code, _, errs := ocpgen(t, append(append([]string{"snapshot"}, tc.args...), "-o", out)...)
+			if code != exitInput || !strings.Contains(errs, tc.want) {
+				t.Fatalf("exit %d, stderr %q; want exit %d with %q", code, errs, exitInput, tc.want)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Fatal("a failed snapshot left a file")
+			}
+		})
+	}
+}
+
+func TestEncodeSnapshotRefusesDuplicates(t *testing.T) {
+	tool := &mcp.Tool{Name: "a", InputSchema: map[string]any{"type": "object"}}
+	_, err := gen.EncodeSnapshot("x.tools.json", gen.SnapshotServer{Name: "s"}, "test", []*mcp.Tool{tool, tool})
+	if err == nil || !strings.Contains(err.Error(), `"a"`) {
+		t.Fatalf("duplicate tools: err = %v", err)
+	}
+	_, err = gen.EncodeSnapshot("x.tools.json", gen.SnapshotServer{Name: "s"}, "test", []*mcp.Tool{{Name: "b"}})
+	if err == nil {
+		t.Fatal("a tool without inputSchema was accepted")
+	}
+}

@@ -1,0 +1,219 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ocpgen/ocpgen/gen"
+)
+
+// headerFlags collects repeated -header "Name: value" flags.
+type headerFlags []string
+
+func (h *headerFlags) String() string     { return strings.Join(*h, ", ") }
+func (h *headerFlags) Set(v string) error { *h = append(*h, v); return nil }
+
+// maxPages bounds the tools/list cursor loop against a server that never
+// stops paginating.
+const maxPages = 10000
+
+func cmdSnapshot(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("snapshot", `(-url URL | -command "PROG ARGS...") [-header "Name: value"]... [-timeout D] -o FILE`, stderr)
+	url := fs.String("url", "", "Streamable HTTP endpoint of the MCP server")
+	command := fs.String("command", "", "command line of a stdio MCP server (split on spaces; quote with \" or ')")
+	var headers headerFlags
+	fs.Var(&headers, "header", "HTTP header \"Name: value\" for -url (repeatable); $VAR and ${VAR} in the value are expanded from the environment, and the value is never written to the snapshot")
+	timeout := fs.Duration("timeout", 30*time.Second, "give up after this long")
+	output := fs.String("o", "", "snapshot file to write (NAME.tools.json)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := missing(fs, "o"); err != nil {
+		return err
+	}
+	if (*url == "") == (*command == "") {
+		fmt.Fprintln(stderr, "ocpgen: give exactly one of -url and -command")
+		fs.Usage()
+		return errUsage
+	}
+	if len(headers) > 0 && *url == "" {
+		fmt.Fprintln(stderr, "ocpgen: -header goes with -url")
+		fs.Usage()
+		return errUsage
+	}
+
+	var (
+		transport mcp.Transport
+		source    string
+	)
+	if *url != "" {
+		h, err := parseHeaders(headers)
+		if err != nil {
+			return err
+		}
+		transport = &mcp.StreamableClientTransport{
+			Endpoint:   *url,
+			HTTPClient: &http.Client{Transport: headerTransport{h, http.DefaultTransport}},
+			MaxRetries: -1,
+			// A snapshot needs no server-initiated messages.
+			DisableStandaloneSSE: true,
+		}
+		source = "streamable-http " + *url
+	} else {
+		argv, err := splitCommand(*command)
+		if err != nil {
+			return fmt.Errorf("ocpgen: -command: %w", err)
+		}
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Stderr = stderr
+		transport = &mcp.CommandTransport{Command: cmd}
+		source = "stdio " + *command
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+	server, tools, err := listTools(ctx, transport)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+			return fmt.Errorf("ocpgen: snapshot of %s: no complete answer within %v (-timeout)", source, *timeout)
+		}
+		return fmt.Errorf("ocpgen: snapshot of %s: %w", source, err)
+	}
+	data, err := gen.EncodeSnapshot(*output, server, source, tools)
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(*output, data); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "wrote %s (%d tools)\n", *output, len(tools))
+	return nil
+}
+
+// listTools connects, pages through tools/list to the end, and closes.
+func listTools(ctx context.Context, t mcp.Transport) (gen.SnapshotServer, []*mcp.Tool, error) {
+	client := mcp.NewClient(&mcp.Implementation{Name: "ocpgen", Version: version()}, &mcp.ClientOptions{
+		// The snapshot client declares no capability (the go-sdk would
+		// otherwise declare roots): the server gets nothing from us.
+		Capabilities: &mcp.ClientCapabilities{},
+	})
+	session, err := client.Connect(ctx, t, nil)
+	if err != nil {
+		return gen.SnapshotServer{}, nil, fmt.Errorf("connect: %w", err)
+	}
+	defer session.Close()
+	var server gen.SnapshotServer
+	if init := session.InitializeResult(); init != nil && init.ServerInfo != nil {
+		server = gen.SnapshotServer{Name: init.ServerInfo.Name, Version: init.ServerInfo.Version}
+	}
+	var (
+		tools  []*mcp.Tool
+		cursor string
+		seen   = map[string]bool{}
+	)
+	for page := 0; ; page++ {
+		if page == maxPages {
+			return server, nil, fmt.Errorf("tools/list: more than %d pages", maxPages)
+		}
+		res, err := session.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
+		if err != nil {
+			return server, nil, fmt.Errorf("tools/list: %w", err)
+		}
+		tools = append(tools, res.Tools...)
+		if res.NextCursor == "" {
+			return server, tools, nil
+		}
+		if seen[res.NextCursor] {
+			return server, nil, fmt.Errorf("tools/list: the server repeated cursor %q", res.NextCursor)
+		}
+		seen[res.NextCursor] = true
+		cursor = res.NextCursor
+	}
+}
+
+// parseHeaders parses "Name: value" pairs, expanding $VAR in values.
+func parseHeaders(hs []string) (http.Header, error) {
+	h := http.Header{}
+	for _, s := range hs {
+		name, value, ok := strings.Cut(s, ":")
+		name = strings.TrimSpace(name)
+		if !ok || name == "" {
+			return nil, fmt.Errorf("ocpgen: -header %q: want \"Name: value\"", s)
+		}
+		var unset []string
+		value = os.Expand(strings.TrimSpace(value), func(v string) string {
+			x, ok := os.LookupEnv(v)
+			if !ok {
+				unset = append(unset, v)
+			}
+			return x
+		})
+		if len(unset) > 0 {
+			return nil, fmt.Errorf("ocpgen: -header %s: environment variable %s is not set", name, strings.Join(unset, ", "))
+		}
+		h.Add(name, value)
+	}
+	return h, nil
+}
+
+// headerTransport adds fixed headers to every request.
+type headerTransport struct {
+	h    http.Header
+	next http.RoundTripper
+}
+
+func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	for k, vs := range t.h {
+		r.Header[k] = append([]string(nil), vs...)
+	}
+	return t.next.RoundTrip(r)
+}
+
+// splitCommand splits a command line on white space, honouring "..." and
+// '...' quoting (no escapes, no variables: it runs no shell).
+func splitCommand(s string) ([]string, error) {
+	var (
+		args  []string
+		cur   strings.Builder
+		quote rune
+		inArg bool
+	)
+	for _, r := range s {
+		switch {
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteRune(r)
+		case r == '"' || r == '\'':
+			quote, inArg = r, true
+		case r == ' ' || r == '\t' || r == '\n':
+			if inArg {
+				args = append(args, cur.String())
+				cur.Reset()
+				inArg = false
+			}
+		default:
+			cur.WriteRune(r)
+			inArg = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("unclosed %c quote", quote)
+	}
+	if inArg {
+		args = append(args, cur.String())
+	}
+	if len(args) == 0 {
+		return nil, errors.New("empty command")
+	}
+	return args, nil
+}
