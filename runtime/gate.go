@@ -1,0 +1,783 @@
+package runtime
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"math/big"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Texts of refusals. They are fixed, so nothing a server or hook says reaches
+// a model, and a denial reads as what it is, never as a tool's success.
+const (
+	textUnknown   = "Not performed: this tool is not available."
+	textInvalid   = "Not performed: the arguments do not match the tool's input schema."
+	textForbidden = "Not performed: the caller is not allowed to use this tool on these resources."
+	textDenied    = "Not performed: the write was denied by the person asked to confirm it. Nothing was changed."
+	textExpired   = "Not performed: nobody confirmed the write in time, so it was denied. Nothing was changed."
+	textCancelled = "Not performed: the write was cancelled before it was confirmed. Nothing was changed."
+	textCatalogue = "Not performed: the tool catalogue changed while the write awaited its confirm, so it was denied. Nothing was changed."
+	textBroker    = "Not performed: the confirm could not be obtained, so the write was denied. Nothing was changed."
+	// GenericFailure is the failure text of a tool whose classification sets
+	// none.
+	GenericFailure = "The tool could not complete this request."
+)
+
+// maxArgsBytes bounds the arguments of one call; larger ones are invalid.
+const maxArgsBytes = 4 << 20
+
+// maxArgsDepth bounds nesting, as encoding/json does.
+const maxArgsDepth = 10000
+
+var errCatalogueChanged = errors.New("the advertised catalogue changed")
+
+// Config configures a [Gate].
+type Config struct {
+	// Catalogue is the generated catalogue. Required.
+	Catalogue *Catalogue
+	// Caller calls the fronted MCP server. Required.
+	Caller Caller
+	// ACL is the resource part of authorization. Required: there is no
+	// implicit allow-all; use [AllowAllResources] to choose one.
+	ACL ACL
+	// Broker carries write confirms to peers. Required when the catalogue
+	// holds a write (every unclassified tool is one).
+	Broker ConfirmBroker
+	// Audit receives one structured event per step of every call, and the
+	// raw text of every server error. Nil means slog.Default().
+	Audit *slog.Logger
+	// Advertise is called with the new advertisement on the first catalogue
+	// sync and whenever the advertised set changes, serialized, while the
+	// sync holds its lock (it must not call SyncCatalogue). Optional.
+	Advertise func(ToolsAdvertise)
+	// Reauthorize returns the principal's current rights, for the check
+	// after a write's confirm is approved (rights may have been revoked
+	// while it waited). An error, or a principal with another ID, forbids
+	// the call. Nil re-checks the same principal (the ACL is consulted
+	// again either way).
+	Reauthorize func(ctx context.Context, p Principal) (Principal, error)
+}
+
+// Gate enforces the OCP MCP profile on every call of a generated tool: see
+// [Gate.Dispatch]. It implements [CatalogueSyncer]; before its first sync no
+// tool is advertised and every call is unknown. A Gate is safe for
+// concurrent use.
+type Gate struct {
+	cfg   Config
+	audit *slog.Logger
+	tools map[string]*gateTool // immutable after NewGate
+
+	syncMu sync.Mutex
+	state  atomic.Pointer[catState]
+}
+
+// gateTool is what the gate precomputes for one generated tool.
+type gateTool struct {
+	h       Handle
+	desc    *Descriptor
+	schema  *jsonschema.Resolved // resolved once, at NewGate
+	props   map[string]bool      // top-level property names of the schema
+	confirm bool                 // writes, and anything not classified as a read
+}
+
+// catState is one advertised catalogue. It is replaced, never modified; ctx
+// is cancelled when it is replaced by a different set, which voids the
+// confirms pending under it.
+type catState struct {
+	advertised map[string]bool
+	fp         string
+	adv        ToolsAdvertise
+	ctx        context.Context
+	cancel     context.CancelCauseFunc
+}
+
+// NewGate returns a Gate. It fails on a missing required field, and on a
+// generated tool whose input schema does not resolve or whose tier is not
+// one of the catalogue's (a generator bug, reported rather than served).
+func NewGate(cfg Config) (*Gate, error) {
+	switch {
+	case cfg.Catalogue == nil:
+		return nil, errors.New("ocp gate: Config.Catalogue is nil")
+	case cfg.Caller == nil:
+		return nil, errors.New("ocp gate: Config.Caller is nil")
+	case cfg.ACL == nil:
+		return nil, errors.New("ocp gate: Config.ACL is nil; set an ACL, or choose runtime.AllowAllResources explicitly")
+	}
+	g := &Gate{cfg: cfg, audit: cfg.Audit, tools: make(map[string]*gateTool)}
+	if g.audit == nil {
+		g.audit = slog.Default()
+	}
+	var errs []error
+	for _, h := range cfg.Catalogue.Tools() {
+		d := h.Descriptor()
+		gt, err := newGateTool(h)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("tool %q: %w", d.Name, err))
+			continue
+		}
+		if cfg.Catalogue.TierRank(d.Policy.Tier) < 0 {
+			errs = append(errs, fmt.Errorf("tool %q: tier %q is not one of the catalogue's tiers", d.Name, d.Policy.Tier))
+		}
+		if gt.confirm && cfg.Broker == nil {
+			errs = append(errs, fmt.Errorf("tool %q is a write and Config.Broker is nil", d.Name))
+		}
+		g.tools[d.Name] = gt
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("ocp gate: %w", err)
+	}
+	return g, nil
+}
+
+func newGateTool(h Handle) (*gateTool, error) {
+	d := h.Descriptor()
+	var s jsonschema.Schema
+	if err := json.Unmarshal([]byte(d.InputSchema), &s); err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
+	props := make(map[string]bool, len(s.Properties))
+	for k := range s.Properties {
+		props[k] = true
+	}
+	return &gateTool{
+		h:       h,
+		desc:    d,
+		schema:  rs,
+		props:   props,
+		confirm: d.Policy.Kind != KindRead || !d.Policy.Classified,
+	}, nil
+}
+
+// Dispatch answers one action.request for principal p, in this order, each
+// step audited: (1) the tool must be advertised, else unknown; (2) the
+// arguments must be a JSON object with only the schema's top-level
+// properties, valid against the schema, and decode strictly into the typed
+// arguments whose re-encoding equals them, else invalid; (3) tier × scopes ×
+// ACL on the rendered resources, else forbidden; (4) writes: a confirm any
+// other peer may resolve, bound to a digest of the call, else denied; (5)
+// writes: authorize again with current rights, else forbidden, and the
+// catalogue must not have changed, else denied; (6) call the server with the
+// re-encoded arguments only; (7) map its result, redacting errors (failed).
+func (g *Gate) Dispatch(ctx context.Context, p Principal, req ActionRequest) ActionResult {
+	return g.dispatch(ctx, p, req, nil)
+}
+
+// Call runs a typed call through g: args are marshalled and take exactly the
+// path of [Gate.Dispatch], confirm included for writes. The result's ID is a
+// fresh id, which the audit events carry.
+func (t *Tool[A]) Call(ctx context.Context, g *Gate, p Principal, args A) ActionResult {
+	id := "call-" + newRef()
+	if g == nil {
+		return ActionResult{ID: id, Reason: ReasonUnknown, Error: textUnknown}
+	}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		c := &call{g: g, ctx: ctx, id: id, p: p, tool: t.desc.Name}
+		c.refuse(AuditArgs, ReasonInvalid, err)
+		return refused(id, ReasonInvalid, textInvalid)
+	}
+	return g.dispatch(ctx, p, ActionRequest{ID: id, Tool: t.desc.Name, Args: raw}, t)
+}
+
+func refused(id string, r Reason, text string) ActionResult {
+	return ActionResult{ID: id, OK: false, Reason: r, Error: text}
+}
+
+// dispatch is the one code path of every call. want, when set, is the typed
+// tool the caller holds: it must be the catalogue's tool of that name.
+func (g *Gate) dispatch(ctx context.Context, p Principal, req ActionRequest, want Handle) ActionResult {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	c := &call{g: g, ctx: ctx, id: req.ID, p: p, tool: req.Tool}
+
+	// 1. Catalogue: hidden means uncallable.
+	st := g.state.Load()
+	gt := g.tools[req.Tool]
+	switch {
+	case st == nil:
+		c.refuse(AuditCatalogue, ReasonUnknown, errors.New("no catalogue sync yet"))
+		return refused(req.ID, ReasonUnknown, textUnknown)
+	case gt == nil:
+		c.refuse(AuditCatalogue, ReasonUnknown, errors.New("not a generated tool"))
+		return refused(req.ID, ReasonUnknown, textUnknown)
+	case want != nil && gt.h != want:
+		c.refuse(AuditCatalogue, ReasonUnknown, errors.New("typed tool is not the catalogue's tool of that name"))
+		return refused(req.ID, ReasonUnknown, textUnknown)
+	case !st.advertised[req.Tool]:
+		c.refuse(AuditCatalogue, ReasonUnknown, errors.New("not advertised: not on the server, or its schema changed"), slog.String("catalogue", st.fp))
+		return refused(req.ID, ReasonUnknown, textUnknown)
+	}
+	c.ok(AuditCatalogue, slog.String("catalogue", st.fp))
+
+	// 2. Arguments.
+	args, fwd, err := gt.checkArgs(req.Args)
+	if err != nil {
+		c.refuse(AuditArgs, ReasonInvalid, err)
+		return refused(req.ID, ReasonInvalid, textInvalid)
+	}
+	c.ok(AuditArgs)
+
+	// 3. Authorize.
+	resources, err := g.authorize(ctx, p, gt, args)
+	if err != nil {
+		c.refuse(AuditAuthorize, ReasonForbidden, err, slog.Any("resources", resources))
+		return refused(req.ID, ReasonForbidden, textForbidden)
+	}
+	c.ok(AuditAuthorize, slog.Any("resources", resources))
+
+	if gt.confirm {
+		// 4. Confirm.
+		if text, ok := g.confirm(ctx, c, st, gt, args, fwd); !ok {
+			return refused(req.ID, ReasonDenied, text)
+		}
+		// 5. Re-authorize with current rights.
+		if err := g.reauthorize(ctx, p, gt, args); err != nil {
+			c.refuse(AuditReauthorize, ReasonForbidden, err)
+			return refused(req.ID, ReasonForbidden, textForbidden)
+		}
+		if g.state.Load() != st {
+			c.refuse(AuditReauthorize, ReasonDenied, errCatalogueChanged)
+			return refused(req.ID, ReasonDenied, textCatalogue)
+		}
+		if err := ctx.Err(); err != nil {
+			c.refuse(AuditReauthorize, ReasonDenied, err)
+			return refused(req.ID, ReasonDenied, textCancelled)
+		}
+		c.ok(AuditReauthorize)
+	}
+
+	// 6–7. Call and map.
+	return g.callServer(ctx, c, gt, fwd)
+}
+
+// checkArgs is step 2. It returns the typed arguments and the bytes to
+// forward: their re-encoding, which equals raw as a JSON value.
+func (gt *gateTool) checkArgs(raw json.RawMessage) (Args, []byte, error) {
+	if len(raw) == 0 {
+		return nil, nil, errors.New("no arguments (an object is required)")
+	}
+	if len(raw) > maxArgsBytes {
+		return nil, nil, fmt.Errorf("arguments exceed %d bytes", maxArgsBytes)
+	}
+	if !utf8.Valid(raw) {
+		return nil, nil, errors.New("arguments are not valid UTF-8")
+	}
+	tree, err := parseStrict(raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	obj, ok := tree.(map[string]any)
+	if !ok {
+		return nil, nil, errors.New("arguments are not a JSON object")
+	}
+	// The Hub forwards only what the schema takes, whatever the schema says
+	// about additional properties.
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		if !gt.props[k] {
+			return nil, nil, fmt.Errorf("argument %s is not a property of the tool's schema", truncQuote(k))
+		}
+	}
+	var inst any
+	if err := json.Unmarshal(raw, &inst); err != nil {
+		return nil, nil, err
+	}
+	if err := gt.schema.Validate(inst); err != nil {
+		return nil, nil, fmt.Errorf("schema: %w", err)
+	}
+	args, err := gt.h.decode(raw)
+	if err != nil {
+		return nil, nil, fmt.Errorf("decode: %w", err)
+	}
+	fwd, err := json.Marshal(args)
+	if err != nil {
+		return nil, nil, fmt.Errorf("re-encode: %w", err)
+	}
+	back, err := parseStrict(fwd)
+	if err != nil {
+		return nil, nil, fmt.Errorf("re-encode: %w", err)
+	}
+	// Anything the typed decode dropped, case-folded or altered would
+	// otherwise be approved in one form and forwarded in another.
+	if !jsonEqual(tree, back) {
+		return nil, nil, errors.New("arguments do not survive the typed round trip (a key in another case, a lost value or precision)")
+	}
+	return args, fwd, nil
+}
+
+func truncQuote(s string) string {
+	if len(s) > 64 {
+		s = s[:64] + "…"
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// parseStrict parses one JSON value with numbers kept as json.Number,
+// refusing duplicate object keys (encoding/json keeps the last silently),
+// nesting deeper than maxArgsDepth, and trailing data.
+func parseStrict(raw []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	v, err := parseValue(dec, 0)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("trailing data after the arguments")
+	}
+	return v, nil
+}
+
+func parseValue(dec *json.Decoder, depth int) (any, error) {
+	if depth > maxArgsDepth {
+		return nil, errors.New("arguments nest too deeply")
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	d, ok := tok.(json.Delim)
+	if !ok {
+		return tok, nil // string, json.Number, bool or nil
+	}
+	switch d {
+	case '{':
+		m := make(map[string]any)
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return nil, err
+			}
+			k, ok := kt.(string)
+			if !ok {
+				return nil, errors.New("malformed object")
+			}
+			if _, dup := m[k]; dup {
+				return nil, fmt.Errorf("duplicate key %s", truncQuote(k))
+			}
+			v, err := parseValue(dec, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			m[k] = v
+		}
+		if _, err := dec.Token(); err != nil {
+			return nil, err
+		}
+		return m, nil
+	case '[':
+		a := []any{}
+		for dec.More() {
+			v, err := parseValue(dec, depth+1)
+			if err != nil {
+				return nil, err
+			}
+			a = append(a, v)
+		}
+		if _, err := dec.Token(); err != nil {
+			return nil, err
+		}
+		return a, nil
+	}
+	return nil, fmt.Errorf("unexpected %v", d)
+}
+
+// jsonEqual compares trees from parseStrict; numbers compare numerically.
+func jsonEqual(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, xv := range x {
+			yv, ok := y[k]
+			if !ok || !jsonEqual(xv, yv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !jsonEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case json.Number:
+		y, ok := b.(json.Number)
+		if !ok {
+			return false
+		}
+		if x == y {
+			return true
+		}
+		// Exact rational comparison; math/big refuses absurd exponents.
+		rx, okx := new(big.Rat).SetString(string(x))
+		ry, oky := new(big.Rat).SetString(string(y))
+		return okx && oky && rx.Cmp(ry) == 0
+	case string, bool, nil:
+		return a == b
+	}
+	return false
+}
+
+// authorize is step 3: tier, scopes, then the ACL on the rendered resources.
+func (g *Gate) authorize(ctx context.Context, p Principal, gt *gateTool, args Args) ([]string, error) {
+	pol := &gt.desc.Policy
+	have, need := g.cfg.Catalogue.TierRank(p.Tier), g.cfg.Catalogue.TierRank(pol.Tier)
+	switch {
+	case have < 0:
+		return nil, fmt.Errorf("unknown tier %s", truncQuote(p.Tier))
+	case need < 0 || have < need:
+		return nil, fmt.Errorf("tier %q is below %q", p.Tier, pol.Tier)
+	}
+	for _, s := range pol.Scopes {
+		if !p.HasScope(s) {
+			return nil, fmt.Errorf("missing scope %q", s)
+		}
+	}
+	var resources []string
+	err := g.protect(ctx, "OCPResources", func() error {
+		var err error
+		resources, err = args.OCPResources()
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("resources: %w", err)
+	}
+	// The hook gets a copy: it cannot change the policy the gate enforces.
+	d := *gt.desc
+	d.Policy.Scopes = slices.Clone(d.Policy.Scopes)
+	rs := slices.Clone(resources)
+	if err := g.protect(ctx, "ACL", func() error { return g.cfg.ACL.Allow(ctx, p, &d, rs) }); err != nil {
+		return resources, fmt.Errorf("acl: %w", err)
+	}
+	return resources, nil
+}
+
+// reauthorize is step 5.
+func (g *Gate) reauthorize(ctx context.Context, p Principal, gt *gateTool, args Args) error {
+	cur := p
+	if g.cfg.Reauthorize != nil {
+		err := g.protect(ctx, "Reauthorize", func() error {
+			var err error
+			cur, err = g.cfg.Reauthorize(ctx, p)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("current rights: %w", err)
+		}
+		if cur.ID != p.ID {
+			return fmt.Errorf("current rights are for principal %q, not %q", cur.ID, p.ID)
+		}
+	}
+	_, err := g.authorize(ctx, cur, gt, args)
+	return err
+}
+
+// confirm is step 4. It returns ok only for an approval, and otherwise the
+// fixed text of the denial.
+func (g *Gate) confirm(ctx context.Context, c *call, st *catState, gt *gateTool, args Args, fwd []byte) (string, bool) {
+	// A catalogue change voids the confirm: cancel its wait.
+	cctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stop := context.AfterFunc(st.ctx, func() { cancel(errCatalogueChanged) })
+	defer stop()
+
+	var prompt string
+	if err := g.protect(ctx, "OCPConfirmPrompt", func() error { prompt = args.OCPConfirmPrompt(); return nil }); err != nil {
+		c.refuse(AuditConfirm, ReasonDenied, err)
+		return textBroker, false
+	}
+	ttl := gt.desc.Policy.ConfirmTTL
+	if ttl <= 0 {
+		ttl = DefaultConfirmTTL
+	}
+	req := ConfirmRequest{
+		ID:        newConfirmID(),
+		Tool:      gt.desc.Name,
+		Prompt:    prompt,
+		Requester: c.p.ID,
+		Args:      json.RawMessage(slices.Clone(fwd)),
+		Digest:    confirmDigest(gt.desc.Name, fwd, c.p, st.fp),
+		Expires:   time.Now().Add(ttl),
+	}
+	attrs := []slog.Attr{slog.String("confirm", req.ID), slog.String("digest", req.Digest)}
+	var d Decision
+	err := g.protect(ctx, "ConfirmBroker.Request", func() error {
+		var err error
+		d, err = g.cfg.Broker.Request(cctx, PendingConfirm{Request: req, RequesterPeer: c.p.Peer})
+		return err
+	})
+	if err != nil {
+		c.event(slog.LevelError, AuditConfirm, string(ReasonDenied), append(attrs, slog.String("detail", err.Error()))...)
+		return textBroker, false
+	}
+	attrs = append(attrs, slog.String("by_peer", d.Peer), slog.String("by_principal", d.PrincipalID))
+	switch d.Outcome {
+	case OutcomeApproved:
+		if cause := context.Cause(cctx); cause != nil {
+			// Approved, but the wait had already been voided.
+			c.event(slog.LevelWarn, AuditConfirm, string(OutcomeCancelled), append(attrs, slog.String("detail", "approved after cancellation: "+cause.Error()))...)
+			return cancelText(cause), false
+		}
+		c.event(slog.LevelInfo, AuditConfirm, string(OutcomeApproved), attrs...)
+		return "", true
+	case OutcomeDenied:
+		c.event(slog.LevelWarn, AuditConfirm, string(OutcomeDenied), attrs...)
+		return textDenied, false
+	case OutcomeExpired:
+		c.event(slog.LevelWarn, AuditConfirm, string(OutcomeExpired), attrs...)
+		return textExpired, false
+	case OutcomeCancelled:
+		cause := context.Cause(cctx)
+		if cause != nil {
+			attrs = append(attrs, slog.String("detail", cause.Error()))
+		}
+		c.event(slog.LevelWarn, AuditConfirm, string(OutcomeCancelled), attrs...)
+		return cancelText(cause), false
+	}
+	c.event(slog.LevelError, AuditConfirm, string(ReasonDenied), append(attrs, slog.String("detail", fmt.Sprintf("unknown outcome %q", d.Outcome)))...)
+	return textBroker, false
+}
+
+func cancelText(cause error) string {
+	if errors.Is(cause, errCatalogueChanged) {
+		return textCatalogue
+	}
+	return textCancelled
+}
+
+// confirmDigest binds a confirm to the tool, the exact forwarded arguments,
+// the principal's identity and rights, and the advertised catalogue.
+func confirmDigest(tool string, fwd []byte, p Principal, catalogueFP string) string {
+	scopes := slices.Compact(slices.Sorted(slices.Values(p.Scopes)))
+	if scopes == nil {
+		scopes = []string{}
+	}
+	b, _ := json.Marshal([]any{"ocp-confirm-v1", tool, string(fwd), p.ID, p.Tier, scopes, catalogueFP})
+	return Fingerprint(b)
+}
+
+// callServer is steps 6 and 7.
+func (g *Gate) callServer(ctx context.Context, c *call, gt *gateTool, fwd []byte) ActionResult {
+	var res *mcp.CallToolResult
+	err := g.protect(ctx, "Caller.CallTool", func() error {
+		var err error
+		res, err = g.cfg.Caller.CallTool(ctx, gt.desc.Name, json.RawMessage(fwd))
+		return err
+	})
+	fail := func(detail string) ActionResult {
+		ref := newRef()
+		c.event(slog.LevelError, AuditCall, string(ReasonFailed), slog.String("ref", ref), slog.String("detail", detail))
+		text := gt.desc.Policy.Failure
+		if text == "" {
+			text = GenericFailure
+		}
+		return ActionResult{ID: c.id, OK: false, Reason: ReasonFailed, Error: text + " (ref " + ref + ")", Ref: ref}
+	}
+	switch {
+	case err != nil:
+		return fail("call error: " + err.Error())
+	case res == nil:
+		return fail("call returned no result")
+	case res.IsError:
+		b, _ := json.Marshal(res.Content)
+		return fail("tool error result: " + string(b))
+	case res.NeedsInput():
+		// The server is not a peer: it cannot ask anyone for input.
+		return fail("server asked for input (input_required), which the Hub does not relay")
+	}
+	var out []byte
+	if res.StructuredContent != nil {
+		out, err = json.Marshal(res.StructuredContent)
+	} else {
+		content := res.Content
+		if content == nil {
+			content = []mcp.Content{}
+		}
+		out, err = json.Marshal(content)
+	}
+	if err != nil {
+		return fail("result does not encode: " + err.Error())
+	}
+	c.ok(AuditCall, slog.Int("output_bytes", len(out)))
+	return ActionResult{ID: c.id, OK: true, Output: out}
+}
+
+// SyncCatalogue implements [CatalogueSyncer]. The advertised set is every
+// generated tool that the server lists with the generated fingerprint. Tools
+// only on the server, tools whose schema changed and generated tools the
+// server no longer lists are reported in the audit log and are not
+// callable. When the set changes, confirms pending under the old set are
+// denied and Config.Advertise receives the new set; on the first sync it
+// always does.
+func (g *Gate) SyncCatalogue(live []LiveTool) {
+	g.syncMu.Lock()
+	defer g.syncMu.Unlock()
+
+	liveFP := make(map[string]string, len(live))
+	ambiguous := make(map[string]bool)
+	for _, lt := range live {
+		if prev, seen := liveFP[lt.Name]; seen && prev != lt.Fingerprint {
+			ambiguous[lt.Name] = true
+		}
+		liveFP[lt.Name] = lt.Fingerprint
+	}
+	serverOnly, changed, removed, names := []string{}, []string{}, []string{}, []string{}
+	for name := range liveFP {
+		if g.tools[name] == nil {
+			serverOnly = append(serverOnly, name)
+		}
+	}
+	for name, gt := range g.tools {
+		fp, ok := liveFP[name]
+		switch {
+		case !ok:
+			removed = append(removed, name)
+		case ambiguous[name] || fp != gt.desc.Fingerprint:
+			changed = append(changed, name)
+		default:
+			names = append(names, name)
+		}
+	}
+	for _, s := range [][]string{serverOnly, changed, removed, names} {
+		slices.Sort(s)
+	}
+
+	advertised := make(map[string]bool, len(names))
+	adv := ToolsAdvertise{Tools: make([]ToolDef, 0, len(names))}
+	type entry struct {
+		Name, Fingerprint string
+		Write             bool
+	}
+	entries := make([]entry, 0, len(names))
+	for _, name := range names {
+		gt := g.tools[name]
+		advertised[name] = true
+		adv.Tools = append(adv.Tools, ToolDef{
+			Name:        name,
+			Description: gt.desc.Description,
+			Input:       json.RawMessage(gt.desc.InputSchema),
+			Write:       gt.confirm,
+		})
+		entries = append(entries, entry{name, gt.desc.Fingerprint, gt.confirm})
+	}
+	b, _ := json.Marshal(entries)
+	fp := Fingerprint(b)
+
+	old := g.state.Load()
+	same := old != nil && old.fp == fp
+	level := slog.LevelInfo
+	if len(serverOnly)+len(changed)+len(removed) > 0 {
+		level = slog.LevelWarn
+	}
+	g.audit.LogAttrs(context.Background(), level, AuditSync,
+		slog.String("catalogue", fp),
+		slog.Bool("changed", !same),
+		slog.Any("advertised", names),
+		slog.Any("server_only_not_callable", serverOnly),
+		slog.Any("schema_changed_withdrawn", changed),
+		slog.Any("removed", removed),
+	)
+	if same {
+		return
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	st := &catState{advertised: advertised, fp: fp, adv: adv, ctx: ctx, cancel: cancel}
+	g.state.Store(st)
+	if old != nil {
+		old.cancel(errCatalogueChanged)
+	}
+	if g.cfg.Advertise != nil {
+		a := cloneAdvertise(adv)
+		_ = g.protect(context.Background(), "Advertise", func() error { g.cfg.Advertise(a); return nil })
+	}
+}
+
+// Advertisement returns the tools currently advertised (none before the first
+// sync).
+func (g *Gate) Advertisement() ToolsAdvertise {
+	st := g.state.Load()
+	if st == nil {
+		return ToolsAdvertise{Tools: []ToolDef{}}
+	}
+	return cloneAdvertise(st.adv)
+}
+
+// CatalogueFingerprint returns the fingerprint of the advertised set, which
+// every confirm digest includes, or "" before the first sync.
+func (g *Gate) CatalogueFingerprint() string {
+	if st := g.state.Load(); st != nil {
+		return st.fp
+	}
+	return ""
+}
+
+func cloneAdvertise(a ToolsAdvertise) ToolsAdvertise {
+	out := ToolsAdvertise{Tools: make([]ToolDef, len(a.Tools))}
+	for i, t := range a.Tools {
+		t.Input = slices.Clone(t.Input)
+		out.Tools[i] = t
+	}
+	return out
+}
+
+// Resolve passes a peer's confirm decision to the broker and audits it. peer
+// is the deciding principal with the Peer of the channel the decision came
+// on; the broker refuses it when that is the requester's channel.
+func (g *Gate) Resolve(ctx context.Context, peer Principal, d ConfirmDecision) error {
+	if g.cfg.Broker == nil {
+		return ErrConfirmNotPending
+	}
+	err := g.protect(ctx, "ConfirmBroker.Resolve", func() error { return g.cfg.Broker.Resolve(ctx, peer, d) })
+	attrs := []slog.Attr{
+		slog.String("confirm", d.ID),
+		slog.Bool("approve", d.Approve),
+		slog.String("principal", peer.ID),
+		slog.String("peer", peer.Peer),
+	}
+	if err != nil {
+		g.audit.LogAttrs(ctx, slog.LevelWarn, AuditDecision, append(attrs, slog.String("outcome", "refused"), slog.String("detail", err.Error()))...)
+		return err
+	}
+	g.audit.LogAttrs(ctx, slog.LevelInfo, AuditDecision, append(attrs, slog.String("outcome", "accepted"))...)
+	return nil
+}
+
+// newConfirmID returns an unguessable confirm id (130 random bits).
+func newConfirmID() string { return rand.Text() }
+
+// newRef returns a reference id for the audit log (64 random bits; it only
+// has to be unique enough to find one event, not secret).
+func newRef() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+var _ CatalogueSyncer = (*Gate)(nil)
