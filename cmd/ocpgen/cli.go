@@ -35,6 +35,9 @@ func commands() []command {
 		{"generate", "generate the Go bridge package from a snapshot and a classification", cmdGenerate},
 		{"snapshot", "record an MCP server's tools/list into a snapshot file", cmdSnapshot},
 		{"init", "write a classification skeleton for a snapshot (every tool a write)", cmdInit},
+		{"check", "fail when the committed generated code is stale; lint the classification", cmdCheck},
+		{"diff", "report what changed between two snapshots and classifications, for review", cmdDiff},
+		{"vet", "report MCP tool calls that bypass the Hub's gate (direct CallTool)", cmdVet},
 		{"version", "print ocpgen's version", cmdVersion},
 	}
 }

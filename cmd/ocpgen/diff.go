@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/ocpgen/ocpgen/gen"
+)
+
+const diffSynopsis = `OLD.tools.json NEW.tools.json [-classify-old C] [-classify-new C] [flags]
+       ocpgen diff -git-base REF -snapshot S [-classify C] [flags]
+
+Reports, tool by tool, what changed between two snapshots and their
+classifications: tools added and removed, input and output schema changes
+(breaking or compatible for a Hub), description and title changes (models
+read them), classification changes (loosening is security-relevant) and
+server hints that disagree with the classification.
+
+With -git-base, the old side is S and C as committed at REF (git show
+REF:./S); a file absent at REF counts as empty (every tool added).
+
+-fail-on levels, comma-separated: breaking (a breaking change), security (a
+security-relevant change), any (any change), none (the default). When a
+level is reached the report is still written, and the exit status is 1.`
+
+func cmdDiff(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("diff", diffSynopsis, stderr)
+	classifyOld := fs.String("classify-old", "", "classification file of the old side")
+	classifyNew := fs.String("classify-new", "", "classification file of the new side")
+	gitBase := fs.String("git-base", "", "git revision of the old side (e.g. origin/main); use with -snapshot and -classify")
+	snapshot := fs.String("snapshot", "", "with -git-base: the snapshot file, compared with its version at REF")
+	classify := fs.String("classify", "", "with -git-base: the classification file, compared with its version at REF")
+	format := fs.String("format", "text", "output format: text, markdown or json")
+	failOn := fs.String("fail-on", "none", "exit 1 when the report reaches a level: breaking, security, any, none (comma-separated)")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return err
+	}
+	levels, err := gen.ParseFailOn(*failOn)
+	if err != nil {
+		return usageError(fs, "ocpgen: %v", err)
+	}
+	if *format != "text" && *format != "markdown" && *format != "json" {
+		return usageError(fs, "ocpgen: -format must be text, markdown or json, not %q", *format)
+	}
+
+	var old, nw gen.DiffInput
+	if *gitBase != "" {
+		if len(pos) > 0 {
+			return usageError(fs, "ocpgen: -git-base takes no OLD NEW arguments (got %q)", pos[0])
+		}
+		if *classifyOld != "" || *classifyNew != "" {
+			return usageError(fs, "ocpgen: with -git-base, use -classify (not -classify-old/-classify-new)")
+		}
+		if *snapshot == "" {
+			return usageError(fs, "ocpgen: -git-base needs -snapshot")
+		}
+		if old, nw, err = gitInputs(*gitBase, *snapshot, *classify); err != nil {
+			return err
+		}
+	} else {
+		if *snapshot != "" || *classify != "" {
+			return usageError(fs, "ocpgen: -snapshot and -classify go with -git-base; compare two files with OLD NEW [-classify-old C] [-classify-new C]")
+		}
+		if len(pos) != 2 {
+			return usageError(fs, "ocpgen: diff needs OLD and NEW snapshot files (or -git-base)")
+		}
+		if old, err = fileInput(pos[0], *classifyOld); err != nil {
+			return err
+		}
+		if nw, err = fileInput(pos[1], *classifyNew); err != nil {
+			return err
+		}
+	}
+
+	r, err := gen.Diff(old, nw)
+	if err != nil {
+		return err
+	}
+	switch *format {
+	case "markdown":
+		err = r.WriteMarkdown(stdout)
+	case "json":
+		err = r.WriteJSON(stdout)
+	default:
+		err = r.WriteText(stdout)
+	}
+	if err != nil {
+		return fmt.Errorf("ocpgen: %w", err)
+	}
+	if why := r.Fails(levels); why != "" {
+		return fmt.Errorf("ocpgen diff: %s (-fail-on %s)", why, *failOn)
+	}
+	return nil
+}
+
+// usageError prints a message and the command's usage, and returns errUsage.
+func usageError(fs *flag.FlagSet, format string, args ...any) error {
+	fmt.Fprintf(fs.Output(), format+"\n", args...)
+	fs.Usage()
+	return errUsage
+}
+
+// parseInterleaved parses flags that may come before, between or after the
+// positional arguments ("diff old.json new.json -format json"), and returns
+// the positional arguments. After "--" everything is positional.
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		before := len(args)
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, errUsage
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		// flag stops at "--" (consumed) or at the first non-flag.
+		if consumed := before - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+// fileInput reads a snapshot and an optional classification file.
+func fileInput(snapshot, classify string) (gen.DiffInput, error) {
+	in := gen.DiffInput{SnapshotFile: snapshot, ClassifyFile: classify}
+	var err error
+	if in.Snapshot, err = os.ReadFile(snapshot); err != nil {
+		return in, fmt.Errorf("ocpgen: %w", err)
+	}
+	if in.Snapshot == nil {
+		in.Snapshot = []byte{}
+	}
+	if classify != "" {
+		if in.Classify, err = os.ReadFile(classify); err != nil {
+			return in, fmt.Errorf("ocpgen: %w", err)
+		}
+		if in.Classify == nil {
+			in.Classify = []byte{}
+		}
+	}
+	return in, nil
+}
+
+// gitInputs reads the new side from the working tree and the old side from
+// the files as committed at ref.
+func gitInputs(ref, snapshot, classify string) (old, nw gen.DiffInput, err error) {
+	if nw, err = fileInput(snapshot, classify); err != nil {
+		return old, nw, err
+	}
+	if strings.HasPrefix(ref, "-") {
+		return old, nw, fmt.Errorf("ocpgen diff: -git-base %q is not a revision", ref)
+	}
+	old.SnapshotFile = ref + ":" + filepath.ToSlash(snapshot)
+	if old.Snapshot, err = gitShow(ref, snapshot); err != nil {
+		return old, nw, err
+	}
+	if classify != "" {
+		old.ClassifyFile = ref + ":" + filepath.ToSlash(classify)
+		if old.Classify, err = gitShow(ref, classify); err != nil {
+			return old, nw, err
+		}
+	}
+	return old, nw, nil
+}
+
+// gitShow returns the content of path (a file of the working tree) as
+// committed at ref, or nil when the file does not exist at ref. git runs in
+// the file's directory and the path is given as "./name", so it resolves
+// relative to that directory wherever the repository root is.
+func gitShow(ref, path string) ([]byte, error) {
+	dir, name := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	git := func(args ...string) ([]byte, error) {
+		var out, errb bytes.Buffer
+		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if err := cmd.Run(); err != nil {
+			msg := strings.TrimSpace(errb.String())
+			if msg == "" {
+				msg = err.Error()
+			}
+			return nil, errors.New(msg)
+		}
+		return out.Bytes(), nil
+	}
+	if _, err := git("rev-parse", "--verify", "--quiet", ref+"^{commit}"); err != nil {
+		return nil, fmt.Errorf("ocpgen diff: -git-base %s: not a commit of the repository holding %s (in CI, fetch it first: actions/checkout with fetch-depth: 0): %v", ref, path, err)
+	}
+	id, err := git("rev-parse", "--verify", "--quiet", ref+":./"+name)
+	if err != nil {
+		return nil, nil // absent at ref: every tool is added
+	}
+	data, err := git("cat-file", "blob", strings.TrimSpace(string(id)))
+	if err != nil {
+		return nil, fmt.Errorf("ocpgen diff: %s at %s: %v", path, ref, err)
+	}
+	if data == nil {
+		data = []byte{}
+	}
+	return data, nil
+}

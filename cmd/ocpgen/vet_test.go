@@ -1,0 +1,70 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func vetModuleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
+		t.Fatalf("no go.mod at %s", dir)
+	}
+	return dir
+}
+
+// TestVetRepository runs the check on the runtime and the example's
+// generated bridge (with their tests): they may call the server, so it is
+// silent. A bypass seeded into the bridge package (as an overlay: nothing
+// is written) is found, at its line.
+func TestVetRepository(t *testing.T) {
+	root := vetModuleRoot(t)
+	pkgs := []string{"github.com/ocpgen/ocpgen/runtime/...", "github.com/ocpgen/ocpgen/examples/tickets/..."}
+	diags, err := vetPackages(root, true, nil, pkgs...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(diags) > 0 {
+		t.Errorf("runtime and generated code: %d findings:\n%s", len(diags), strings.Join(diags, "\n"))
+	}
+
+	seeded := filepath.Join(root, "examples", "tickets", "ticketsocp", "zz_bypass.go")
+	src := `package ticketsocp
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func bypass(ctx context.Context, cs *mcp.ClientSession) {
+	cs.CallTool(ctx, &mcp.CallToolParams{Name: "close_ticket"})
+}
+`
+	diags, err = vetPackages(root, false, map[string][]byte{seeded: []byte(src)}, "github.com/ocpgen/ocpgen/examples/tickets/ticketsocp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(diags) != 1 || !strings.HasPrefix(diags[0], seeded+":10:5: calls (*mcp.ClientSession).CallTool directly") {
+		t.Errorf("seeded bypass: got %q", diags)
+	}
+}
+
+func TestVetCommand(t *testing.T) {
+	t.Chdir(vetModuleRoot(t))
+	if code, out, errs := ocpgen(t, "vet", "./examples/tickets/ticketsocp"); code != exitOK {
+		t.Errorf("ocpgen vet on generated code: exit %d\n%s%s", code, out, errs)
+	}
+	if code, _, errs := ocpgen(t, "vet", "./no/such/dir"); code != exitInput {
+		t.Errorf("ocpgen vet on a missing package: exit %d\n%s", code, errs)
+	}
+	if code, _, errs := ocpgen(t, "vet", "-bogus"); code != exitUsage {
+		t.Errorf("ocpgen vet -bogus: exit %d\n%s", code, errs)
+	}
+}

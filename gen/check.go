@@ -1,0 +1,384 @@
+package gen
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"go/parser"
+	"go/token"
+	"io"
+	"io/fs"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/ocpgen/ocpgen/gen/internal/diag"
+	"github.com/ocpgen/ocpgen/gen/internal/diff"
+	"github.com/ocpgen/ocpgen/gen/internal/load"
+	"github.com/ocpgen/ocpgen/internal/outdir"
+)
+
+// CheckOptions control Check.
+type CheckOptions struct {
+	// Package is the Go package name. Empty means: the package clause of
+	// the committed generated files, else the base name of Dir.
+	Package string
+	// Dir names the checked directory in messages and diff headers
+	// ("internal/fsbridge"); it is not read.
+	Dir string
+	// Strict makes the classification lint fail: a tool the classification
+	// does not list, or no classification file at all, is an error instead
+	// of a warning.
+	Strict bool
+}
+
+// The values of FileCheck.State.
+const (
+	// FileStale is a committed generated file whose bytes differ.
+	FileStale = "stale"
+	// FileMissing is a file generate would write that is not committed.
+	FileMissing = "missing"
+	// FileExtra is a committed generated file (it has the ocpgen header)
+	// that generate no longer writes: its tool is gone.
+	FileExtra = "extra"
+	// FileForeign is a file at a generated file's name that ocpgen did not
+	// write (no header): generate refuses to replace it.
+	FileForeign = "foreign"
+)
+
+// FileCheck is one file that is not as generate would leave it.
+type FileCheck struct {
+	// Name is the base name.
+	Name string
+	// Path is Dir joined with Name, slash-separated.
+	Path string
+	// State is FileStale, FileMissing, FileExtra or FileForeign.
+	State string
+	// Line is the first line of the committed file that differs (1 for a
+	// missing file).
+	Line int
+	// Diff is a unified diff from the committed file to the generated one
+	// (empty for FileForeign).
+	Diff string
+}
+
+// CheckResult is the outcome of Check.
+type CheckResult struct {
+	// Files are the files that differ, sorted by name.
+	Files []FileCheck
+	// Diagnostics are generate's warnings and, under Strict, the lint's
+	// errors, sorted.
+	Diagnostics diag.List
+	// Generated counts the files generate writes.
+	Generated int
+	// Package is the package name the files were generated with.
+	Package string
+}
+
+// OK reports whether the committed code is up to date and the lint found
+// no error.
+func (r *CheckResult) OK() bool {
+	return len(r.Files) == 0 && r.Diagnostics.Err() == nil
+}
+
+// Check regenerates the package in memory and compares it with the
+// committed directory, given as an fs.FS (os.DirFS(dir) in a command or a
+// test; a directory that does not exist counts as empty). Nothing is
+// written. The error is a diag.List when the inputs do not generate (the
+// committed code cannot be judged then), or an error reading committed.
+func Check(in Input, opts CheckOptions, committed fs.FS) (*CheckResult, error) {
+	have, err := readCommitted(committed)
+	if err != nil {
+		return nil, err
+	}
+	pkg := opts.Package
+	if pkg == "" {
+		pkg = committedPackage(have)
+	}
+	if pkg == "" {
+		pkg = path.Base(strings.TrimRight(path.Clean("/"+strings.ReplaceAll(opts.Dir, `\`, "/")), "/"))
+		if pkg == "/" || pkg == "." {
+			return nil, errors.New("ocpgen check: no package name: set the package, or name the directory")
+		}
+	}
+	res, err := Generate(in, Options{Package: pkg})
+	if err != nil {
+		return nil, err
+	}
+	r := &CheckResult{Generated: len(res.Files), Package: pkg, Diagnostics: lint(in, res.Diagnostics, opts.Strict)}
+	join := func(name string) string {
+		if opts.Dir == "" {
+			return name
+		}
+		return path.Join(strings.ReplaceAll(opts.Dir, `\`, "/"), name)
+	}
+	names := make([]string, 0, len(res.Files)+len(have))
+	for name := range res.Files {
+		names = append(names, name)
+	}
+	for name := range have {
+		if _, ok := res.Files[name]; !ok {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		want, gen := res.Files[name]
+		got, committed := have[name]
+		p := join(name)
+		fc := FileCheck{Name: name, Path: p, Line: 1}
+		switch {
+		case gen && !committed:
+			fc.State = FileMissing
+			fc.Diff = diff.Unified("/dev/null", "b/"+p, "", string(want))
+		case gen && !bytes.Equal(got, want):
+			if !isGenerated(got) {
+				fc.State = FileForeign
+				break
+			}
+			fc.State = FileStale
+			fc.Line = firstDiffLine(got, want)
+			fc.Diff = diff.Unified("a/"+p, "b/"+p, string(got), string(want))
+		case !gen && isGenerated(got) && strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go"):
+			fc.State = FileExtra
+			fc.Diff = diff.Unified("a/"+p, "/dev/null", string(got), "")
+		default:
+			continue
+		}
+		r.Files = append(r.Files, fc)
+	}
+	return r, nil
+}
+
+// readCommitted reads the regular files at the root of fsys.
+func readCommitted(fsys fs.FS) (map[string][]byte, error) {
+	have := map[string][]byte{}
+	entries, err := fs.ReadDir(fsys, ".")
+	if errors.Is(err, fs.ErrNotExist) {
+		return have, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".go") {
+			continue
+		}
+		data, err := fs.ReadFile(fsys, e.Name())
+		if err != nil {
+			return nil, err
+		}
+		have[e.Name()] = data
+	}
+	return have, nil
+}
+
+func isGenerated(data []byte) bool {
+	line, _, _ := bytes.Cut(data, []byte("\n"))
+	return string(bytes.TrimRight(line, "\r")) == outdir.Header
+}
+
+// committedPackage returns the package name of the committed generated
+// files ("" when there are none or they disagree).
+func committedPackage(have map[string][]byte) string {
+	name := ""
+	for _, fn := range slices.Sorted(maps.Keys(have)) {
+		data := have[fn]
+		if !isGenerated(data) {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), fn, data, parser.PackageClauseOnly)
+		if err != nil {
+			continue
+		}
+		if name != "" && name != f.Name.Name {
+			return ""
+		}
+		name = f.Name.Name
+	}
+	return name
+}
+
+// firstDiffLine returns the first 1-based line at which a and b differ.
+func firstDiffLine(a, b []byte) int {
+	sa, sb := bufio.NewScanner(bytes.NewReader(a)), bufio.NewScanner(bytes.NewReader(b))
+	sa.Buffer(nil, len(a)+1)
+	sb.Buffer(nil, len(b)+1)
+	for line := 1; ; line++ {
+		oka, okb := sa.Scan(), sb.Scan()
+		if !oka || !okb || sa.Text() != sb.Text() {
+			return line
+		}
+	}
+}
+
+// lint returns generate's warnings with, under strict, the classification
+// lint turned into errors: no classification file, or a tool it does not
+// list. The warnings generate gives for the same facts are replaced, not
+// repeated.
+func lint(in Input, warnings diag.List, strict bool) diag.List {
+	if !strict {
+		return warnings
+	}
+	var out diag.List
+	snap, _ := load.LoadSnapshot(in.SnapshotFile, in.Snapshot)
+	if snap == nil {
+		return warnings
+	}
+	if in.Classify == nil {
+		for _, d := range warnings {
+			if d.File == in.SnapshotFile && d.Tool == "" && d.Pointer == "" && d.Line == 0 {
+				continue // generate's "no classification file" warning
+			}
+			out = append(out, d)
+		}
+		if len(snap.Tools) > 0 {
+			out = append(out, diag.Diagnostic{Severity: diag.Error, File: in.SnapshotFile,
+				Msg: "no classification file: every tool is an unclassified write (-strict requires a classification that lists every tool)"})
+		}
+		out.Sort()
+		return out
+	}
+	class, _ := load.LoadClassification(in.ClassifyFile, in.Classify)
+	listed := map[string]bool{}
+	if class != nil {
+		for _, e := range class.Tools {
+			listed[e.Name] = true
+		}
+	}
+	unlisted := map[string]bool{}
+	for _, t := range snap.Tools {
+		if !listed[t.Name] {
+			unlisted[t.Name] = true
+		}
+	}
+	for _, d := range warnings {
+		if d.File == in.ClassifyFile && unlisted[d.Tool] && d.Pointer == "" && d.Line == 0 {
+			continue // generate's "not classified" warning
+		}
+		out = append(out, d)
+	}
+	for _, t := range snap.Tools {
+		if unlisted[t.Name] {
+			out = append(out, diag.Diagnostic{Severity: diag.Error, File: in.ClassifyFile, Tool: t.Name,
+				Msg: "not classified: it is a write at the default tier; -strict requires an entry (access: read or write) for every tool"})
+		}
+	}
+	out.Sort()
+	return out
+}
+
+// WriteText writes the result for a terminal or a CI log: one line per
+// file that differs, then each file's unified diff, then the diagnostics.
+// regen is the command that brings the files up to date, for the message
+// ("go generate ./...").
+func (r *CheckResult) WriteText(w io.Writer, dir, regen string) error {
+	var b strings.Builder
+	if len(r.Files) > 0 {
+		fmt.Fprintf(&b, "%s is out of date with its snapshot and classification; run %s:\n", dirName(dir), regen)
+		for _, f := range r.Files {
+			fmt.Fprintf(&b, "  %-8s %s%s\n", f.State, f.Path, stateNote(f.State))
+		}
+		for _, f := range r.Files {
+			if f.Diff != "" {
+				b.WriteString("\n")
+				b.WriteString(f.Diff)
+			}
+		}
+	}
+	if len(r.Diagnostics) > 0 {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		for _, d := range r.Diagnostics {
+			b.WriteString(d.String())
+			b.WriteString("\n")
+		}
+	}
+	if r.OK() {
+		fmt.Fprintf(&b, "%s is up to date (%d generated files)\n", dirName(dir), r.Generated)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func dirName(dir string) string {
+	if dir == "" {
+		return "the generated package"
+	}
+	return dir
+}
+
+func stateNote(state string) string {
+	switch state {
+	case FileExtra:
+		return " (generated for a tool that is gone; generate removes it)"
+	case FileForeign:
+		return " (not written by ocpgen: generate refuses to replace it; move it away)"
+	}
+	return ""
+}
+
+// Annotations returns GitHub Actions workflow commands
+// ("::error file=F,line=L::message") for the files that differ and for the
+// diagnostics, so a CI run marks them on the pull request.
+func (r *CheckResult) Annotations() []string {
+	var out []string
+	for _, f := range r.Files {
+		out = append(out, fmt.Sprintf("::error file=%s,line=%d,title=%s::%s", ghProp(f.Path), f.Line, ghProp("ocpgen check"),
+			ghData(fmt.Sprintf("generated file is %s%s: run go generate (or ocpgen generate) and commit the result", f.State, stateNote(f.State)))))
+	}
+	for _, d := range r.Diagnostics {
+		out = append(out, annotation(d))
+	}
+	return out
+}
+
+// Annotations returns GitHub Actions workflow commands for the diagnostics
+// of an error returned by Generate or Check (nil for any other error).
+func Annotations(err error) []string {
+	var l diag.List
+	if !errors.As(err, &l) {
+		return nil
+	}
+	var out []string
+	for _, d := range l {
+		out = append(out, annotation(d))
+	}
+	return out
+}
+
+// annotation formats a diagnostic as a workflow command.
+func annotation(d diag.Diagnostic) string {
+	level := "error"
+	if d.Severity == diag.Warning {
+		level = "warning"
+	}
+	props := "file=" + ghProp(strings.ReplaceAll(d.File, `\`, "/"))
+	if d.Line > 0 {
+		props += fmt.Sprintf(",line=%d", d.Line)
+		if d.Col > 0 {
+			props += fmt.Sprintf(",col=%d", d.Col)
+		}
+	}
+	msg := d.Msg
+	if d.Pointer != "" {
+		msg = d.Pointer + ": " + msg
+	}
+	if d.Tool != "" {
+		msg = fmt.Sprintf("tool %q: %s", d.Tool, msg)
+	}
+	return fmt.Sprintf("::%s %s,title=%s::%s", level, props, ghProp("ocpgen"), ghData(msg))
+}
+
+// ghData escapes a workflow command's message.
+func ghData(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+}
+
+// ghProp escapes a workflow command's property value.
+func ghProp(s string) string {
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+}

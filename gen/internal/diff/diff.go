@@ -1,0 +1,116 @@
+// Package diff is the comparison machinery behind gen.Diff and gen.Check:
+// what changed in a tool's JSON Schemas (each change with a JSON pointer, a
+// kind and whether it breaks a Hub), in a tool's effective classification
+// (and whether the change loosens it), and a line diff for texts and
+// generated files.
+package diff
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Area says which input a change is about, and so what its Pointer points
+// into.
+type Area string
+
+// The areas.
+const (
+	// AreaTool is a tool added or removed; Pointer is empty.
+	AreaTool Area = "tool"
+	// AreaText is a description or title (of the tool or of a schema);
+	// Pointer is into the tool object ("/description",
+	// "/inputSchema/properties/q/description").
+	AreaText Area = "text"
+	// AreaInput is the input schema; Pointer is into the tool object
+	// ("/inputSchema/properties/mode/enum").
+	AreaInput Area = "input"
+	// AreaOutput is the output schema; Pointer is into the tool object
+	// ("/outputSchema/properties/id").
+	AreaOutput Area = "output"
+	// AreaClassification is the tool's effective classification; Pointer is
+	// into the classification file read as a JSON document
+	// ("/tools/delete_file/tier", or "/default/tier" when the value comes
+	// from the defaults).
+	AreaClassification Area = "classification"
+	// AreaHint is a server annotation (not trusted); Pointer is into the
+	// tool object ("/annotations/readOnlyHint").
+	AreaHint Area = "hint"
+)
+
+// Change is one difference.
+type Change struct {
+	Kind    string
+	Area    Area
+	Pointer string
+	// Breaking: Hub code or callers that worked before may now fail.
+	Breaking bool
+	// Security: the change loosens what the Hub enforces, or alters text a
+	// model reads.
+	Security bool
+	// Message is lower case, without a trailing period.
+	Message string
+	// Old and New are the JSON values involved (nil when not applicable).
+	Old, New json.RawMessage
+}
+
+// escape escapes one JSON pointer token (RFC 6901).
+func escape(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+// Pointer joins tokens into a JSON pointer, escaping each.
+func Pointer(tokens ...string) string {
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteByte('/')
+		b.WriteString(escape(t))
+	}
+	return b.String()
+}
+
+// rawJSON encodes v for Change.Old and Change.New; nil stays nil.
+func rawJSON(v any) json.RawMessage {
+	if v == nil {
+		return nil
+	}
+	b, err := marshal(v)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+// marshal is json.Marshal without HTML escaping, so a value reads in the
+// report as it did in the input.
+func marshal(v any) ([]byte, error) {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return []byte(strings.TrimSuffix(b.String(), "\n")), nil
+}
+
+// canonical returns a comparable string form of a JSON value decoded with
+// UseNumber: object keys sorted (encoding/json sorts map keys).
+func canonical(v any) string {
+	b, err := marshal(v)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// Decode decodes a JSON value keeping numbers exact; it returns nil and an
+// error on invalid JSON.
+func Decode(raw []byte) (any, error) {
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
