@@ -48,16 +48,19 @@ func (n Nullable[T]) MarshalJSON() ([]byte, error) {
 	return json.Marshal(n.value)
 }
 
-// UnmarshalJSON decodes null or a value.
+// UnmarshalJSON decodes null or a value. The value is decoded as strictly
+// as the arguments around it ([DecodeStrict]: unknown fields refused), which
+// encoding/json does not do by itself for a type with its own UnmarshalJSON.
 func (n *Nullable[T]) UnmarshalJSON(b []byte) error {
 	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
 		var zero T
 		n.value, n.state = zero, nullNull
 		return nil
 	}
-	if err := json.Unmarshal(b, &n.value); err != nil {
+	v, err := DecodeStrict[T](b)
+	if err != nil {
 		return err
 	}
-	n.state = nullValue
+	n.value, n.state = v, nullValue
 	return nil
 }

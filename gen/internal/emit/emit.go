@@ -167,6 +167,8 @@ func toolFile(p *model.Package, t *model.Tool) *jen.File {
 			f.Add(structDecl(t, x))
 		case *model.Enum:
 			f.Add(enumDecl(x))
+		case *model.Union:
+			f.Add(unionDecl(x))
 		}
 		if d == model.Decl(t.Args) {
 			f.Line()
@@ -304,6 +306,8 @@ func typ(t model.Type) jen.Code {
 		return jen.Id(x.Name)
 	case *model.Enum:
 		return jen.Id(x.Name)
+	case *model.Union:
+		return jen.Id(x.Name)
 	case model.Scalar:
 		switch x.Kind {
 		case model.String:
@@ -338,7 +342,7 @@ func structDecl(t *model.Tool, s *model.Struct) *jen.Statement {
 	for _, l := range s.Doc {
 		st.Comment(docLine(l)).Line()
 	}
-	return st.Type().Id(s.Name).StructFunc(func(g *jen.Group) {
+	st.Type().Id(s.Name).StructFunc(func(g *jen.Group) {
 		if s == t.Args {
 			marker := "Write"
 			if t.Kind == model.Read {
@@ -356,7 +360,103 @@ func structDecl(t *model.Tool, s *model.Struct) *jen.Statement {
 			comment(g, fd.Doc)
 			g.Id(fd.GoName).Add(typ(fd.Type)).Tag(map[string]string{"json": fd.Tag})
 		}
+		if s.Extra != nil {
+			g.Line()
+			comment(g, s.ExtraDoc)
+			g.Id(model.ExtraField).Map(jen.String()).Add(typ(s.Extra)).Tag(map[string]string{"json": "-"})
+		}
 	})
+	if s.Extra != nil {
+		st.Line().Line().Add(extraMethods(s))
+	}
+	return st
+}
+
+// extraMethods are the MarshalJSON and UnmarshalJSON of a struct with
+// additional properties: the declared fields through a method-less copy of
+// the type, the others through the catch-all map.
+func extraMethods(s *model.Struct) *jen.Statement {
+	names := make([]jen.Code, 0, len(s.Fields)+3)
+	names = append(names, jen.Id("b"), jen.Parens(jen.Op("*").Id("plain")).Call(jen.Id("v")), jen.Op("&").Id("v").Dot(model.ExtraField))
+	for _, f := range s.Fields {
+		names = append(names, jen.Lit(f.JSONName))
+	}
+	return jen.Comment("// MarshalJSON encodes the declared properties, then the additional ones.").Line().
+		Func().Params(jen.Id("v").Id(s.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.Type().Id("plain").Id(s.Name),
+		jen.Return(jen.Qual(rtPath, "MarshalWithExtra").Call(jen.Id("plain").Call(jen.Id("v")), jen.Id("v").Dot(model.ExtraField))),
+	).Line().Line().
+		Comment("// UnmarshalJSON decodes the declared properties strictly and keeps every").Line().
+		Comment("// other one in "+model.ExtraField+".").Line().
+		Func().Params(jen.Id("v").Op("*").Id(s.Name)).Id("UnmarshalJSON").Params(jen.Id("b").Index().Byte()).Error().Block(
+		jen.Type().Id("plain").Id(s.Name),
+		jen.Return(jen.Qual(rtPath, "UnmarshalWithExtra").Call(names...)),
+	)
+}
+
+// kindCode is the runtime.JSONKind set of a model type.
+func kindCode(t model.Type) jen.Code {
+	kinds := model.JSONKinds(t)
+	if len(kinds) >= 6 {
+		return jen.Qual(rtPath, "JSONAny")
+	}
+	names := map[string]string{"string": "JSONString", "number": "JSONNumber", "boolean": "JSONBool",
+		"array": "JSONArray", "object": "JSONObject", "null": "JSONNull"}
+	var c *jen.Statement
+	for _, k := range kinds {
+		q := jen.Qual(rtPath, names[k])
+		if c == nil {
+			c = q
+		} else {
+			c = c.Op("|").Add(q)
+		}
+	}
+	return c
+}
+
+func unionDecl(u *model.Union) *jen.Statement {
+	st := jen.Null()
+	for _, l := range u.Doc {
+		st.Comment(docLine(l)).Line()
+	}
+	if len(u.Doc) > 0 {
+		st.Comment("//").Line()
+	}
+	st.Comment(fmt.Sprintf("// %s is a union: set exactly one field.", u.Name)).Line()
+	st.Type().Id(u.Name).StructFunc(func(g *jen.Group) {
+		for i, br := range u.Branches {
+			if len(br.Doc) > 0 && i > 0 {
+				g.Line()
+			}
+			comment(g, br.Doc)
+			g.Id(br.GoName).Op("*").Add(typ(br.Type))
+		}
+	})
+	branches := func(recv string) []jen.Code {
+		out := []jen.Code{jen.Lit(u.Name)}
+		if recv == "b" {
+			out = append(out, jen.Id("b"))
+		}
+		for _, br := range u.Branches {
+			args := []jen.Code{jen.Op("&").Id("u").Dot(br.GoName), kindCode(br.Type)}
+			for _, r := range br.Required {
+				args = append(args, jen.Lit(r))
+			}
+			out = append(out, jen.Line().Qual(rtPath, "Branch").Call(args...))
+		}
+		return append(out, jen.Line())
+	}
+	st.Line().Line().
+		Comment("// MarshalJSON encodes the field that is set; it fails unless exactly one is.").Line().
+		Func().Params(jen.Id("u").Id(u.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.Return(jen.Qual(rtPath, "MarshalUnion").Call(branches("")...)),
+	).Line().Line().
+		Comment("// UnmarshalJSON sets the first field, in schema order, whose JSON kind and").Line().
+		Comment("// required properties match and into which the value decodes strictly.").Line().
+		Func().Params(jen.Id("u").Op("*").Id(u.Name)).Id("UnmarshalJSON").Params(jen.Id("b").Index().Byte()).Error().Block(
+		jen.Return(jen.Qual(rtPath, "UnmarshalUnion").Call(branches("b")...)),
+	)
+	return st
 }
 
 func docLine(l string) string {
@@ -371,11 +471,23 @@ func enumDecl(e *model.Enum) *jen.Statement {
 	for _, l := range e.Doc {
 		st.Comment(docLine(l)).Line()
 	}
-	st.Type().Id(e.Name).String().Line().Line()
+	if e.Kind == model.Int64 {
+		st.Type().Id(e.Name).Int64().Line().Line()
+	} else {
+		st.Type().Id(e.Name).String().Line().Line()
+	}
 	st.Comment(fmt.Sprintf("// The values of %s.", e.Name)).Line()
 	st.Const().DefsFunc(func(g *jen.Group) {
-		for _, v := range e.Values {
-			g.Id(v.GoName).Id(e.Name).Op("=").Lit(v.Value)
+		for i, v := range e.Values {
+			if len(v.Doc) > 0 && i > 0 {
+				g.Line()
+			}
+			comment(g, v.Doc)
+			if e.Kind == model.Int64 {
+				g.Id(v.GoName).Id(e.Name).Op("=").Lit(int(v.Int))
+			} else {
+				g.Id(v.GoName).Id(e.Name).Op("=").Lit(v.Value)
+			}
 		}
 	})
 	return st

@@ -91,9 +91,44 @@ func Build(s *load.Snapshot, c *load.Classification, pkgName string) (*Package, 
 	diags = append(diags, assignFiles(p)...)
 	diags = append(diags, uniquePackageNames(p)...)
 	for _, t := range p.Tools {
+		for _, d := range t.Decls {
+			var def string
+			var doc *[]string
+			switch x := d.(type) {
+			case *Struct:
+				def, doc = x.def, &x.Doc
+			case *Enum:
+				def, doc = x.def, &x.Doc
+			case *Union:
+				def, doc = x.def, &x.Doc
+			}
+			if def != "" {
+				head := []string{fmt.Sprintf("%s is the schema's definition %q.", d.DeclName(), def)}
+				if len(*doc) > 0 {
+					head = append(head, "")
+				}
+				*doc = append(head, *doc...)
+			}
+		}
+	}
+	for _, t := range p.Tools {
 		describe(t.Args)
 		if t.Result != nil {
 			describe(t.Result)
+		}
+		// Types that already had a doc comment (definitions with a
+		// description) still describe what they contain.
+		for _, d := range t.Decls {
+			switch x := d.(type) {
+			case *Struct:
+				describe(x)
+			case *Union:
+				describeUses(func(yield func(Type, string)) {
+					for _, br := range x.Branches {
+						yield(br.Type, x.Name+"."+br.GoName)
+					}
+				})
+			}
 		}
 	}
 	diags.Sort()
@@ -142,7 +177,7 @@ func buildTool(mt *Tool, t *load.Tool, e *load.Entry, d load.Defaults, snapFile 
 	}
 
 	// Types.
-	sb := &schemaBuilder{file: snapFile, tool: t.Name, root: t.InputSchema}
+	sb := &schemaBuilder{file: snapFile, tool: t.Name, root: t.InputSchema, building: map[*Struct]bool{}}
 	mt.Args = sb.topLevel(t, "inputSchema", mt.GoName+"Args")
 	mt.Args.Doc = []string{fmt.Sprintf("%sArgs are the arguments of the MCP tool %q.", mt.GoName, t.Name)}
 	if t.OutputSchema != nil {
@@ -314,6 +349,7 @@ func (s *Struct) propertyList() string {
 // the runtime still validates every call against the schema.
 func (b *schemaBuilder) topLevel(t *load.Tool, key, name string) *Struct {
 	ptr := t.Pointer(key)
+	b.rootPtr, b.prefix, b.defs, b.refs = ptr, name, map[string]mapped{}, nil
 	s := b.root
 	if s.Ref != "" {
 		if r, reason := b.deref(s); reason == "" {
@@ -331,7 +367,8 @@ func (b *schemaBuilder) topLevel(t *load.Tool, key, name string) *Struct {
 		b.decls = append(b.decls, st)
 		return st
 	}
-	return b.object(s, ptr, name)
+	b.pendingRef = "#"
+	return b.object(s, ptr, name, true)
 }
 
 // assignFiles names each tool's file: the tool's snake_case name, with
@@ -394,6 +431,8 @@ func uniquePackageNames(p *Package) diag.List {
 				cands = append(cands, candidate{ident: x.Name, source: t.Name + "#" + x.Pointer, rank: rank, out: &x.Name})
 			case *Enum:
 				cands = append(cands, candidate{ident: x.Name, source: t.Name + "#" + x.Name, rank: 2, out: &x.Name})
+			case *Union:
+				cands = append(cands, candidate{ident: x.Name, source: t.Name + "#" + x.Pointer, rank: 2, out: &x.Name})
 			}
 		}
 	}
@@ -420,10 +459,31 @@ func uniquePackageNames(p *Package) diag.List {
 
 // describe writes the doc comment of every nested named type reachable from
 // st that has none, once names are final: "<Type> is the type of
-// <Parent>.<Field>." (an element or map value says so).
+// <Parent>.<Field>." (an element, a map value or an alternative of a union
+// says so).
 func describe(st *Struct) {
+	type use struct {
+		t     Type
+		where string
+	}
+	var uses []use
 	for _, f := range st.Fields {
-		t, role := f.Type, "the type of"
+		uses = append(uses, use{f.Type, st.Name + "." + f.GoName})
+	}
+	if st.Extra != nil {
+		uses = append(uses, use{Map{st.Extra}, st.Name + "." + ExtraField})
+	}
+	describeUses(func(yield func(Type, string)) {
+		for _, u := range uses {
+			yield(u.t, u.where)
+		}
+	})
+}
+
+// describeUses describes the named types of each (type, where) pair.
+func describeUses(each func(yield func(Type, string))) {
+	each(func(ft Type, where string) {
+		t, role := ft, "the type of"
 		for {
 			switch x := t.(type) {
 			case Pointer:
@@ -441,7 +501,6 @@ func describe(st *Struct) {
 			}
 			break
 		}
-		where := st.Name + "." + f.GoName
 		switch d := t.(type) {
 		case *Struct:
 			if d.Doc == nil {
@@ -452,6 +511,15 @@ func describe(st *Struct) {
 			if d.Doc == nil {
 				d.Doc = []string{fmt.Sprintf("%s is %s %s: one of the constants below.", d.Name, role, where)}
 			}
+		case *Union:
+			if d.Doc == nil {
+				d.Doc = []string{fmt.Sprintf("%s is %s %s.", d.Name, role, where)}
+				describeUses(func(yield func(Type, string)) {
+					for _, br := range d.Branches {
+						yield(br.Type, d.Name+"."+br.GoName)
+					}
+				})
+			}
 		}
-	}
+	})
 }

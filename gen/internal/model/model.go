@@ -5,6 +5,7 @@
 package model
 
 import (
+	"slices"
 	"time"
 
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
@@ -148,15 +149,15 @@ type PromptSegment struct {
 	All   bool
 }
 
-// Decl is a named type declaration: *Struct or *Enum.
+// Decl is a named type declaration: *Struct, *Enum or *Union.
 type Decl interface {
 	Type
 	// DeclName returns the Go type name.
 	DeclName() string
 }
 
-// Type is a field's Go type: *Struct, *Enum, Scalar, Raw, Slice, Map,
-// Pointer or Nullable.
+// Type is a field's Go type: *Struct, *Enum, *Union, Scalar, Raw, Slice,
+// Map, Pointer or Nullable.
 type Type interface{ isType() }
 
 // Struct is a named struct type.
@@ -168,7 +169,19 @@ type Struct struct {
 	Fields []*Field
 	// Pointer is the schema location ("/inputSchema/properties/x").
 	Pointer string
+	// Extra is the type of the values of additional properties, nil when
+	// the struct takes only its declared properties. A struct with Extra
+	// has the field AdditionalProperties map[string]Extra and its own
+	// MarshalJSON and UnmarshalJSON.
+	Extra Type
+	// ExtraDoc documents the AdditionalProperties field.
+	ExtraDoc []string
+	// def is the $defs/definitions name the type was made from ("" if none).
+	def string
 }
+
+// ExtraField is the Go name of the catch-all field of a struct with Extra.
+const ExtraField = "AdditionalProperties"
 
 // Field is a struct field.
 type Field struct {
@@ -186,17 +199,53 @@ type Field struct {
 	Tag string
 }
 
-// Enum is a named string type with one constant per value.
+// Enum is a named string (or int64) type with one constant per value.
 type Enum struct {
-	Name   string
-	Doc    []string
+	Name string
+	Doc  []string
+	// Kind is String or Int64.
+	Kind   ScalarKind
 	Values []EnumValue
+	// def is the $defs/definitions name the type was made from ("" if none).
+	def string
 }
 
 // EnumValue is one constant of an Enum.
 type EnumValue struct {
 	GoName string
-	Value  string
+	// Value is the string value (Kind String).
+	Value string
+	// Int is the integer value (Kind Int64).
+	Int int64
+	// Doc is the value's description, from a oneOf of consts.
+	Doc []string
+}
+
+// Union is a named struct type for a oneOf, an anyOf or a list of types:
+// one pointer field per alternative, of which exactly one is set. Its
+// MarshalJSON encodes that one; its UnmarshalJSON picks the first
+// alternative, in schema order, whose JSON kind matches, whose required
+// properties are present and into which the value decodes strictly.
+type Union struct {
+	Name     string
+	Doc      []string
+	Branches []*Branch
+	// Pointer is the schema location of the oneOf, anyOf or type list.
+	Pointer string
+	// def is the $defs/definitions name the type was made from ("" if none).
+	def string
+}
+
+// Branch is one alternative of a Union.
+type Branch struct {
+	GoName string
+	// Type is the alternative's Go type; the field is a pointer to it.
+	Type Type
+	// Required are the JSON names of an object alternative's required
+	// properties.
+	Required []string
+	// Doc documents the field.
+	Doc []string
 }
 
 // ScalarKind is a Go basic type.
@@ -233,6 +282,7 @@ type Nullable struct{ Elem Type }
 
 func (*Struct) isType()  {}
 func (*Enum) isType()    {}
+func (*Union) isType()   {}
 func (Scalar) isType()   {}
 func (Raw) isType()      {}
 func (Slice) isType()    {}
@@ -245,6 +295,48 @@ func (s *Struct) DeclName() string { return s.Name }
 
 // DeclName returns the enum's type name.
 func (e *Enum) DeclName() string { return e.Name }
+
+// DeclName returns the union's type name.
+func (u *Union) DeclName() string { return u.Name }
+
+// JSONKinds returns the JSON kinds a value of t can encode as ("string",
+// "number", "boolean", "array", "object"; all of them and "null" for Raw).
+func JSONKinds(t Type) []string {
+	switch x := t.(type) {
+	case *Struct, Map:
+		return []string{"object"}
+	case Slice:
+		return []string{"array"}
+	case *Enum:
+		if x.Kind == Int64 {
+			return []string{"number"}
+		}
+		return []string{"string"}
+	case Scalar:
+		switch x.Kind {
+		case String:
+			return []string{"string"}
+		case Bool:
+			return []string{"boolean"}
+		}
+		return []string{"number"}
+	case Pointer:
+		return JSONKinds(x.Elem)
+	case Nullable:
+		return JSONKinds(x.Elem)
+	case *Union:
+		var out []string
+		for _, b := range x.Branches {
+			for _, k := range JSONKinds(b.Type) {
+				if !slices.Contains(out, k) {
+					out = append(out, k)
+				}
+			}
+		}
+		return out
+	}
+	return []string{"string", "number", "boolean", "array", "object", "null"}
+}
 
 // IsScalar reports whether t may be a resource placeholder value: a scalar
 // or an enum.

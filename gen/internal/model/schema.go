@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -13,54 +14,103 @@ import (
 	"github.com/ocpgen/ocpgen/runtime"
 )
 
-// Type mapping rules. A JSON Schema becomes a Go type as follows; every rule
-// that loses precision says so with a warning naming the tool and the JSON
-// pointer, and falls back to json.RawMessage, which is lossless: the value
-// the caller sent is forwarded as is, and the runtime validates it against
-// the schema.
+// Type mapping rules. A JSON Schema becomes a Go type as follows. The rules
+// are chosen so that every value the schema allows survives json.Unmarshal
+// into the Go type and json.Marshal back unchanged (as a JSON value; the
+// round-trip test in gen/roundtrip_test.go checks this over the corpus).
+// Where no exact Go type exists the rule falls back to json.RawMessage,
+// which is lossless (the value the caller sent is forwarded as is and the
+// runtime validates it against the schema), with a warning naming the tool
+// and the JSON pointer; each fallback below says why it is one.
 //
 //   - An object with properties becomes a named struct. The top level is
 //     <Tool>Args (<Tool>Result for an outputSchema); a nested object is named
 //     after its path: the parent type's name plus the field's name
 //     (<Tool>ArgsFilter), plus "Item" for array elements and "Value" for map
-//     values. Only declared properties become fields: the gate rejects
-//     undeclared top-level arguments, and the strict decoder rejects
-//     undeclared nested ones.
-//   - An object without properties whose additionalProperties is a schema
-//     becomes map[string]T; a free-form object (no properties, open) becomes
-//     map[string]json.RawMessage; a closed object without properties
-//     (additionalProperties: false) becomes an empty struct.
-//   - A string enum (or a string const) becomes a named string type with one
-//     constant per value, <Type><Value>. An enum of other JSON types keeps
-//     its base Go type and lists its values in the doc comment; an enum
-//     mixing JSON types becomes json.RawMessage.
-//   - string → string (formats are documented, not mapped); integer → int64,
-//     or uint64 when format is uint, uint8, uint16, uint32 or uint64;
-//     number → float64; boolean → bool.
-//   - An array with items becomes []T; without items, []json.RawMessage;
-//     a tuple (prefixItems or an items array) becomes json.RawMessage.
-//   - A $ref into #/$defs or #/definitions is resolved (the referencing
-//     description wins); a recursive $ref, or one that cannot be resolved,
-//     becomes json.RawMessage.
+//     values. A definition under $defs or definitions becomes one named type,
+//     <Tool>Args<Definition> (<Tool>Result<Definition>), shared by every $ref
+//     to it; recursive $refs (to a definition or "#") use it too, through a
+//     pointer where the field would otherwise contain itself.
+//   - Additional properties. The gate forwards only the declared top-level
+//     arguments, so <Tool>Args has only its declared fields whatever the
+//     schema says (a warning says so when additionalProperties is a schema
+//     or true). A nested object with properties and an explicit
+//     additionalProperties (true or a schema) or patternProperties gets the
+//     catch-all field AdditionalProperties map[string]T (T: the schema's
+//     type, json.RawMessage for true or for several schemas) with its own
+//     MarshalJSON/UnmarshalJSON, so extra keys survive. A nested object whose
+//     additionalProperties is absent is treated as closed, like the top
+//     level: only declared properties are forwarded, and the strict decoder
+//     refuses others (documented, not silent: the call is refused, never
+//     altered).
+//   - An object without properties whose additionalProperties (or single
+//     patternProperties) is a schema becomes map[string]T; a free-form
+//     object (no properties, open) becomes map[string]json.RawMessage; a
+//     closed object without properties (additionalProperties: false)
+//     becomes an empty struct.
+//   - A string enum (or a string const, or a oneOf/anyOf of string consts,
+//     whose descriptions document the constants) becomes a named string
+//     type with one constant per value, <Type><Value>. An integer enum
+//     becomes a named int64 type with constants (<Type>1, <Type>Minus1). A
+//     number or boolean enum keeps float64/bool and lists its values in the
+//     doc comment. An enum mixing JSON types becomes a union (below) of one
+//     enum per type.
+//   - A const of a boolean or a number keeps bool/int64/float64 and says
+//     "Always <value>." in the doc comment; a const null or a composite const
+//     becomes json.RawMessage (fallback for the composite: Go has no
+//     constant of that shape, and the runtime refuses any other value).
+//   - string → string, with the format documented and never mapped: a
+//     date-time stays a string so the timestamp is forwarded byte for byte
+//     (time.Time would reformat it). integer → int64, or uint64 when format
+//     is uint, uint8, uint16, uint32 or uint64 (never float64: values beyond
+//     2^53 stay exact; values outside the Go type's range are refused by the
+//     decoder, never rounded; uint64 needs a minimum ≥ 0 too, since a format
+//     alone does not rule out negative values). number → float64 (a number with up to 15
+//     significant digits re-encodes as the same number; one beyond float64's
+//     precision makes the gate refuse the call, never alter it). boolean →
+//     bool.
+//   - An array with items becomes []T; without items, []json.RawMessage. A
+//     tuple (prefixItems, or an items array) whose item schemas are all the
+//     same becomes []T; a tuple of different item schemas becomes
+//     json.RawMessage (fallback: a Go slice has one element type).
 //   - allOf of objects is merged (properties and required); a single-member
-//     allOf is its member; any other allOf becomes json.RawMessage.
-//   - anyOf/oneOf of one schema and {"type":"null"} is that schema, nullable;
-//     any other anyOf/oneOf becomes json.RawMessage.
-//   - {} / true / no type, a multi-type union other than [T, "null"], a
-//     const of a non-string, and anything else unsupported become
-//     json.RawMessage.
+//     allOf is its member; an allOf of non-objects, of members that disagree
+//     on a property, or of nested compositions becomes json.RawMessage
+//     (fallback: no single Go type is their intersection).
+//   - oneOf/anyOf: null alternatives make the result nullable; alternatives
+//     that only add constraints (format, pattern, ...) to the parent's type
+//     are that type (the runtime checks the constraints); one remaining
+//     alternative is that alternative; several become a union: a named
+//     struct with one pointer field per alternative (named after its title,
+//     its $ref definition, else its JSON type, numbered when two share a
+//     name), of which exactly one is set, with MarshalJSON/UnmarshalJSON.
+//     Decoding tries the alternatives in schema order by JSON kind, required
+//     properties and strict decoding; every alternative type is itself
+//     lossless, so the union is too, whichever alternative matches. A type
+//     list ["string", "number", ...] is the same union, one alternative per
+//     type. anyOf and oneOf together, or beside properties or items, become
+//     json.RawMessage (fallback: the union of intersections has no Go
+//     shape).
+//   - {} / true / a schema without type or shape keywords accepts any value
+//     and becomes json.RawMessage (exact, not a fallback). false accepts
+//     nothing: such a property gets no field, so the strict decoder refuses
+//     it (a warning when it is required: no call can succeed).
+//   - A $ref that cannot be resolved, a recursive $ref whose definition is
+//     not an object, an unknown type and a schema too large to map become
+//     json.RawMessage (fallbacks: there is no Go type to give).
 //   - "default" is mentioned in the field's doc comment and never applied:
-//     the server applies its own defaults.
+//     the server applies its own defaults, and an explicit value equal to
+//     the zero value (false, 0, "") is still sent.
 //
 // Optionality ("required" of the parent, and null in the type):
 //
 //   - required, not nullable: T, no omitzero;
-//   - required, nullable: *T (nil encodes null) for scalars, enums and
-//     structs; slices, maps and json.RawMessage as they are (nil encodes
+//   - required, nullable: *T (nil encodes null) for scalars, enums, unions
+//     and structs; slices, maps and json.RawMessage as they are (nil encodes
 //     null); no omitzero;
-//   - optional, not nullable: *T for scalars, enums and structs; slices,
-//     maps and json.RawMessage as they are; all with omitzero, which drops
-//     only an unset field and keeps an explicit [], {}, false, 0 or "";
+//   - optional, not nullable: *T for scalars, enums, unions and structs;
+//     slices, maps and json.RawMessage as they are; all with omitzero, which
+//     drops only an unset field and keeps an explicit [], {}, false, 0 or "";
 //   - optional, nullable: runtime.Nullable[T] with omitzero (absent, null or
 //     a value); json.RawMessage as it is (json.RawMessage("null") is null).
 
@@ -68,19 +118,30 @@ import (
 type schemaBuilder struct {
 	file string
 	tool string
-	// root is the schema that $refs resolve against.
-	root *jsonschema.Schema
+	// root is the schema that $refs resolve against; rootPtr its pointer.
+	root    *jsonschema.Schema
+	rootPtr string
+	// prefix names definitions: <Tool>Args or <Tool>Result.
+	prefix string
 	// refs is the stack of $refs being resolved (recursion check).
-	refs  []string
-	decls []Decl
-	warns diag.List
+	refs []string
+	// defs holds the mapped definitions of root, by $ref.
+	defs map[string]mapped
+	// pendingRef is the $ref whose object schema is about to be mapped:
+	// object registers its struct under it before mapping its fields, so
+	// that a recursive $ref finds it.
+	pendingRef string
+	// building holds the structs whose fields are being mapped.
+	building map[*Struct]bool
+	decls    []Decl
+	warns    diag.List
 	// steps counts mapSchema calls, against maxSteps.
 	steps int
 }
 
 // maxSteps bounds the work on one tool's schemas: non-recursive $refs can
-// still expand exponentially (a definition using another one twice, and so
-// on), and the generator must not hang on a hostile snapshot.
+// still expand exponentially in composite schemas, and the generator must
+// not hang on a hostile snapshot.
 const maxSteps = 100_000
 
 func (b *schemaBuilder) warn(ptr, format string, args ...any) {
@@ -106,34 +167,45 @@ func schemaJSON(s *jsonschema.Schema) string {
 	return string(b)
 }
 
-func isTrueSchema(s *jsonschema.Schema) bool  { return s == nil || schemaJSON(s) == "true" }
+func isTrueSchema(s *jsonschema.Schema) bool {
+	j := schemaJSON(s)
+	return j == "true" || j == "{}"
+}
 func isFalseSchema(s *jsonschema.Schema) bool { return s != nil && schemaJSON(s) == "false" }
 
-// deref resolves a $ref into the root's $defs or definitions. It returns the
-// target and the ref pushed on the stack (pop with b.refs = b.refs[:n]), or
-// a reason when it cannot.
-func (b *schemaBuilder) deref(s *jsonschema.Schema) (*jsonschema.Schema, string) {
-	ref := s.Ref
-	if slices.Contains(b.refs, ref) {
-		return nil, fmt.Sprintf("recursive $ref %q", ref)
-	}
-	if ref == "#" {
-		return nil, `recursive $ref "#"`
-	}
+// defRef splits a $ref into the root's definitions map, the definition's
+// name and its pointer (relative to the root), or returns a reason.
+func (b *schemaBuilder) defRef(ref string) (map[string]*jsonschema.Schema, string, string, string) {
 	var defs map[string]*jsonschema.Schema
-	var name string
+	var key, name string
 	switch {
 	case strings.HasPrefix(ref, "#/$defs/"):
-		defs, name = b.root.Defs, ref[len("#/$defs/"):]
+		defs, key, name = b.root.Defs, "$defs", ref[len("#/$defs/"):]
 	case strings.HasPrefix(ref, "#/definitions/"):
-		defs, name = b.root.Definitions, ref[len("#/definitions/"):]
+		defs, key, name = b.root.Definitions, "definitions", ref[len("#/definitions/"):]
 	default:
-		return nil, fmt.Sprintf("$ref %q cannot be resolved (only #/$defs/… and #/definitions/… are)", ref)
+		return nil, "", "", fmt.Sprintf("$ref %q cannot be resolved (only #, #/$defs/… and #/definitions/… are)", ref)
+	}
+	if strings.Contains(name, "/") {
+		return nil, "", "", fmt.Sprintf("$ref %q cannot be resolved", ref)
 	}
 	name = strings.ReplaceAll(strings.ReplaceAll(name, "~1", "/"), "~0", "~")
+	return defs, name, "/" + key + "/" + escapePointer(name), ""
+}
+
+// deref resolves a $ref into the root's $defs or definitions, or returns a
+// reason when it cannot.
+func (b *schemaBuilder) deref(s *jsonschema.Schema) (*jsonschema.Schema, string) {
+	if s.Ref == "#" {
+		return b.root, ""
+	}
+	defs, name, _, reason := b.defRef(s.Ref)
+	if reason != "" {
+		return nil, reason
+	}
 	t, ok := defs[name]
-	if !ok || t == nil || strings.Contains(name, "/") {
-		return nil, fmt.Sprintf("$ref %q cannot be resolved", ref)
+	if !ok || t == nil {
+		return nil, fmt.Sprintf("$ref %q cannot be resolved", s.Ref)
 	}
 	return t, ""
 }
@@ -147,6 +219,9 @@ type mapped struct {
 }
 
 func raw(note string) mapped { return mapped{t: Raw{}, notes: []string{note}} }
+
+// anyValue is the exact mapping of a schema that accepts any JSON value.
+func anyValue() mapped { return raw("Any JSON value.") }
 
 // fallback warns and returns json.RawMessage.
 func (b *schemaBuilder) fallback(ptr, reason string) mapped {
@@ -163,12 +238,24 @@ func typeList(s *jsonschema.Schema) []string {
 
 func isNullSchema(s *jsonschema.Schema) bool {
 	ts := typeList(s)
-	return len(ts) == 1 && ts[0] == "null" && len(s.Properties) == 0 && s.Items == nil
+	if len(ts) == 1 && ts[0] == "null" && len(s.Properties) == 0 && s.Items == nil {
+		return true
+	}
+	return s.Const != nil && *s.Const == nil
 }
 
 func objectish(s *jsonschema.Schema) bool {
 	ts := typeList(s)
 	return (len(ts) == 1 && ts[0] == "object") || (len(ts) == 0 && len(s.Properties) > 0)
+}
+
+// shapeless reports whether s only constrains a value (format, pattern,
+// bounds, ...) and says nothing about its type or structure.
+func shapeless(s *jsonschema.Schema) bool {
+	return s != nil && s.Ref == "" && len(typeList(s)) == 0 && s.Const == nil && len(s.Enum) == 0 &&
+		len(s.Properties) == 0 && s.AdditionalProperties == nil && len(s.PatternProperties) == 0 &&
+		s.Items == nil && len(s.PrefixItems) == 0 && len(s.ItemsArray) == 0 &&
+		len(s.AllOf) == 0 && len(s.AnyOf) == 0 && len(s.OneOf) == 0 && !isFalseSchema(s)
 }
 
 // mapSchema maps s (at JSON pointer ptr, relative to the tool object) to a
@@ -182,16 +269,13 @@ func (b *schemaBuilder) mapSchema(s *jsonschema.Schema, ptr, name string) mapped
 		return raw("Any JSON value the schema accepts (schema too large to map).")
 	}
 	if s == nil || isTrueSchema(s) {
-		return b.fallback(ptr, "schema accepts any value")
+		return anyValue()
+	}
+	if isFalseSchema(s) {
+		return b.fallback(ptr, "schema false accepts no value")
 	}
 	if s.Ref != "" {
-		t, reason := b.deref(s)
-		if reason != "" {
-			return b.fallback(ptr, reason)
-		}
-		b.refs = append(b.refs, s.Ref)
-		m := b.mapSchema(t, ptr, name)
-		b.refs = b.refs[:len(b.refs)-1]
+		m := b.mapRef(s, ptr)
 		if nullableExtra(s) {
 			m.nullable = true
 		}
@@ -204,32 +288,11 @@ func (b *schemaBuilder) mapSchema(s *jsonschema.Schema, ptr, name string) mapped
 		}
 		return b.mapSchema(merged, ptr, name)
 	}
-	if alts := slices.Concat(s.AnyOf, s.OneOf); len(alts) > 0 {
-		key := "/anyOf"
-		if len(s.OneOf) > 0 {
-			key = "/oneOf"
-		}
-		var rest []*jsonschema.Schema
-		null := false
-		for _, a := range alts {
-			if a != nil && isNullSchema(a) {
-				null = true
-			} else {
-				rest = append(rest, a)
-			}
-		}
-		if len(rest) != 1 || len(typeList(s)) > 0 || len(s.Properties) > 0 || (len(s.AnyOf) > 0 && len(s.OneOf) > 0) {
-			return b.fallback(ptr+key, "anyOf/oneOf is not supported")
-		}
-		m := b.mapSchema(rest[0], fmt.Sprintf("%s%s/%d", ptr, key, slices.Index(alts, rest[0])), name)
-		m.nullable = m.nullable || null
-		return m
+	if len(s.AnyOf) > 0 || len(s.OneOf) > 0 {
+		return b.alternatives(s, ptr, name)
 	}
 	if s.Const != nil {
-		if str, ok := (*s.Const).(string); ok {
-			return b.enum([]string{str}, false, name)
-		}
-		return b.fallback(ptr+"/const", "const of a non-string value")
+		return b.constant(s, ptr, name)
 	}
 
 	types := typeList(s)
@@ -237,26 +300,312 @@ func (b *schemaBuilder) mapSchema(s *jsonschema.Schema, ptr, name string) mapped
 	if i := slices.Index(types, "null"); i >= 0 {
 		nullable = true
 		types = slices.Delete(types, i, i+1)
+		if len(types) == 0 {
+			return mapped{t: Raw{}, nullable: true, notes: []string{"Always null."}}
+		}
+	}
+	if len(s.Enum) > 0 {
+		et := enumTypes(s.Enum)
+		if slices.Contains(s.Enum, nil) {
+			nullable = true
+		}
+		if len(et) > 1 {
+			// A mixed enum: one enum per JSON type, as a union.
+			alts := make([]*jsonschema.Schema, len(et))
+			for i, t := range et {
+				alts[i] = &jsonschema.Schema{Type: t}
+				for _, v := range s.Enum {
+					if v != nil && enumTypes([]any{v})[0] == t {
+						alts[i].Enum = append(alts[i].Enum, v)
+					}
+				}
+			}
+			m := b.union(alts, nil, ptr+"/enum", name)
+			m.nullable = m.nullable || nullable
+			return m
+		}
+		if len(types) == 0 {
+			types = et
+		}
 	}
 	if len(types) == 0 {
 		switch {
-		case len(s.Properties) > 0 || s.AdditionalProperties != nil:
+		case len(s.Properties) > 0 || s.AdditionalProperties != nil || len(s.PatternProperties) > 0:
 			types = []string{"object"}
-		case s.Items != nil:
+		case s.Items != nil || len(s.PrefixItems) > 0 || len(s.ItemsArray) > 0:
 			types = []string{"array"}
-		case len(s.Enum) > 0:
-			types = enumTypes(s.Enum)
 		}
 	}
 	switch len(types) {
 	case 0:
-		return b.fallback(ptr, "schema has no type")
+		m := anyValue()
+		m.nullable = nullable
+		return m
 	case 1:
 	default:
-		return b.fallback(ptr+"/type", fmt.Sprintf("multi-type union %v", types))
+		alts := make([]*jsonschema.Schema, len(types))
+		for i, t := range types {
+			c := *s
+			c.Type, c.Types = t, nil
+			alts[i] = &c
+		}
+		m := b.union(alts, nil, ptr+"/type", name)
+		m.nullable = m.nullable || nullable
+		return m
 	}
 	m := b.mapTyped(s, types[0], ptr, name)
 	m.nullable = m.nullable || nullable
+	return m
+}
+
+// mapRef maps a $ref: each definition is mapped once, as a type named after
+// it, and shared by every $ref to it.
+func (b *schemaBuilder) mapRef(s *jsonschema.Schema, ptr string) mapped {
+	if m, ok := b.defs[s.Ref]; ok {
+		m.notes = slices.Clone(m.notes)
+		return m
+	}
+	if slices.Contains(b.refs, s.Ref) {
+		return b.fallback(ptr, fmt.Sprintf("recursive $ref %q to a schema that is not an object", s.Ref))
+	}
+	t, reason := b.deref(s)
+	if reason != "" {
+		return b.fallback(ptr, reason)
+	}
+	_, defName, defPtr, _ := b.defRef(s.Ref)
+	name := b.prefix + Ident(defName)
+	b.refs = append(b.refs, s.Ref)
+	if objectish(t) && t.Ref == "" && len(t.AllOf) == 0 && len(t.AnyOf) == 0 && len(t.OneOf) == 0 {
+		b.pendingRef = s.Ref
+	}
+	m := b.mapSchema(t, b.rootPtr+defPtr, name)
+	b.pendingRef = ""
+	b.refs = b.refs[:len(b.refs)-1]
+	// The doc comment is written once names are final (see Build).
+	doc := DocLines(t.Description)
+	switch d := m.t.(type) {
+	case *Struct:
+		if d.Name == name && d.def == "" {
+			d.def, d.Doc = defName, doc
+		}
+	case *Enum:
+		if d.Name == name && d.def == "" {
+			d.def, d.Doc = defName, doc
+		}
+	case *Union:
+		if d.Name == name && d.def == "" {
+			d.def, d.Doc = defName, doc
+		}
+	}
+	b.defs[s.Ref] = m
+	return m
+}
+
+// alternatives maps a oneOf or anyOf.
+func (b *schemaBuilder) alternatives(s *jsonschema.Schema, ptr, name string) mapped {
+	if len(s.AnyOf) > 0 && len(s.OneOf) > 0 {
+		return b.fallback(ptr, "anyOf and oneOf together")
+	}
+	key, alts := "/anyOf", s.AnyOf
+	if len(s.OneOf) > 0 {
+		key, alts = "/oneOf", s.OneOf
+	}
+	parentTypes := typeList(s)
+	nullOK := len(parentTypes) == 0 || slices.Contains(parentTypes, "null") || nullableExtra(s)
+	var rest []*jsonschema.Schema
+	var idx []int
+	null := false
+	for i, a := range alts {
+		if a != nil && isNullSchema(a) {
+			null = nullOK
+			continue
+		}
+		if a != nil && a.Ref != "" {
+			if t, reason := b.deref(a); reason == "" && isNullSchema(t) {
+				null = nullOK
+				continue
+			}
+		}
+		rest = append(rest, a)
+		idx = append(idx, i)
+	}
+	// Alternatives that only constrain the parent's type: the parent's type.
+	if len(rest) > 0 {
+		all := true
+		for _, a := range rest {
+			all = all && shapeless(a)
+		}
+		if all {
+			c := *s
+			c.AnyOf, c.OneOf = nil, nil
+			m := b.mapSchema(&c, ptr, name)
+			m.notes = append(m.notes, "The schema's "+key[1:]+" adds constraints, which the runtime checks.")
+			m.nullable = m.nullable || null
+			return m
+		}
+	}
+	if len(s.Properties) > 0 || s.Items != nil || len(s.PrefixItems) > 0 || s.Const != nil || len(s.Enum) > 0 {
+		return b.fallback(ptr+key, key[1:]+" beside properties, items, const or enum")
+	}
+	switch len(rest) {
+	case 0:
+		if null {
+			return mapped{t: Raw{}, nullable: true, notes: []string{"Always null."}}
+		}
+		return b.fallback(ptr+key, "no alternative")
+	case 1:
+		m := b.mapSchema(rest[0], fmt.Sprintf("%s%s/%d", ptr, key, idx[0]), name)
+		m.nullable = m.nullable || null
+		return m
+	}
+	// Alternatives that are all string constants: an enum.
+	if vals, docs, ok := constStrings(rest); ok {
+		m := b.enum(vals, docs, false, name)
+		m.nullable = null
+		return m
+	}
+	ptrs := make([]string, len(rest))
+	for i := range rest {
+		ptrs[i] = fmt.Sprintf("%s%s/%d", ptr, key, idx[i])
+	}
+	m := b.union(rest, ptrs, ptr+key, name)
+	m.nullable = m.nullable || null
+	return m
+}
+
+// constStrings returns the values of alternatives that are each one string
+// constant (const, or a one-value enum), with their descriptions.
+func constStrings(alts []*jsonschema.Schema) ([]string, map[string][]string, bool) {
+	var vals []string
+	docs := map[string][]string{}
+	for _, a := range alts {
+		if a == nil || a.Ref != "" || len(a.Properties) > 0 {
+			return nil, nil, false
+		}
+		var v any
+		switch {
+		case a.Const != nil:
+			v = *a.Const
+		case len(a.Enum) == 1:
+			v = a.Enum[0]
+		default:
+			return nil, nil, false
+		}
+		str, ok := v.(string)
+		if !ok {
+			return nil, nil, false
+		}
+		vals = append(vals, str)
+		if d := DocLines(a.Description); len(d) > 0 {
+			docs[str] = d
+		}
+	}
+	return vals, docs, true
+}
+
+// kindWord names a union alternative by its schema's JSON type.
+func (b *schemaBuilder) kindWord(s *jsonschema.Schema) string {
+	if s == nil || isTrueSchema(s) {
+		return "Any"
+	}
+	if s.Title != "" {
+		return Ident(s.Title)
+	}
+	if s.Ref != "" {
+		if _, name, _, reason := b.defRef(s.Ref); reason == "" {
+			return Ident(name)
+		}
+	}
+	ts := typeList(s)
+	if i := slices.Index(ts, "null"); i >= 0 && len(ts) > 1 {
+		ts = slices.Delete(ts, i, i+1)
+	}
+	if len(ts) == 0 {
+		switch {
+		case s.Const != nil:
+			ts = enumTypes([]any{*s.Const})
+		case len(s.Enum) > 0:
+			ts = enumTypes(s.Enum)
+		case len(s.Properties) > 0:
+			ts = []string{"object"}
+		case s.Items != nil:
+			ts = []string{"array"}
+		}
+	}
+	if len(ts) != 1 {
+		return "Value"
+	}
+	return Ident(ts[0])
+}
+
+// union declares a union type with one alternative per schema. ptrs are
+// the alternatives' pointers (nil: ptr/<index>).
+func (b *schemaBuilder) union(alts []*jsonschema.Schema, ptrs []string, ptr, name string) mapped {
+	u := &Union{Name: name, Pointer: ptr}
+	b.decls = append(b.decls, u)
+	words := make([]string, len(alts))
+	count := map[string]int{}
+	for i, a := range alts {
+		words[i] = b.kindWord(a)
+		count[words[i]]++
+	}
+	seen := map[string]int{}
+	cands := make([]candidate, len(alts))
+	u.Branches = make([]*Branch, len(alts))
+	for i := range alts {
+		w := words[i]
+		if count[w] > 1 {
+			seen[w]++
+			w = fmt.Sprintf("%s%d", w, seen[w])
+		}
+		u.Branches[i] = &Branch{}
+		cands[i] = candidate{ident: w, source: fmt.Sprint(i), out: &u.Branches[i].GoName}
+	}
+	resolve(cands, map[string]bool{"MarshalJSON": true, "UnmarshalJSON": true})
+	var m mapped
+	for i, a := range alts {
+		br := u.Branches[i]
+		p := fmt.Sprintf("%s/%d", ptr, i)
+		if ptrs != nil {
+			p = ptrs[i]
+		}
+		bm := b.mapSchema(a, p, name+br.GoName)
+		m.nullable = m.nullable || bm.nullable
+		br.Type = bm.t
+		if a != nil {
+			br.Doc = DocLines(a.Description)
+		}
+		br.Doc = appendNote(br.Doc, bm.notes...)
+		if st, ok := bm.t.(*Struct); ok {
+			for _, f := range st.Fields {
+				if f.Required {
+					br.Required = append(br.Required, f.JSONName)
+				}
+			}
+		}
+	}
+	return mapped{t: u, nullable: m.nullable}
+}
+
+// constant maps a const.
+func (b *schemaBuilder) constant(s *jsonschema.Schema, ptr, name string) mapped {
+	j, _ := json.Marshal(*s.Const)
+	switch v := (*s.Const).(type) {
+	case string:
+		return b.enum([]string{v}, nil, false, name)
+	case bool:
+		return mapped{t: Scalar{Bool}, notes: []string{"Always " + string(j) + "."}}
+	case float64:
+		t := Scalar{Float64}
+		if v == math.Trunc(v) && math.Abs(v) < 1<<53 && (slices.Contains(typeList(s), "integer") || !slices.Contains(typeList(s), "number")) {
+			t = Scalar{Int64}
+		}
+		return mapped{t: t, notes: []string{"Always " + string(j) + "."}}
+	case nil:
+		return mapped{t: Raw{}, nullable: true, notes: []string{"Always null."}}
+	}
+	m := b.fallback(ptr+"/const", "const of an object or array")
+	m.notes = append(m.notes, "Always "+string(j)+".")
 	return m
 }
 
@@ -266,21 +615,33 @@ func nullableExtra(s *jsonschema.Schema) bool {
 	return ok && v
 }
 
-// enumTypes returns the JSON types of enum values, "null" left out.
+// enumTypes returns the JSON types of enum values, "null" left out:
+// "integer" when every number is integral, else "number".
 func enumTypes(vs []any) []string {
 	set := map[string]bool{}
 	for _, v := range vs {
-		switch v.(type) {
+		switch x := v.(type) {
 		case string:
 			set["string"] = true
 		case bool:
 			set["boolean"] = true
-		case float64, json.Number, int, int64:
+		case float64:
+			if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+				set["integer"] = true
+			} else {
+				set["number"] = true
+			}
+		case json.Number, int, int64:
 			set["number"] = true
 		case nil:
+		case []any:
+			set["array"] = true
 		default:
 			set["object"] = true
 		}
+	}
+	if set["integer"] && set["number"] {
+		delete(set, "integer")
 	}
 	out := make([]string, 0, len(set))
 	for k := range set {
@@ -296,30 +657,42 @@ func (b *schemaBuilder) mapTyped(s *jsonschema.Schema, typ, ptr, name string) ma
 	case "string":
 		if len(s.Enum) > 0 {
 			var vals []string
-			null := false
 			for _, v := range s.Enum {
 				switch x := v.(type) {
 				case string:
 					vals = append(vals, x)
 				case nil:
-					null = true
 				default:
-					return b.fallback(ptr+"/enum", "enum mixes JSON types")
+					return b.fallback(ptr+"/enum", "enum value of another type than the schema's")
 				}
 			}
-			return b.enum(vals, null, name)
+			return b.enum(vals, nil, false, name)
 		}
 		m.t = Scalar{String}
 		if s.Format != "" {
-			m.notes = append(m.notes, fmt.Sprintf("Format: %s.", s.Format))
+			m.notes = append(m.notes, fmt.Sprintf("Format: %s (kept as sent).", s.Format))
 		}
 	case "integer":
 		m.t = Scalar{Int64}
 		switch s.Format {
 		case "uint", "uint8", "uint16", "uint32", "uint64":
-			m.t = Scalar{Uint64}
+			// Only when the schema itself rules out negative values: a
+			// format is an annotation, and uint64 would refuse -1.
+			if (s.Minimum != nil && *s.Minimum >= 0) || (s.ExclusiveMinimum != nil && *s.ExclusiveMinimum >= -1) {
+				m.t = Scalar{Uint64}
+			}
 		}
-		m.notes = enumNote(s.Enum)
+		if len(s.Enum) > 0 {
+			var ints []int64
+			for _, v := range s.Enum {
+				if x, ok := v.(float64); ok && x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+					ints = append(ints, int64(x))
+				} else if v != nil {
+					return b.fallback(ptr+"/enum", "enum value that is not an integer")
+				}
+			}
+			return b.intEnum(ints, name)
+		}
 	case "number":
 		m.t = Scalar{Float64}
 		m.notes = enumNote(s.Enum)
@@ -327,9 +700,28 @@ func (b *schemaBuilder) mapTyped(s *jsonschema.Schema, typ, ptr, name string) ma
 		m.t = Scalar{Bool}
 		m.notes = enumNote(s.Enum)
 	case "array":
+		tuple := slices.Concat(s.PrefixItems, s.ItemsArray)
 		switch {
-		case len(s.PrefixItems) > 0 || len(s.ItemsArray) > 0:
-			return b.fallback(ptr, "tuple arrays are not supported")
+		case len(tuple) > 0:
+			for _, t := range tuple[1:] {
+				if schemaJSON(t) != schemaJSON(tuple[0]) {
+					return b.fallback(ptr, "tuple of different item schemas")
+				}
+			}
+			rest := s.Items
+			if len(s.ItemsArray) > 0 {
+				rest = s.AdditionalItems
+			}
+			if rest != nil && !isFalseSchema(rest) && schemaJSON(rest) != schemaJSON(tuple[0]) {
+				return b.fallback(ptr, "tuple of different item schemas")
+			}
+			key := "/prefixItems/0"
+			if len(s.ItemsArray) > 0 {
+				key = "/items/0"
+			}
+			e := b.mapSchema(tuple[0], ptr+key, name+"Item")
+			m.t = Slice{elemType(e)}
+			m.notes = e.notes
 		case s.Items == nil:
 			m.t = Slice{Raw{}}
 		default:
@@ -340,32 +732,60 @@ func (b *schemaBuilder) mapTyped(s *jsonschema.Schema, typ, ptr, name string) ma
 	case "object":
 		switch {
 		case len(s.Properties) > 0 || isFalseSchema(s.AdditionalProperties):
-			st := b.object(s, ptr, name)
-			m.t = st
-		case s.AdditionalProperties != nil && !isTrueSchema(s.AdditionalProperties):
-			e := b.mapSchema(s.AdditionalProperties, ptr+"/additionalProperties", name+"Value")
-			m.t = Map{elemType(e)}
-			m.notes = e.notes
+			m.t = b.object(s, ptr, name, false)
+		case len(s.PatternProperties) > 0 || (s.AdditionalProperties != nil && !isTrueSchema(s.AdditionalProperties)):
+			e, notes := b.extra(s, ptr, name)
+			m.t = Map{e}
+			m.notes = notes
 		default:
 			m.t = Map{Raw{}}
 			m.notes = []string{"Any JSON object."}
 		}
-	case "null":
-		return b.fallback(ptr, "type null")
 	default:
 		return b.fallback(ptr+"/type", fmt.Sprintf("unknown type %q", typ))
 	}
 	return m
 }
 
+// extra maps the values of an object's additional properties: the single
+// schema of additionalProperties or patternProperties, else any value.
+func (b *schemaBuilder) extra(s *jsonschema.Schema, ptr, name string) (Type, []string) {
+	var notes []string
+	var sources []*jsonschema.Schema
+	var srcPtr []string
+	pats := make([]string, 0, len(s.PatternProperties))
+	for p := range s.PatternProperties {
+		pats = append(pats, p)
+	}
+	sort.Strings(pats)
+	for _, p := range pats {
+		sources = append(sources, s.PatternProperties[p])
+		srcPtr = append(srcPtr, ptr+"/patternProperties/"+escapePointer(p))
+		notes = append(notes, fmt.Sprintf("Keys matching %q are checked by the runtime against their schema.", p))
+	}
+	if ap := s.AdditionalProperties; ap != nil && !isFalseSchema(ap) && !(len(pats) > 0 && isTrueSchema(ap)) {
+		sources = append(sources, ap)
+		srcPtr = append(srcPtr, ptr+"/additionalProperties")
+	} else if ap == nil && len(pats) > 0 {
+		// Open: keys matching no pattern take any value.
+		sources = append(sources, nil)
+		srcPtr = append(srcPtr, ptr)
+	}
+	if len(sources) != 1 {
+		return Raw{}, append(notes, "Values are kept as sent: several schemas apply to them.")
+	}
+	e := b.mapSchema(sources[0], srcPtr[0], name+"Value")
+	return elemType(e), append(notes, e.notes...)
+}
+
 // elemType is the Go type of an array element or map value: a nullable
-// scalar, enum or struct element becomes a pointer.
+// scalar, enum, union or struct element becomes a pointer.
 func elemType(e mapped) Type {
 	if !e.nullable {
 		return e.t
 	}
 	switch e.t.(type) {
-	case Scalar, *Enum, *Struct:
+	case Scalar, *Enum, *Struct, *Union:
 		return Pointer{e.t}
 	}
 	return e.t
@@ -384,8 +804,8 @@ func enumNote(vs []any) []string {
 }
 
 // enum declares a named string type with one constant per value.
-func (b *schemaBuilder) enum(vals []string, null bool, name string) mapped {
-	e := &Enum{Name: name}
+func (b *schemaBuilder) enum(vals []string, docs map[string][]string, null bool, name string) mapped {
+	e := &Enum{Name: name, Kind: String}
 	seen := map[string]bool{}
 	var cands []candidate
 	for _, v := range vals {
@@ -393,7 +813,7 @@ func (b *schemaBuilder) enum(vals []string, null bool, name string) mapped {
 			continue
 		}
 		seen[v] = true
-		e.Values = append(e.Values, EnumValue{Value: v})
+		e.Values = append(e.Values, EnumValue{Value: v, Doc: docs[v]})
 	}
 	sort.Slice(e.Values, func(i, j int) bool { return e.Values[i].Value < e.Values[j].Value })
 	for i := range e.Values {
@@ -403,6 +823,22 @@ func (b *schemaBuilder) enum(vals []string, null bool, name string) mapped {
 	resolve(cands, nil)
 	b.decls = append(b.decls, e)
 	return mapped{t: e, nullable: null}
+}
+
+// intEnum declares a named int64 type with one constant per value,
+// <Type>1, <Type>Minus1.
+func (b *schemaBuilder) intEnum(vals []int64, name string) mapped {
+	e := &Enum{Name: name, Kind: Int64}
+	slices.Sort(vals)
+	for _, v := range slices.Compact(vals) {
+		part := fmt.Sprint(v)
+		if v < 0 {
+			part = fmt.Sprint("Minus", -v)
+		}
+		e.Values = append(e.Values, EnumValue{GoName: part, Int: v, Value: fmt.Sprint(v)})
+	}
+	b.decls = append(b.decls, e)
+	return mapped{t: e}
 }
 
 // mergeAllOf merges an allOf of objects into one object schema.
@@ -467,12 +903,20 @@ func (b *schemaBuilder) mergeAllOf(s *jsonschema.Schema) (*jsonschema.Schema, st
 	return &m, ""
 }
 
-// object declares the struct of an object schema.
-func (b *schemaBuilder) object(s *jsonschema.Schema, ptr, name string) *Struct {
+// object declares the struct of an object schema; top is true for the
+// tool's Args or Result.
+func (b *schemaBuilder) object(s *jsonschema.Schema, ptr, name string, top bool) *Struct {
 	st := &Struct{Name: name, Pointer: ptr}
 	b.decls = append(b.decls, st)
-	if s.AdditionalProperties != nil && !isFalseSchema(s.AdditionalProperties) && len(s.Properties) > 0 {
-		b.warn(ptr+"/additionalProperties", "additionalProperties is ignored: only the declared properties are accepted")
+	if b.pendingRef != "" {
+		b.defs[b.pendingRef] = mapped{t: st}
+		b.pendingRef = ""
+	}
+	b.building[st] = true
+	defer delete(b.building, st)
+	open := (s.AdditionalProperties != nil && !isFalseSchema(s.AdditionalProperties)) || len(s.PatternProperties) > 0
+	if open && top && len(s.Properties) > 0 {
+		b.warn(ptr+"/additionalProperties", "additional properties are not forwarded: only the declared properties are accepted")
 	}
 	props := make([]string, 0, len(s.Properties))
 	for k := range s.Properties {
@@ -482,6 +926,12 @@ func (b *schemaBuilder) object(s *jsonschema.Schema, ptr, name string) *Struct {
 				msg += "; it is required, so no call can succeed"
 			}
 			b.warn(ptr+"/properties/"+escapePointer(k), "%s", msg)
+			continue
+		}
+		if isFalseSchema(s.Properties[k]) {
+			if slices.Contains(s.Required, k) {
+				b.warn(ptr+"/properties/"+escapePointer(k), "required property with schema false: no call can succeed")
+			}
 			continue
 		}
 		props = append(props, k)
@@ -500,7 +950,18 @@ func (b *schemaBuilder) object(s *jsonschema.Schema, ptr, name string) *Struct {
 		f.Required = slices.Contains(s.Required, p)
 		m := b.mapSchema(ps, ptr+"/properties/"+escapePointer(p), name+f.GoName)
 		f.Nullable = m.nullable
-		f.Type, f.OmitZero = fieldType(m.t, f.Required, m.nullable)
+		t := m.t
+		if inner, ok := t.(*Struct); ok && b.building[inner] {
+			// A recursive field: through a pointer, or the type would
+			// contain itself.
+			t = Pointer{t}
+			if !f.Required && m.nullable {
+				t = Nullable{t}
+			}
+			f.Type, f.OmitZero = t, !f.Required
+		} else {
+			f.Type, f.OmitZero = fieldType(t, f.Required, m.nullable)
+		}
 		f.Tag = p
 		if p == "-" {
 			f.Tag = "-," // a bare "-" would mean "never encode"
@@ -522,9 +983,13 @@ func (b *schemaBuilder) object(s *jsonschema.Schema, ptr, name string) *Struct {
 		f.Doc = appendNote(f.Doc, m.notes...)
 		if ps != nil && ps.Default != nil {
 			if c, err := runtime.CanonicalJSON([]byte(ps.Default)); err == nil {
-				f.Doc = appendNote(f.Doc, DocLines("Default (applied by the server): "+string(c)+".")...)
+				f.Doc = appendNote(f.Doc, DocLines("Default (applied by the server when the property is absent): "+string(c)+".")...)
 			}
 		}
+	}
+	if open && !top && len(s.Properties) > 0 {
+		st.Extra, st.ExtraDoc = b.extra(s, ptr, name)
+		st.ExtraDoc = append([]string{"AdditionalProperties holds the properties the schema does not declare."}, st.ExtraDoc...)
 	}
 	return st
 }
@@ -541,11 +1006,13 @@ func appendNote(doc []string, notes ...string) []string {
 }
 
 // reservedFields are the method and field names an argument struct already
-// has (the markers, the Args methods and encoding/json's and fmt's methods):
-// a property that would map to one gets the suffix "_".
+// has (the markers, the Args methods, the catch-all field and
+// encoding/json's and fmt's methods): a property that would map to one gets
+// the suffix "_", whether or not the struct has the field or method, so
+// that names do not change when the schema gains one.
 var reservedFields = map[string]bool{
 	"Read": true, "Write": true, "OCPResources": true, "OCPConfirmPrompt": true,
-	"MarshalJSON": true, "UnmarshalJSON": true, "String": true,
+	"MarshalJSON": true, "UnmarshalJSON": true, "String": true, ExtraField: true,
 }
 
 // fieldType applies the optionality rules.

@@ -1,0 +1,516 @@
+package gen
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/dave/jennifer/jen"
+	"github.com/google/jsonschema-go/jsonschema"
+	"golang.org/x/tools/txtar"
+
+	"github.com/ocpgen/ocpgen/gen/internal/diag"
+	"github.com/ocpgen/ocpgen/gen/internal/load"
+	"github.com/ocpgen/ocpgen/gen/internal/model"
+)
+
+// rtSample is one instance to round-trip through a generated type.
+type rtSample struct {
+	Server string `json:"-"`
+	Tool   string `json:"-"`
+	// Kind is "min", "max/N" (variant N), for input or output.
+	Kind string `json:"-"`
+	// Key names the generated type: "<pkg>.<Type>".
+	Key  string          `json:"k"`
+	Args json.RawMessage `json:"v"`
+}
+
+// rtServer is one corpus server's line in the report.
+type rtServer struct {
+	name                          string
+	tools, types, fallbacks       int
+	samples, skipped, differences int
+}
+
+// samplesFor derives the minimal and the maximal instances (one per variant)
+// of a schema and keeps those that validate against it. It returns the
+// samples and the number it made but had to skip as invalid.
+func samplesFor(t *testing.T, raw json.RawMessage, root *jsonschema.Schema) (samples [][]byte, skipped int, err error) {
+	var fresh jsonschema.Schema
+	if err := json.Unmarshal(raw, &fresh); err != nil {
+		return nil, 0, err
+	}
+	// A remote $ref (which the generator does not follow either) is taken
+	// to accept anything.
+	resolved, err := fresh.Resolve(&jsonschema.ResolveOptions{
+		Loader: func(*url.URL) (*jsonschema.Schema, error) { return &jsonschema.Schema{}, nil },
+	})
+	if err != nil {
+		return nil, 0, fmt.Errorf("resolve: %w", err)
+	}
+	seen := map[string]bool{}
+	add := func(v any) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatalf("marshal sample: %v", err)
+		}
+		if seen[string(b)] {
+			return
+		}
+		seen[string(b)] = true
+		var inst any
+		if err := json.Unmarshal(b, &inst); err != nil {
+			t.Fatalf("sample: %v", err)
+		}
+		if err := resolved.Validate(inst); err != nil {
+			skipped++
+			if testing.Verbose() {
+				t.Logf("invalid sample skipped: %s: %v", b, err)
+			}
+			return
+		}
+		samples = append(samples, b)
+	}
+	minS := &sampler{root: root}
+	if v, ok := minS.value(root, 0); ok {
+		add(v)
+	} else {
+		skipped++
+	}
+	for k := 0; ; k++ {
+		s := &sampler{root: root, variant: k, max: true}
+		if v, ok := s.value(root, 0); ok {
+			add(v)
+		} else {
+			skipped++
+		}
+		if k+1 >= s.choices || k >= 63 {
+			break
+		}
+	}
+	return samples, skipped, nil
+}
+
+// TestRoundTrip is the lossless round-trip check over the whole corpus: for
+// every tool of every snapshot it derives instances of the input schema (and
+// of the output schema, for XxxResult), checks that each validates against
+// the schema, decodes it with runtime.DecodeStrict into the generated type,
+// encodes it back and compares the two as JSON values (numbers exactly). A
+// difference fails the test naming the tool and the JSON pointer.
+func TestRoundTrip(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a program over the whole corpus")
+	}
+	dir := corpusDir(t)
+	paths, _ := filepath.Glob(filepath.Join(dir, "*.tools.json"))
+	type input struct {
+		name string
+		data []byte
+		// golden inputs may hold schemas no instance satisfies.
+		golden bool
+	}
+	var inputs []input
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, input{name: strings.TrimSuffix(filepath.Base(path), ".tools.json"), data: data})
+	}
+	// The golden cases (one per mapping rule) round-trip too.
+	goldens, _ := filepath.Glob(filepath.Join(goldenDir(t), "*.txtar"))
+	for _, path := range goldens {
+		ar, err := txtar.ParseFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range ar.Files {
+			if f.Name == "tools.json" && !strings.HasPrefix(filepath.Base(path), "err-") {
+				inputs = append(inputs, input{name: "golden/" + strings.TrimSuffix(filepath.Base(path), ".txtar"), data: f.Data, golden: true})
+			}
+		}
+	}
+	var pkgs []tcPackage
+	var samples []rtSample
+	var report []*rtServer
+	goldenSkips := 0
+	for _, in := range inputs {
+		base, data := in.name, in.data
+		pkg := "rt_" + strings.NewReplacer("-", "_", "/", "_").Replace(base)
+		res, err := Generate(Input{SnapshotFile: "tools.json", Snapshot: data}, Options{Package: pkg})
+		if err != nil {
+			t.Fatalf("%s: %v", base, err)
+		}
+		pkgs = append(pkgs, tcPackage{name: pkg, files: res.Files})
+		snap, ds := load.LoadSnapshot("tools.json", data)
+		if ds.Err() != nil {
+			t.Fatal(ds.Err())
+		}
+		mp, _ := model.Build(snap, nil, pkg)
+		if mp == nil {
+			t.Fatalf("%s: model.Build failed", base)
+		}
+		srv := &rtServer{name: base, tools: len(snap.Tools), fallbacks: countFallbacks(res.Diagnostics)}
+		report = append(report, srv)
+		byName := map[string]*model.Tool{}
+		for _, mt := range mp.Tools {
+			byName[mt.Name] = mt
+			srv.types += len(mt.Decls)
+		}
+		for _, tool := range snap.Tools {
+			mt := byName[tool.Name]
+			for _, side := range []struct {
+				raw    json.RawMessage
+				schema *jsonschema.Schema
+				typ    *model.Struct
+				label  string
+			}{
+				{tool.InputSchemaRaw, tool.InputSchema, mt.Args, "input"},
+				{tool.OutputSchemaRaw, tool.OutputSchema, mt.Result, "output"},
+			} {
+				if side.schema == nil || side.typ == nil {
+					continue
+				}
+				ss, skipped, err := samplesFor(t, side.raw, side.schema)
+				if err != nil {
+					t.Errorf("%s: tool %q: %s schema: %v", base, tool.Name, side.label, err)
+					continue
+				}
+				if in.golden {
+					goldenSkips += skipped
+				} else {
+					srv.skipped += skipped
+				}
+				for i, b := range ss {
+					kind := side.label + "/min"
+					if i > 0 {
+						kind = side.label + "/max/" + strconv.Itoa(i-1)
+					}
+					samples = append(samples, rtSample{Server: base, Tool: tool.Name, Kind: kind,
+						Key: pkg + "." + side.typ.Name, Args: b})
+					srv.samples++
+				}
+			}
+		}
+	}
+	// The check must be able to fail: a deliberately lossy hand-written
+	// type goes through the same driver, and each of its samples must be
+	// reported with the right pointer.
+	pkgs = append(pkgs, tcPackage{name: "rt_selfcheck", files: map[string][]byte{"lossy.go": []byte(lossySource)}})
+	selfStart := len(samples)
+	for _, c := range lossyCases {
+		samples = append(samples, rtSample{Key: "rt_selfcheck.Lossy", Args: json.RawMessage(c.sample)})
+	}
+	outs := runDriver(t, pkgs, samples)
+	for i, c := range lossyCases {
+		o := outs[selfStart+i]
+		ptr, same := jsonDiff([]byte(c.sample), o.Out)
+		switch {
+		case c.wantPtr == "decode" && o.Err == "":
+			t.Errorf("self-check %s: decoded, want a decode error", c.sample)
+		case c.wantPtr == "" && (o.Err != "" || !same):
+			t.Errorf("self-check %s: got %s (err %q, diff at %q), want no difference", c.sample, o.Out, o.Err, ptr)
+		case c.wantPtr != "" && c.wantPtr != "decode" && (o.Err != "" || same || ptr != c.wantPtr):
+			t.Errorf("self-check %s: got %s (err %q, diff at %q), want a difference at %q", c.sample, o.Out, o.Err, ptr, c.wantPtr)
+		}
+	}
+	samples, outs = samples[:selfStart], outs[:selfStart]
+	for i, s := range samples {
+		o := outs[i]
+		if o.Err != "" {
+			t.Errorf("%s: tool %q (%s): %s does not decode: %s\n\tsample: %s", s.Server, s.Tool, s.Kind, s.Key, o.Err, s.Args)
+			reportFor(report, s.Server).differences++
+			continue
+		}
+		if ptr, ok := jsonDiff(s.Args, o.Out); !ok {
+			t.Errorf("%s: tool %q (%s): round trip through %s changes the value at %q\n\tsent: %s\n\tgot:  %s",
+				s.Server, s.Tool, s.Kind, s.Key, ptr, s.Args, o.Out)
+			reportFor(report, s.Server).differences++
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-26s %6s %6s %9s %8s %8s %11s\n", "server", "tools", "types", "fallbacks", "samples", "skipped", "differences")
+	var tot rtServer
+	for _, r := range report {
+		fmt.Fprintf(&b, "%-26s %6d %6d %9d %8d %8d %11d\n", r.name, r.tools, r.types, r.fallbacks, r.samples, r.skipped, r.differences)
+		tot.tools += r.tools
+		tot.types += r.types
+		tot.fallbacks += r.fallbacks
+		tot.samples += r.samples
+		tot.skipped += r.skipped
+		tot.differences += r.differences
+	}
+	fmt.Fprintf(&b, "%-26s %6d %6d %9d %8d %8d %11d\n", "total", tot.tools, tot.types, tot.fallbacks, tot.samples, tot.skipped, tot.differences)
+	t.Logf("round trip over the corpus and the golden cases (%d golden samples skipped as unsatisfiable):\n%s", goldenSkips, b.String())
+	if tot.samples == 0 {
+		t.Fatal("no samples")
+	}
+	if tot.skipped > 0 {
+		t.Errorf("%d samples were skipped as invalid (run with -v to see them)", tot.skipped)
+	}
+}
+
+// lossySource is a type with the usual lossy mappings: omitempty drops an
+// explicit zero, float64 rounds a big integer, a plain field drops a null.
+const lossySource = `package rt_selfcheck
+
+// Lossy maps a schema the way lossy generators do.
+type Lossy struct {
+	A int64   ` + "`json:\"a,omitempty\"`" + `
+	B float64 ` + "`json:\"b,omitempty\"`" + `
+	C *string ` + "`json:\"c,omitempty\"`" + `
+	D []int64 ` + "`json:\"d,omitempty\"`" + `
+}
+`
+
+var lossyCases = []struct{ sample, wantPtr string }{
+	{`{"a":0}`, "/a"},
+	{`{"b":9007199254740993}`, "/b"},
+	{`{"c":null}`, "/c"},
+	{`{"d":[]}`, "/d"},
+	{`{"a":1,"d":[1,2]}`, ""},
+	{`{"e":1}`, "decode"},
+}
+
+func reportFor(rs []*rtServer, name string) *rtServer {
+	for _, r := range rs {
+		if r.name == name {
+			return r
+		}
+	}
+	return &rtServer{}
+}
+
+// countFallbacks counts the warnings that report a json.RawMessage fallback.
+func countFallbacks(l diag.List) int {
+	n := 0
+	for _, d := range l {
+		if d.Severity == diag.Warning && strings.Contains(d.Msg, "json.RawMessage") {
+			n++
+		}
+	}
+	return n
+}
+
+// rtOut is the driver's answer for one sample.
+type rtOut struct {
+	Out json.RawMessage `json:"out,omitempty"`
+	Err string          `json:"err,omitempty"`
+}
+
+// runDriver writes the generated packages and a driver program into a
+// temporary directory of the module, runs the driver once over every
+// sample and returns its answers in sample order.
+func runDriver(t *testing.T, pkgs []tcPackage, samples []rtSample) []rtOut {
+	t.Helper()
+	root := moduleRoot(t)
+	dir, err := os.MkdirTemp(root, "_roundtrip-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	rel, err := filepath.Rel(root, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	importBase := "github.com/ocpgen/ocpgen/" + filepath.ToSlash(rel)
+	keys := map[string]bool{}
+	for _, s := range samples {
+		keys[s.Key] = true
+	}
+	sortedKeys := make([]string, 0, len(keys))
+	for k := range keys {
+		sortedKeys = append(sortedKeys, k)
+	}
+	sort.Strings(sortedKeys)
+	for _, p := range pkgs {
+		pdir := filepath.Join(dir, p.name)
+		if err := os.MkdirAll(pdir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for name, src := range p.files {
+			if err := os.WriteFile(filepath.Join(pdir, name), src, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	const rt = "github.com/ocpgen/ocpgen/runtime"
+	f := jen.NewFile("main")
+	f.ImportAlias(rt, "ocprt")
+	for _, p := range pkgs {
+		f.ImportName(importBase+"/"+p.name, p.name)
+	}
+	f.Comment("rt decodes one value strictly into a T and encodes it again.")
+	f.Func().Id("rt").Types(jen.Id("T").Any()).Params(jen.Id("b").Index().Byte()).Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.List(jen.Id("v"), jen.Err()).Op(":=").Qual(rt, "DecodeStrict").Types(jen.Id("T")).Call(jen.Id("b")),
+		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Return(jen.Qual("encoding/json", "Marshal").Call(jen.Id("v"))),
+	)
+	f.Var().Id("types").Op("=").Map(jen.String()).Func().Params(jen.Index().Byte()).Params(jen.Index().Byte(), jen.Error()).
+		Values(jen.DictFunc(func(d jen.Dict) {
+			for _, k := range sortedKeys {
+				pkg, typ, _ := strings.Cut(k, ".")
+				d[jen.Lit(k)] = jen.Id("rt").Types(jen.Qual(importBase+"/"+pkg, typ))
+			}
+		}))
+	f.Func().Id("main").Params().Block(
+		jen.Id("in").Op(":=").Qual("bufio", "NewScanner").Call(jen.Qual("os", "Stdin")),
+		jen.Id("in").Dot("Buffer").Call(jen.Nil(), jen.Lit(1<<26)),
+		jen.Id("out").Op(":=").Qual("bufio", "NewWriter").Call(jen.Qual("os", "Stdout")),
+		jen.Defer().Id("out").Dot("Flush").Call(),
+		jen.For(jen.Id("in").Dot("Scan").Call()).Block(
+			jen.Var().Id("s").Struct(
+				jen.Id("K").String().Tag(map[string]string{"json": "k"}),
+				jen.Id("V").Qual("encoding/json", "RawMessage").Tag(map[string]string{"json": "v"}),
+			),
+			jen.Var().Id("r").Struct(
+				jen.Id("Out").Qual("encoding/json", "RawMessage").Tag(map[string]string{"json": "out,omitempty"}),
+				jen.Id("Err").String().Tag(map[string]string{"json": "err,omitempty"}),
+			),
+			jen.If(jen.Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(jen.Id("in").Dot("Bytes").Call(), jen.Op("&").Id("s")), jen.Err().Op("!=").Nil()).Block(
+				jen.Id("r").Dot("Err").Op("=").Lit("driver: ").Op("+").Err().Dot("Error").Call(),
+			).Else().If(jen.List(jen.Id("fn"), jen.Id("ok")).Op(":=").Id("types").Index(jen.Id("s").Dot("K")), jen.Op("!").Id("ok")).Block(
+				jen.Id("r").Dot("Err").Op("=").Lit("driver: unknown type ").Op("+").Id("s").Dot("K"),
+			).Else().If(jen.List(jen.Id("b"), jen.Err()).Op(":=").Id("fn").Call(jen.Id("s").Dot("V")), jen.Err().Op("!=").Nil()).Block(
+				jen.Id("r").Dot("Err").Op("=").Err().Dot("Error").Call(),
+			).Else().Block(
+				jen.Id("r").Dot("Out").Op("=").Id("b"),
+			),
+			jen.List(jen.Id("line"), jen.Id("_")).Op(":=").Qual("encoding/json", "Marshal").Call(jen.Id("r")),
+			jen.Id("out").Dot("Write").Call(jen.Append(jen.Id("line"), jen.LitRune('\n'))),
+		),
+	)
+	var src bytes.Buffer
+	if err := f.Render(&src); err != nil {
+		t.Fatal(err)
+	}
+	mainDir := filepath.Join(dir, "driver")
+	if err := os.MkdirAll(mainDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(mainDir, "main.go"), src.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var input bytes.Buffer
+	for _, s := range samples {
+		line, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		input.Write(line)
+		input.WriteByte('\n')
+	}
+	cmd := exec.Command("go", "run", "./"+filepath.ToSlash(filepath.Join(rel, "driver")))
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+	cmd.Stdin = &input
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("driver: %v\n%s", err, stderr.String())
+	}
+	var outs []rtOut
+	sc := bufio.NewScanner(&stdout)
+	sc.Buffer(nil, 1<<26)
+	for sc.Scan() {
+		var o rtOut
+		if err := json.Unmarshal(sc.Bytes(), &o); err != nil {
+			t.Fatalf("driver output: %v", err)
+		}
+		outs = append(outs, o)
+	}
+	if len(outs) != len(samples) {
+		t.Fatalf("driver answered %d samples, want %d\n%s", len(outs), len(samples), stderr.String())
+	}
+	return outs
+}
+
+// jsonDiff compares two JSON texts as values (numbers exactly, as
+// rationals) and returns the JSON pointer of the first difference.
+func jsonDiff(a, b []byte) (string, bool) {
+	parse := func(x []byte) (any, error) {
+		d := json.NewDecoder(bytes.NewReader(x))
+		d.UseNumber()
+		var v any
+		err := d.Decode(&v)
+		return v, err
+	}
+	va, err := parse(a)
+	if err != nil {
+		return "", false
+	}
+	vb, err := parse(b)
+	if err != nil {
+		return "", false
+	}
+	return valueDiff(va, vb, "")
+}
+
+func valueDiff(a, b any, ptr string) (string, bool) {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok {
+			return ptr, false
+		}
+		keys := make([]string, 0, len(x)+len(y))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		for k := range y {
+			if _, dup := x[k]; !dup {
+				keys = append(keys, k)
+			}
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			p := ptr + "/" + strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
+			xv, okx := x[k]
+			yv, oky := y[k]
+			if okx != oky {
+				return p, false
+			}
+			if d, ok := valueDiff(xv, yv, p); !ok {
+				return d, false
+			}
+		}
+		return "", true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return ptr, false
+		}
+		for i := range x {
+			if d, ok := valueDiff(x[i], y[i], ptr+"/"+strconv.Itoa(i)); !ok {
+				return d, false
+			}
+		}
+		return "", true
+	case json.Number:
+		y, ok := b.(json.Number)
+		if !ok {
+			return ptr, false
+		}
+		rx, okx := new(big.Rat).SetString(string(x))
+		ry, oky := new(big.Rat).SetString(string(y))
+		if !okx || !oky || rx.Cmp(ry) != 0 {
+			return ptr, false
+		}
+		return "", true
+	default:
+		if a != b {
+			return ptr, false
+		}
+		return "", true
+	}
+}
