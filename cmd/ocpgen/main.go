@@ -7,6 +7,10 @@
 //	ocpgen snapshot (-url URL | -command "PROG ARGS...") [-header "Name: value"]... [-timeout D] -o FILE
 //	ocpgen init -snapshot S [-o FILE] [-force]
 //	ocpgen generate -snapshot S [-classify C] [-package P] -out DIR
+//	ocpgen check -snapshot S [-classify C] [-package P] -out DIR [-strict]
+//	ocpgen diff OLD NEW [-classify-old C1 -classify-new C2] [-format text|markdown|json] [-fail-on LEVELS]
+//	ocpgen diff -git-base REF -snapshot S [-classify C] [-format ...] [-fail-on LEVELS]
+//	ocpgen vet [packages]
 //	ocpgen version
 //
 // Exit status: 0 on success, 1 on an input error, 2 on a usage error.
