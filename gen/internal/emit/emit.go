@@ -5,6 +5,7 @@ package emit
 
 import (
 	"bytes"
+	"go/format"
 	"fmt"
 	"strings"
 	"time"
@@ -35,7 +36,18 @@ func Files(p *model.Package) (map[string][]byte, error) {
 		if err := f.Render(&buf); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		out[name] = buf.Bytes()
+		// jennifer formats once, from source whose comment lines it indents;
+		// gofmt's doc-comment rewriting (a one-line paragraph without final
+		// punctuation becomes a "# heading") only settles on a second pass.
+		// Emit gofmt's fixed point, so gofmt -l never lists a generated file.
+		src, err := format.Source(buf.Bytes())
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if again, err := format.Source(src); err != nil || !bytes.Equal(again, src) {
+			return fmt.Errorf("%s: gofmt does not reach a fixed point on the generated source", name)
+		}
+		out[name] = src
 		return nil
 	}
 	if err := render("doc.go", docFile(p)); err != nil {
@@ -74,13 +86,42 @@ func inputsWithDigests(p *model.Package) string {
 
 // comment emits doc lines as one "//" comment per line.
 func comment(g *jen.Group, lines []string) {
+	for _, c := range docComments(lines) {
+		g.Comment(c)
+	}
+}
+
+// docComments turns doc lines into "//" comment lines. Each line goes
+// through model.DocLines again, whatever part of the model it came from, so
+// a line break, a control character or invalid UTF-8 in any text taken from
+// an input file cannot end the comment: such text is only ever inside a
+// "//" comment (or a quoted string literal), never in code, and no comment
+// the generator writes is a block comment that text could close.
+func docComments(lines []string) []string {
+	var out []string
 	for _, l := range lines {
-		if l == "" {
-			g.Comment("//")
-		} else {
-			g.Comment("// " + l)
+		parts := model.DocLines(l)
+		if len(parts) == 0 {
+			out = append(out, "//")
+		}
+		for _, p := range parts {
+			if p == "" {
+				out = append(out, "//")
+			} else {
+				out = append(out, "// "+p)
+			}
 		}
 	}
+	return out
+}
+
+// docStatement is doc lines as comments, each followed by a line break.
+func docStatement(lines []string) *jen.Statement {
+	st := jen.Null()
+	for _, c := range docComments(lines) {
+		st.Comment(c).Line()
+	}
+	return st
 }
 
 func docFile(p *model.Package) *jen.File {
@@ -194,14 +235,7 @@ func toolVar(t *model.Tool) *jen.Statement {
 	if h := hintText(t.Hints); h != "" {
 		doc = append(doc, "", "Server hints (not trusted): "+h+".")
 	}
-	lines := jen.Null()
-	for _, l := range doc {
-		if l == "" {
-			lines.Comment("//").Line()
-		} else {
-			lines.Comment("// " + l).Line()
-		}
-	}
+	lines := docStatement(doc)
 	pol := t.Policy
 	kind := "KindWrite"
 	if t.Kind == model.Read {
@@ -338,10 +372,7 @@ func typ(t model.Type) jen.Code {
 }
 
 func structDecl(t *model.Tool, s *model.Struct) *jen.Statement {
-	st := jen.Null()
-	for _, l := range s.Doc {
-		st.Comment(docLine(l)).Line()
-	}
+	st := docStatement(s.Doc)
 	st.Type().Id(s.Name).StructFunc(func(g *jen.Group) {
 		if s == t.Args {
 			marker := "Write"
@@ -415,10 +446,7 @@ func kindCode(t model.Type) jen.Code {
 }
 
 func unionDecl(u *model.Union) *jen.Statement {
-	st := jen.Null()
-	for _, l := range u.Doc {
-		st.Comment(docLine(l)).Line()
-	}
+	st := docStatement(u.Doc)
 	if len(u.Doc) > 0 {
 		st.Comment("//").Line()
 	}
@@ -459,18 +487,8 @@ func unionDecl(u *model.Union) *jen.Statement {
 	return st
 }
 
-func docLine(l string) string {
-	if l == "" {
-		return "//"
-	}
-	return "// " + l
-}
-
 func enumDecl(e *model.Enum) *jen.Statement {
-	st := jen.Null()
-	for _, l := range e.Doc {
-		st.Comment(docLine(l)).Line()
-	}
+	st := docStatement(e.Doc)
 	if e.Kind == model.Int64 {
 		st.Type().Id(e.Name).Int64().Line().Line()
 	} else {
