@@ -1,0 +1,652 @@
+// Package redisbroker is a [runtime.ConfirmBroker] on Redis, for a Hub of
+// several replicas: a write's confirm can be requested on one replica and
+// approved by a peer connected to another.
+//
+// It has the in-memory broker's semantics, checked by the same conformance
+// suite (runtime/brokertest): a confirm resolves at most once; a decision
+// must carry the request's digest and come from another channel than the
+// requester's; it expires to deny; the caller's cancellation denies; every
+// replica lists the pending confirms and announces new ones to its
+// subscribers; and the waiting replica learns of the decision at once.
+//
+// How it works. Every state change is one Lua script, run atomically by
+// Redis: registering (with a PUBLISH of the request to every replica),
+// deciding (with a PUBLISH of the id), and the waiting replica's check or
+// close. The script that decides checks, on the server's clock, that the
+// confirm is pending and unexpired, that the deciding channel is not the
+// requester's, and that the digest matches, and only then writes the
+// decision; the waiting replica accepts an approval only if it carries the
+// request's digest. Pub/sub only wakes the waiting replica: the decision is
+// always read from the confirm's key.
+//
+// Failures all deny: Redis unreachable when a write arrives fails the
+// request (the gate denies, the server is not called); a confirm whose key
+// vanishes (a Redis restart or failover without the data, or a lease that
+// ran out) is reported as [ErrLost] and denied; a replica that dies while
+// waiting stops renewing its lease, so its confirm vanishes within
+// [Options.Lease] and nothing is ever called for it. A pending confirm's key
+// holds the request that peers are shown, a hash of the requester's Peer and
+// the expiry; no token or credential.
+//
+// Only Hubs that import this package link go-redis.
+package redisbroker
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/ocpgen/ocpgen/runtime"
+)
+
+// Defaults of [Options].
+const (
+	// DefaultPrefix is the default key and channel prefix. The braces are a
+	// Redis Cluster hash tag: every key of one prefix lives in one slot, as
+	// the scripts need.
+	DefaultPrefix = "{ocp-confirm}:"
+	// DefaultLease is the default [Options.Lease].
+	DefaultLease = 5 * time.Second
+	// DefaultOpTimeout is the default [Options.OpTimeout].
+	DefaultOpTimeout = 2 * time.Second
+)
+
+// Options configures a [Broker]. The zero value uses the defaults.
+type Options struct {
+	// Prefix starts every key and pub/sub channel the broker uses. Replicas
+	// of one Hub must use the same prefix; Hubs sharing a Redis use
+	// different ones. On Redis Cluster it must contain a hash tag ({...}).
+	// Empty means DefaultPrefix.
+	Prefix string
+	// Lease is how long a pending confirm outlives the replica waiting for
+	// it: the replica renews it every Lease/3 while it waits. A replica that
+	// dies, or cannot reach Redis for Lease, loses its confirms (denied).
+	// Zero means DefaultLease.
+	Lease time.Duration
+	// OpTimeout bounds each Redis operation the broker starts on its own
+	// (registering, checking, closing a confirm) and how long Subscribe
+	// waits for the pub/sub connection. Zero means DefaultOpTimeout.
+	OpTimeout time.Duration
+}
+
+var (
+	// ErrLost is the error of [Broker.Request] when the pending confirm
+	// vanished from Redis before it ended: Redis restarted or failed over
+	// without the data, or this replica could not renew its lease. The gate
+	// denies the write.
+	ErrLost = errors.New("redisbroker: the pending confirm vanished from Redis (restart, failover, or an expired lease)")
+	// ErrClosed is returned by a broker after [Broker.Close], and by the
+	// requests it was waiting for.
+	ErrClosed = errors.New("redisbroker: broker closed")
+)
+
+// notesBuffer is how many announcements of new confirms may wait for the
+// subscribers before the pub/sub reader waits for them.
+const notesBuffer = 4096
+
+// Broker is a [runtime.ConfirmBroker] on Redis. Create it with [New]; it is
+// safe for concurrent use. Each replica has its own Broker (and its own
+// client), with the same Options.Prefix.
+type Broker struct {
+	rdb       redis.UniversalClient
+	keyPrefix string // PREFIX c:
+	keyIndex  string // PREFIX pending
+	chNew     string
+	chDecided string
+	lease     time.Duration
+	grace     time.Duration
+	heartbeat time.Duration
+	pingEvery time.Duration
+	opTimeout time.Duration
+	now       func() time.Time // replaced in tests
+
+	ctx    context.Context // done at Close
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	notes  chan string // announced requests, JSON, for the subscribers
+
+	mu      sync.Mutex
+	waiters map[string]chan struct{} // confirm id → wake-up of its waiting Request
+	subs    map[int]func(runtime.ConfirmRequest)
+	nextSub int
+	ready   chan struct{} // closed while the pub/sub connection is subscribed
+	up      bool
+	ps      *redis.PubSub
+	closed  bool
+}
+
+var _ runtime.ConfirmBroker = (*Broker)(nil)
+
+// New returns a Broker that keeps its confirms in rdb, and starts its pub/sub
+// reader. It does not wait for Redis: while Redis is unreachable, requests
+// fail (and the gate denies). Close the Broker before rdb.
+func New(rdb redis.UniversalClient, opt Options) (*Broker, error) {
+	if rdb == nil {
+		return nil, errors.New("redisbroker: nil Redis client")
+	}
+	if opt.Lease < 0 || opt.OpTimeout < 0 {
+		return nil, errors.New("redisbroker: negative Lease or OpTimeout")
+	}
+	if opt.Prefix == "" {
+		opt.Prefix = DefaultPrefix
+	}
+	if opt.Lease == 0 {
+		opt.Lease = DefaultLease
+	}
+	if opt.OpTimeout == 0 {
+		opt.OpTimeout = DefaultOpTimeout
+	}
+	heartbeat := max(opt.Lease/3, time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
+	b := &Broker{
+		rdb:       rdb,
+		keyPrefix: opt.Prefix + "c:",
+		keyIndex:  opt.Prefix + "pending",
+		chNew:     opt.Prefix + "new",
+		chDecided: opt.Prefix + "decided",
+		lease:     opt.Lease,
+		grace:     opt.Lease,
+		heartbeat: heartbeat,
+		pingEvery: min(max(heartbeat, 250*time.Millisecond), 5*time.Second),
+		opTimeout: opt.OpTimeout,
+		now:       time.Now,
+		ctx:       ctx,
+		cancel:    cancel,
+		notes:     make(chan string, notesBuffer),
+		waiters:   make(map[string]chan struct{}),
+		subs:      make(map[int]func(runtime.ConfirmRequest)),
+		ready:     make(chan struct{}),
+	}
+	b.wg.Add(2)
+	go b.listen()
+	go b.announce()
+	return b, nil
+}
+
+// Close stops the broker's goroutines. Requests still waiting return
+// [ErrClosed] (the gate denies them) and their confirms are withdrawn if
+// Redis can be reached; later calls fail. It does not close the Redis
+// client.
+func (b *Broker) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	ps := b.ps
+	b.mu.Unlock()
+	b.cancel()
+	if ps != nil {
+		_ = ps.Close()
+	}
+	b.wg.Wait()
+	return nil
+}
+
+func (b *Broker) keys(id string) []string { return []string{b.keyPrefix + id, b.keyIndex} }
+
+// opCtx is the context of an operation the broker must finish whatever the
+// caller's context says (a half-done registration or close is worse than a
+// late one).
+func (b *Broker) opCtx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), b.opTimeout)
+}
+
+func millis(d time.Duration) string { return strconv.FormatInt(max(d.Milliseconds(), 1), 10) }
+
+// peerHash is what Redis holds of a channel identity: enough to compare, not
+// the identity itself. An empty Peer stays empty, which no decision may have.
+func peerHash(peer string) string {
+	if peer == "" {
+		return ""
+	}
+	s := sha256.Sum256([]byte("ocp-confirm-peer\x00" + peer))
+	return hex.EncodeToString(s[:])
+}
+
+// Request implements [runtime.ConfirmBroker]: it registers p in Redis,
+// announces it to every replica's subscribers, and waits until a peer on any
+// replica decides, p.Request.Expires passes (OutcomeExpired), or ctx is done
+// (OutcomeCancelled). It returns an error, which the gate turns into a
+// denial, when Redis cannot be reached to register the confirm, when the
+// confirm vanishes from Redis ([ErrLost]), when Redis stays unreachable for
+// the lease, and after Close.
+func (b *Broker) Request(ctx context.Context, p runtime.PendingConfirm) (runtime.Decision, error) {
+	id := p.Request.ID
+	if id == "" {
+		return runtime.Decision{}, errors.New("redisbroker: empty confirm id")
+	}
+	if ctx.Err() != nil {
+		return runtime.Decision{Outcome: runtime.OutcomeCancelled}, nil
+	}
+	reqJSON, err := json.Marshal(p.Request)
+	if err != nil {
+		return runtime.Decision{}, fmt.Errorf("redisbroker: encode confirm request: %w", err)
+	}
+	kick := make(chan struct{}, 1)
+	b.mu.Lock()
+	switch {
+	case b.closed:
+		b.mu.Unlock()
+		return runtime.Decision{}, ErrClosed
+	case b.waiters[id] != nil:
+		b.mu.Unlock()
+		return runtime.Decision{}, fmt.Errorf("redisbroker: confirm id %q already pending", id)
+	}
+	b.waiters[id] = kick // before the confirm exists, so no wake-up is missed
+	b.mu.Unlock()
+	defer func() {
+		b.mu.Lock()
+		delete(b.waiters, id)
+		b.mu.Unlock()
+	}()
+
+	octx, cancel := b.opCtx()
+	res, err := scriptOpen.Run(octx, b.rdb, b.keys(id),
+		id, reqJSON, peerHash(p.RequesterPeer), p.Request.Digest,
+		strconv.FormatInt(p.Request.Expires.UnixMicro(), 10), millis(b.lease), millis(b.grace), b.chNew,
+	).Text()
+	cancel()
+	if err != nil {
+		// The script may have run with its reply lost: withdraw the confirm
+		// if it is there, so no peer approves a write nobody waits for. In
+		// the background: the denial need not wait for it.
+		go func() { _, _ = b.finish(id, string(runtime.OutcomeCancelled)) }() // bounded by OpTimeout
+		return runtime.Decision{}, fmt.Errorf("redisbroker: register confirm: %w", err)
+	}
+	switch res {
+	case "ok":
+	case "dup":
+		return runtime.Decision{}, fmt.Errorf("redisbroker: confirm id %q already pending", id)
+	case "expired":
+		return runtime.Decision{Outcome: runtime.OutcomeExpired}, nil
+	default:
+		return runtime.Decision{}, fmt.Errorf("redisbroker: register confirm: unexpected reply %q", res)
+	}
+	return b.wait(ctx, p, kick)
+}
+
+// wait is the waiting half of Request. It checks the confirm when woken by
+// its decision's announcement, when the pub/sub connection comes back (an
+// announcement may have been missed), and every heartbeat (which also renews
+// the lease); it closes it at the deadline or on cancellation.
+func (b *Broker) wait(ctx context.Context, p runtime.PendingConfirm, kick <-chan struct{}) (runtime.Decision, error) {
+	id := p.Request.ID
+	deadline := time.NewTimer(p.Request.Expires.Sub(b.now()))
+	defer deadline.Stop()
+	tick := time.NewTicker(b.heartbeat)
+	defer tick.Stop()
+	lastOK := time.Now()
+	for {
+		closeAs := ""
+		select {
+		case <-kick:
+		case <-tick.C:
+		case <-deadline.C:
+			closeAs = string(runtime.OutcomeExpired)
+		case <-ctx.Done():
+			closeAs = string(runtime.OutcomeCancelled)
+		case <-b.ctx.Done():
+			_, _ = b.finish(id, string(runtime.OutcomeCancelled))
+			return runtime.Decision{}, ErrClosed
+		}
+		st, err := b.finish(id, closeAs)
+		if err != nil {
+			if closeAs != "" {
+				// The wait ends either way; a decision that cannot be read
+				// is not an approval.
+				return runtime.Decision{Outcome: runtime.Outcome(closeAs)}, nil
+			}
+			if time.Since(lastOK) >= b.lease {
+				return runtime.Decision{}, fmt.Errorf("redisbroker: confirm %s: Redis unreachable for the whole lease: %w", id, err)
+			}
+			continue // retried at the next heartbeat
+		}
+		switch st.state {
+		case "pending":
+			lastOK = time.Now()
+			continue
+		case "gone":
+			return runtime.Decision{}, ErrLost
+		}
+		return decision(p, st)
+	}
+}
+
+// finished is what the finish script returns.
+type finished struct{ state, peer, principal, digest string }
+
+func (b *Broker) finish(id, closeAs string) (finished, error) {
+	ctx, cancel := b.opCtx()
+	defer cancel()
+	v, err := scriptFinish.Run(ctx, b.rdb, b.keys(id), id, closeAs, millis(b.lease), millis(b.grace)).StringSlice()
+	if err != nil {
+		return finished{}, err
+	}
+	switch {
+	case len(v) == 1 && (v[0] == "pending" || v[0] == "gone"):
+		return finished{state: v[0]}, nil
+	case len(v) == 4:
+		return finished{v[0], v[1], v[2], v[3]}, nil
+	}
+	return finished{}, fmt.Errorf("redisbroker: unexpected reply %q", v)
+}
+
+// decision maps an ended confirm to the Decision. An approval must carry the
+// request's digest: one that does not was not written by the decide script,
+// and is refused.
+func decision(p runtime.PendingConfirm, st finished) (runtime.Decision, error) {
+	switch runtime.Outcome(st.state) {
+	case runtime.OutcomeApproved:
+		if st.digest != p.Request.Digest {
+			return runtime.Decision{}, fmt.Errorf("redisbroker: confirm %s: an approval without the request's digest; denied", p.Request.ID)
+		}
+		return runtime.Decision{Outcome: runtime.OutcomeApproved, Peer: st.peer, PrincipalID: st.principal}, nil
+	case runtime.OutcomeDenied:
+		return runtime.Decision{Outcome: runtime.OutcomeDenied, Peer: st.peer, PrincipalID: st.principal}, nil
+	case runtime.OutcomeExpired, runtime.OutcomeCancelled:
+		return runtime.Decision{Outcome: runtime.Outcome(st.state)}, nil
+	}
+	return runtime.Decision{}, fmt.Errorf("redisbroker: confirm %s: unknown state %q", p.Request.ID, st.state)
+}
+
+// Resolve implements [runtime.ConfirmBroker]. The decision is checked and
+// applied by one script on the server; its refusals are the runtime's
+// (ErrConfirmNotPending, ErrConfirmExpired, ErrConfirmSelf,
+// ErrConfirmDigest). Any other error means Redis could not be asked, and
+// nothing was decided by this call.
+func (b *Broker) Resolve(ctx context.Context, peer runtime.Principal, d runtime.ConfirmDecision) error {
+	if d.ID == "" {
+		return runtime.ErrConfirmNotPending
+	}
+	approve := "0"
+	if d.Approve {
+		approve = "1"
+	}
+	res, err := scriptDecide.Run(ctx, b.rdb, b.keys(d.ID),
+		d.ID, approve, d.Digest, peerHash(peer.Peer), peer.Peer, peer.ID, b.chDecided,
+	).Text()
+	if err != nil {
+		return fmt.Errorf("redisbroker: resolve: %w", err)
+	}
+	switch res {
+	case "ok":
+		return nil
+	case "notpending":
+		return runtime.ErrConfirmNotPending
+	case "expired":
+		return runtime.ErrConfirmExpired
+	case "self":
+		return runtime.ErrConfirmSelf
+	case "digest":
+		return runtime.ErrConfirmDigest
+	}
+	return fmt.Errorf("redisbroker: resolve: unexpected reply %q", res)
+}
+
+// Pending implements [runtime.ConfirmBroker]: the confirms pending on every
+// replica, ordered by expiry, then id.
+func (b *Broker) Pending(ctx context.Context) ([]runtime.ConfirmRequest, error) {
+	now := b.now()
+	ids, err := b.rdb.ZRangeByScore(ctx, b.keyIndex, &redis.ZRangeBy{
+		Min: "(" + strconv.FormatInt(now.UnixMicro(), 10),
+		Max: "+inf",
+	}).Result()
+	if err != nil {
+		return nil, fmt.Errorf("redisbroker: pending: %w", err)
+	}
+	out := make([]runtime.ConfirmRequest, 0, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	cmds := make([]*redis.SliceCmd, len(ids))
+	if _, err := b.rdb.Pipelined(ctx, func(pl redis.Pipeliner) error {
+		for i, id := range ids {
+			cmds[i] = pl.HMGet(ctx, b.keyPrefix+id, "state", "req")
+		}
+		return nil
+	}); err != nil {
+		return nil, fmt.Errorf("redisbroker: pending: %w", err)
+	}
+	var goneKeys, goneIDs []string
+	for i, c := range cmds {
+		v := c.Val()
+		if len(v) == 2 && v[0] == nil {
+			goneKeys, goneIDs = append(goneKeys, b.keyPrefix+ids[i]), append(goneIDs, ids[i])
+		}
+		if len(v) != 2 || v[0] != "pending" {
+			continue // decided or gone since the index was read
+		}
+		s, _ := v[1].(string)
+		var r runtime.ConfirmRequest
+		if err := json.Unmarshal([]byte(s), &r); err != nil || !now.Before(r.Expires) {
+			continue
+		}
+		out = append(out, r)
+	}
+	if len(goneIDs) > 0 {
+		args := make([]any, len(goneIDs))
+		for i, id := range goneIDs {
+			args[i] = id
+		}
+		// Best effort: an index entry left behind only costs a lookup.
+		_ = scriptPrune.Run(ctx, b.rdb, append([]string{b.keyIndex}, goneKeys...), args...).Err()
+	}
+	slices.SortFunc(out, func(x, y runtime.ConfirmRequest) int {
+		if c := x.Expires.Compare(y.Expires); c != 0 {
+			return c
+		}
+		return strings.Compare(x.ID, y.ID)
+	})
+	return out, nil
+}
+
+// Subscribe implements [runtime.ConfirmBroker]: fn is called for every
+// confirm requested on any replica from now on, on one goroutine of the
+// broker, in subscription order, after the confirm is registered (so fn may
+// call Resolve). A panic in fn is recovered. Subscribe waits (at most
+// OpTimeout) until the pub/sub connection is subscribed; while it is down,
+// announcements are missed, and a peer catches up with Pending. After stop
+// returns, fn is not called for confirms announced later.
+func (b *Broker) Subscribe(fn func(runtime.ConfirmRequest)) (stop func()) {
+	b.mu.Lock()
+	k := b.nextSub
+	b.nextSub++
+	b.subs[k] = fn
+	ready := b.ready
+	b.mu.Unlock()
+	t := time.NewTimer(b.opTimeout)
+	select {
+	case <-ready:
+	case <-t.C:
+	case <-b.ctx.Done():
+	}
+	t.Stop()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			b.mu.Lock()
+			delete(b.subs, k)
+			b.mu.Unlock()
+		})
+	}
+}
+
+// announce calls the subscribers for each new confirm, off the pub/sub
+// reader, so neither decoding nor a slow subscriber delays the wake-ups of
+// decisions.
+func (b *Broker) announce() {
+	defer b.wg.Done()
+	for {
+		select {
+		case <-b.ctx.Done():
+			return
+		case s := <-b.notes:
+			var r runtime.ConfirmRequest
+			if json.Unmarshal([]byte(s), &r) != nil {
+				continue
+			}
+			b.mu.Lock()
+			keys := slices.Sorted(maps.Keys(b.subs))
+			b.mu.Unlock()
+			for _, k := range keys {
+				b.mu.Lock()
+				fn := b.subs[k] // nil once stopped
+				b.mu.Unlock()
+				if fn != nil {
+					notify(fn, r)
+				}
+			}
+		}
+	}
+}
+
+func notify(fn func(runtime.ConfirmRequest), r runtime.ConfirmRequest) {
+	defer func() { _ = recover() }()
+	fn(r)
+}
+
+// listen keeps one pub/sub connection subscribed to the channels of new and
+// decided confirms, reconnecting with backoff. Each time it is (re)subscribed
+// it wakes every waiting Request, which checks its confirm: a decision
+// announced while the connection was down is not missed, and a confirm lost
+// with a Redis restart is denied at once.
+func (b *Broker) listen() {
+	defer b.wg.Done()
+	const minBackoff, maxBackoff = 20 * time.Millisecond, time.Second
+	backoff := minBackoff
+	for b.ctx.Err() == nil {
+		ps := b.rdb.Subscribe(b.ctx, b.chNew, b.chDecided)
+		if !b.setPubSub(ps) {
+			_ = ps.Close()
+			return
+		}
+		if b.receive(ps) {
+			backoff = minBackoff
+		}
+		_ = ps.Close()
+		b.setUp(false)
+		b.kickAll()
+		t := time.NewTimer(backoff)
+		select {
+		case <-b.ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
+		backoff = min(2*backoff, maxBackoff)
+	}
+}
+
+func (b *Broker) setPubSub(ps *redis.PubSub) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return false
+	}
+	b.ps = ps
+	return true
+}
+
+// receive reads ps until its connection fails. It reports whether the
+// connection got subscribed. Silence longer than pingEvery is probed with a
+// PING; a second silence means the connection is dead.
+func (b *Broker) receive(ps *redis.PubSub) (wasUp bool) {
+	subscribed := map[string]bool{}
+	probing := false
+	for {
+		msg, err := ps.ReceiveTimeout(b.ctx, b.pingEvery)
+		if err != nil {
+			var ne net.Error
+			if b.ctx.Err() == nil && !probing && errors.As(err, &ne) && ne.Timeout() {
+				if ps.Ping(b.ctx) == nil {
+					probing = true
+					continue
+				}
+			}
+			return wasUp
+		}
+		probing = false
+		switch m := msg.(type) {
+		case *redis.Subscription:
+			if m.Kind == "subscribe" {
+				subscribed[m.Channel] = true
+			}
+			if !wasUp && subscribed[b.chNew] && subscribed[b.chDecided] {
+				wasUp = true
+				b.loadScripts()
+				b.setUp(true)
+				b.kickAll()
+			}
+		case *redis.Message:
+			switch m.Channel {
+			case b.chDecided:
+				b.kick(m.Payload)
+			case b.chNew:
+				select {
+				case b.notes <- m.Payload:
+				case <-b.ctx.Done():
+					return wasUp
+				}
+			}
+		}
+	}
+}
+
+// loadScripts loads the scripts into Redis (again, after a restart), so
+// that the first confirms do not pay for it. Best effort: Script.Run loads a
+// missing script by itself.
+func (b *Broker) loadScripts() {
+	ctx, cancel := b.opCtx()
+	defer cancel()
+	for _, s := range []*redis.Script{scriptOpen, scriptDecide, scriptFinish, scriptPrune} {
+		_ = s.Load(ctx, b.rdb).Err()
+	}
+}
+
+func (b *Broker) setUp(up bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch {
+	case up && !b.up:
+		close(b.ready)
+	case !up && b.up:
+		b.ready = make(chan struct{})
+	}
+	b.up = up
+}
+
+func (b *Broker) kick(id string) {
+	b.mu.Lock()
+	k := b.waiters[id]
+	b.mu.Unlock()
+	if k != nil {
+		select {
+		case k <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (b *Broker) kickAll() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, k := range b.waiters {
+		select {
+		case k <- struct{}{}:
+		default:
+		}
+	}
+}

@@ -1,0 +1,128 @@
+package redisbroker
+
+import "github.com/redis/go-redis/v9"
+
+// Every state change of a confirm happens in one of these scripts, on the
+// server, atomically: no decision is ever read by a client and written back.
+//
+// A pending confirm is one hash, KEYS[1] = PREFIX c:ID, with the fields
+//
+//	state    pending | approved | denied | expired | cancelled
+//	req      the ConfirmRequest JSON that peers are shown
+//	rp       sha256 of the requester's Peer ("" when it has none)
+//	digest   the request's digest
+//	exp      Expires, in microseconds since the epoch
+//	by_peer, by_id, ddigest   set with a decision: who decided, and the
+//	                          digest the decision carried
+//
+// and one member of the index KEYS[2] = PREFIX pending (a sorted set scored
+// by exp), which lists it to peers while it is pending. Times are the
+// server's (TIME), so replicas with skewed clocks agree on expiry. The key's
+// TTL is the waiting replica's lease, renewed while it waits and never past
+// exp plus the grace: a replica that dies takes its confirms with it, and a
+// confirm that outlives every deadline vanishes.
+//
+// Large integers never pass through Lua's tostring (which would print
+// 1.7e+15): they are formatted with %.0f.
+const luaPrelude = `
+local function now_us()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000000 + tonumber(t[2])
+end
+local function int(x) return string.format('%.0f', x) end
+-- The key's TTL in ms: the lease, but never past exp + grace.
+local function ttl_ms(now, exp, lease, grace)
+  local left = math.floor((exp - now) / 1000) + grace
+  if left < lease then return left end
+  return lease
+end
+`
+
+// open registers a confirm and announces it.
+// ARGV: id, request JSON, requester peer hash, digest, exp (µs), lease (ms),
+// grace (ms), channel of new confirms.
+// Returns 'ok', 'dup' (the id is taken) or 'expired' (exp has passed:
+// nothing is stored).
+var scriptOpen = redis.NewScript(luaPrelude + `
+local now = now_us()
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. int(now))
+if redis.call('EXISTS', KEYS[1]) == 1 then return 'dup' end
+local exp = tonumber(ARGV[5])
+if not exp or now >= exp then return 'expired' end
+redis.call('HSET', KEYS[1], 'state', 'pending', 'req', ARGV[2], 'rp', ARGV[3], 'digest', ARGV[4], 'exp', ARGV[5])
+redis.call('PEXPIRE', KEYS[1], int(ttl_ms(now, exp, tonumber(ARGV[6]), tonumber(ARGV[7]))))
+redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
+redis.call('PUBLISH', ARGV[8], ARGV[2])
+return 'ok'
+`)
+
+// decide applies a peer's decision, in the order of the in-memory broker's
+// checks: not pending, expired (which ends the confirm), requester's own
+// channel, digest.
+// ARGV: id, '1' to approve or '0' to deny, the decision's digest, the
+// deciding Peer's hash (empty when it has none), the deciding Peer, the deciding
+// principal's ID, channel of decisions.
+// Returns 'ok', 'notpending', 'expired', 'self' or 'digest'.
+var scriptDecide = redis.NewScript(luaPrelude + `
+local f = redis.call('HMGET', KEYS[1], 'state', 'exp', 'rp', 'digest')
+if f[1] ~= 'pending' then return 'notpending' end
+local now = now_us()
+if now >= tonumber(f[2]) then
+  redis.call('HSET', KEYS[1], 'state', 'expired')
+  redis.call('ZREM', KEYS[2], ARGV[1])
+  redis.call('PUBLISH', ARGV[7], ARGV[1])
+  return 'expired'
+end
+if ARGV[4] == '' or ARGV[4] == f[3] then return 'self' end
+if ARGV[3] ~= f[4] then return 'digest' end
+local state = 'denied'
+if ARGV[2] == '1' then state = 'approved' end
+redis.call('HSET', KEYS[1], 'state', state, 'by_peer', ARGV[5], 'by_id', ARGV[6], 'ddigest', ARGV[3])
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('PUBLISH', ARGV[7], ARGV[1])
+return 'ok'
+`)
+
+// finish is the waiting replica's only script. With an empty ARGV[2] it
+// checks: a pending confirm has its lease renewed and stays; an ended one is
+// collected (deleted) and returned. With ARGV[2] = 'expired' or 'cancelled'
+// it ends a still-pending confirm that way first. A confirm that is gone
+// (Redis restarted or failed over, or the lease ran out) is reported as such.
+// ARGV: id, empty (check) or 'expired' or 'cancelled' (close), lease (ms),
+// grace (ms).
+// Returns {'pending'}, {'gone'} or {state, by_peer, by_id, ddigest}.
+var scriptFinish = redis.NewScript(luaPrelude + `
+local f = redis.call('HMGET', KEYS[1], 'state', 'exp', 'by_peer', 'by_id', 'ddigest')
+if not f[1] then
+  redis.call('ZREM', KEYS[2], ARGV[1])
+  return {'gone'}
+end
+local state = f[1]
+if state == 'pending' then
+  if ARGV[2] == '' then
+    local ttl = ttl_ms(now_us(), tonumber(f[2]), tonumber(ARGV[3]), tonumber(ARGV[4]))
+    if ttl > 0 then
+      redis.call('PEXPIRE', KEYS[1], int(ttl))
+      return {'pending'}
+    end
+    state = 'expired'
+  else
+    state = ARGV[2]
+  end
+  f[3], f[4], f[5] = false, false, false
+end
+redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+return {state, f[3] or '', f[4] or '', f[5] or ''}
+`)
+
+// prune drops from the index the confirms whose key is gone (a dead
+// replica's, whose lease ran out), checking each key on the server so a live
+// confirm is never dropped.
+// KEYS: the index, then one confirm key per id. ARGV: the ids.
+var scriptPrune = redis.NewScript(`
+for i, id in ipairs(ARGV) do
+  if redis.call('EXISTS', KEYS[i + 1]) == 0 then redis.call('ZREM', KEYS[1], id) end
+end
+return 0
+`)

@@ -1,0 +1,434 @@
+package brokertest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ocpgen/ocpgen/runtime"
+)
+
+// The suite's tools, hand-written exactly like ocpgen's generated code.
+
+// closeTicketArgs are the arguments of close_ticket, a write.
+type closeTicketArgs struct {
+	runtime.Write `json:"-"`
+	Ticket        string `json:"ticket"`
+}
+
+func (a closeTicketArgs) OCPResources() ([]string, error) {
+	var r runtime.Resources
+	r.Text("tickets/")
+	runtime.ResourceValue(&r, "ticket", a.Ticket)
+	return r.Build()
+}
+
+func (a closeTicketArgs) OCPConfirmPrompt() string {
+	var p runtime.Prompt
+	p.Text("Close ticket ")
+	p.Arg(a.Ticket)
+	p.Text("?")
+	return p.String()
+}
+
+// snoozeTicketArgs are the arguments of snooze_ticket, a write whose confirm
+// expires quickly.
+type snoozeTicketArgs struct {
+	runtime.Write `json:"-"`
+	Ticket        string `json:"ticket"`
+}
+
+func (a snoozeTicketArgs) OCPResources() ([]string, error) {
+	var r runtime.Resources
+	r.Text("tickets/")
+	runtime.ResourceValue(&r, "ticket", a.Ticket)
+	return r.Build()
+}
+
+func (a snoozeTicketArgs) OCPConfirmPrompt() string {
+	var p runtime.Prompt
+	p.Text("Snooze ticket ")
+	p.Arg(a.Ticket)
+	p.Text("?")
+	return p.String()
+}
+
+func descriptor(d runtime.Descriptor) runtime.Descriptor {
+	c, err := runtime.CanonicalJSON([]byte(d.InputSchema))
+	if err != nil {
+		panic(err)
+	}
+	d.InputSchema = string(c)
+	d.Fingerprint = runtime.Fingerprint(c)
+	return d
+}
+
+const ticketSchema = `{"type":"object","properties":{"ticket":{"type":"string","minLength":1}},"required":["ticket"],"additionalProperties":false}`
+
+var (
+	closeTicket = runtime.NewTool[closeTicketArgs](descriptor(runtime.Descriptor{
+		Name:        "close_ticket",
+		Description: "Close a ticket.",
+		InputSchema: ticketSchema,
+		Policy: runtime.Policy{
+			Kind: runtime.KindWrite, Classified: true, Tier: "member", Scopes: []string{"tickets.write"},
+			Resource: "tickets/{ticket}", ConfirmPrompt: "Close ticket {ticket}?", ConfirmTTL: 2 * time.Minute,
+			Failure: "Could not close the ticket.",
+		},
+	}))
+	snoozeTicket = runtime.NewTool[snoozeTicketArgs](descriptor(runtime.Descriptor{
+		Name:        "snooze_ticket",
+		Description: "Snooze a ticket.",
+		InputSchema: ticketSchema,
+		Policy: runtime.Policy{
+			Kind: runtime.KindWrite, Classified: true, Tier: "member", Scopes: []string{"tickets.write"},
+			Resource: "tickets/{ticket}", ConfirmPrompt: "Snooze ticket {ticket}?", ConfirmTTL: 300 * time.Millisecond,
+		},
+	}))
+	catalogue = runtime.NewCatalogue([]string{"visitor", "member", "operator"}, closeTicket, snoozeTicket)
+)
+
+// Requester asks for writes on the model's channel (Peer RequesterPeer); it
+// may call every tool of the suite's catalogue.
+var Requester = runtime.Principal{ID: "u-alice", Tier: "member", Scopes: []string{"tickets.write"}, Peer: RequesterPeer}
+
+// Decider is a peer on another channel, who may decide Requester's confirms.
+var Decider = runtime.Principal{ID: "u-bob", Tier: "operator", Peer: "desk-b2"}
+
+// spy is the fronted MCP server: it records every call.
+type spy struct {
+	mu    sync.Mutex
+	calls []string // "tool args"
+}
+
+func (s *spy) CallTool(_ context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	s.mu.Lock()
+	s.calls = append(s.calls, name+" "+string(args))
+	s.mu.Unlock()
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
+}
+
+func (s *spy) Calls() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.calls)
+}
+
+// Replica is one Hub replica for tests: a [runtime.Gate] over the suite's
+// catalogue (close_ticket, a write with a 2-minute confirm, and
+// snooze_ticket, a write whose confirm expires after 300ms; both take
+// {"ticket": string}), with a spy in place of the MCP server.
+type Replica struct {
+	g   *runtime.Gate
+	spy *spy
+	ctx context.Context // cancelled when the test ends: no call outlives it
+}
+
+// NewReplica returns a Replica whose gate uses br, with its catalogue synced.
+// Its calls end with the test.
+func NewReplica(tb testing.TB, br runtime.ConfirmBroker) *Replica {
+	tb.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	tb.Cleanup(cancel)
+	r := &Replica{spy: &spy{}, ctx: ctx}
+	g, err := runtime.NewGate(runtime.Config{
+		Catalogue: catalogue,
+		Caller:    r.spy,
+		ACL:       runtime.AllowAllResources,
+		Broker:    br,
+		Audit:     slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var live []runtime.LiveTool
+	for _, h := range catalogue.Tools() {
+		live = append(live, runtime.LiveTool{Name: h.Descriptor().Name, Fingerprint: h.Descriptor().Fingerprint})
+	}
+	g.SyncCatalogue(live)
+	r.g = g
+	return r
+}
+
+// Gate returns the replica's gate.
+func (r *Replica) Gate() *runtime.Gate { return r.g }
+
+// Calls returns the calls the replica's server received, as "tool args".
+func (r *Replica) Calls() []string { return r.spy.Calls() }
+
+// Dispatch runs an action.request of tool with args for p in a goroutine and
+// returns its result.
+func (r *Replica) Dispatch(p runtime.Principal, tool, args string) <-chan runtime.ActionResult {
+	out := make(chan runtime.ActionResult, 1)
+	go func() {
+		out <- r.g.Dispatch(r.ctx, p, runtime.ActionRequest{ID: "req-" + args, Tool: tool, Args: json.RawMessage(args)})
+	}()
+	return out
+}
+
+func awaitResult(t *testing.T, ch <-chan runtime.ActionResult) runtime.ActionResult {
+	t.Helper()
+	select {
+	case r := <-ch:
+		return r
+	case <-time.After(HangGuard):
+		t.Fatal("Dispatch never returned")
+	}
+	panic("unreachable")
+}
+
+func nextAnnounced(t *testing.T, ch <-chan runtime.ConfirmRequest) runtime.ConfirmRequest {
+	t.Helper()
+	select {
+	case r := <-ch:
+		return r
+	case <-time.After(HangGuard):
+		t.Fatal("no confirm was announced")
+	}
+	panic("unreachable")
+}
+
+func wantCalls(t *testing.T, what string, r *Replica, want ...string) {
+	t.Helper()
+	if got := r.spy.Calls(); !slices.Equal(got, want) {
+		t.Fatalf("%s: server calls = %q, want %q", what, got, want)
+	}
+}
+
+func wantDenied(t *testing.T, res runtime.ActionResult) {
+	t.Helper()
+	if res.OK || res.Reason != runtime.ReasonDenied || res.Output != nil {
+		t.Fatalf("result = %+v, want denied", res)
+	}
+}
+
+// Two gates play two replicas: the write asked on one is approved by a peer
+// on the other, and only then does the requesting replica call its server.
+func testGateApprove(t *testing.T, a, b runtime.ConfirmBroker) {
+	ra, rb := NewReplica(t, a), NewReplica(t, b)
+	ann := announcements(t, b)
+	out := ra.Dispatch(Requester, "close_ticket", `{"ticket":"T-17"}`)
+	seen := nextAnnounced(t, ann)
+	if seen.Tool != "close_ticket" || string(seen.Args) != `{"ticket":"T-17"}` || seen.Prompt != `Close ticket "T-17"?` || seen.Requester != Requester.ID {
+		t.Fatalf("announced %+v", seen)
+	}
+	wantCalls(t, "before the decision", ra)
+	if err := rb.g.Resolve(context.Background(), desk, approve(seen)); err != nil {
+		t.Fatalf("approve on the other replica: %v", err)
+	}
+	res := awaitResult(t, out)
+	if !res.OK {
+		t.Fatalf("result = %+v, want ok", res)
+	}
+	wantCalls(t, "the requesting replica", ra, `close_ticket {"ticket":"T-17"}`)
+	wantCalls(t, "the deciding replica", rb)
+}
+
+func testGateDeny(t *testing.T, a, b runtime.ConfirmBroker) {
+	ra, rb := NewReplica(t, a), NewReplica(t, b)
+	ann := announcements(t, b)
+	out := ra.Dispatch(Requester, "close_ticket", `{"ticket":"T-18"}`)
+	seen := nextAnnounced(t, ann)
+	if err := rb.g.Resolve(context.Background(), desk, deny(seen)); err != nil {
+		t.Fatalf("deny on the other replica: %v", err)
+	}
+	wantDenied(t, awaitResult(t, out))
+	wantCalls(t, "the requesting replica", ra)
+	wantCalls(t, "the deciding replica", rb)
+}
+
+// The model's channel cannot approve its own write, on any replica; nor can
+// a decision with another digest.
+func testGateRequesterChannel(t *testing.T, a, b runtime.ConfirmBroker) {
+	ra, rb := NewReplica(t, a), NewReplica(t, b)
+	ann := announcements(t, b)
+	out := ra.Dispatch(Requester, "close_ticket", `{"ticket":"T-19"}`)
+	seen := nextAnnounced(t, ann)
+	for _, r := range []*Replica{rb, ra} {
+		wantErr(t, "approval from the requester's channel", r.g.Resolve(context.Background(), Requester, approve(seen)), runtime.ErrConfirmSelf)
+		wantErr(t, "approval with another digest", r.g.Resolve(context.Background(), desk, runtime.ConfirmDecision{ID: seen.ID, Approve: true, Digest: "sha256:forged"}), runtime.ErrConfirmDigest)
+	}
+	wantPending(t, b, seen.ID)
+	wantCalls(t, "while pending", ra)
+	if err := rb.g.Resolve(context.Background(), desk, deny(seen)); err != nil {
+		t.Fatal(err)
+	}
+	wantDenied(t, awaitResult(t, out))
+	wantCalls(t, "the requesting replica", ra)
+}
+
+func testGateExpiry(t *testing.T, a, b runtime.ConfirmBroker) {
+	ra, rb := NewReplica(t, a), NewReplica(t, b)
+	ann := announcements(t, b)
+	out := ra.Dispatch(Requester, "snooze_ticket", `{"ticket":"T-20"}`)
+	wantDenied(t, awaitResult(t, out))
+	// The confirm was announced unless it arrived at the broker expired.
+	select {
+	case seen := <-ann:
+		wantErr(t, "approval after expiry", rb.g.Resolve(context.Background(), desk, approve(seen)), runtime.ErrConfirmNotPending)
+	default:
+	}
+	wantCalls(t, "the requesting replica", ra)
+	wantCalls(t, "the deciding replica", rb)
+}
+
+// LoadResult is what [Load] measured.
+type LoadResult struct {
+	// N is the number of writes; Approved and Denied split it. Deciders is
+	// how many peers decided at once.
+	N, Approved, Denied, Deciders int
+	// P50, P99 and Max are of the time from a peer's decision (just before
+	// Resolve is called on replica b) to the waiting replica a's broker
+	// returning it to the gate.
+	P50, P99, Max time.Duration
+	// Total is the wall time from the first dispatch to the last result.
+	Total time.Duration
+}
+
+// String formats r for a test log.
+func (r LoadResult) String() string {
+	return fmt.Sprintf("%d writes (%d approved, %d denied), %d deciders: decision→waiter p50 %v, p99 %v, max %v; total %v",
+		r.N, r.Approved, r.Denied, r.Deciders, r.P50.Round(time.Microsecond), r.P99.Round(time.Microsecond), r.Max.Round(time.Microsecond), r.Total.Round(time.Millisecond))
+}
+
+// timedBroker records when each Request returns.
+type timedBroker struct {
+	runtime.ConfirmBroker
+	mu sync.Mutex
+	at map[string]time.Time
+}
+
+func (t *timedBroker) Request(ctx context.Context, p runtime.PendingConfirm) (runtime.Decision, error) {
+	d, err := t.ConfirmBroker.Request(ctx, p)
+	now := time.Now()
+	t.mu.Lock()
+	t.at[p.Request.ID] = now
+	t.mu.Unlock()
+	return d, err
+}
+
+// Load runs n concurrent writes through a gate on replica a (broker a) and,
+// once all n are pending, has peers on replica b (a gate on broker b),
+// deciders of them at once, approve every even-numbered one and deny the
+// others. It fails tb unless every
+// result is right: each approved write called the server exactly once with
+// its own arguments, and no denied one called it. It returns the latencies
+// from decision to waiting replica.
+func Load(tb testing.TB, a, b runtime.ConfirmBroker, n, deciders int) LoadResult {
+	tb.Helper()
+	ta := &timedBroker{ConfirmBroker: a, at: make(map[string]time.Time)}
+	ra, rb := NewReplica(tb, ta), NewReplica(tb, b)
+	ann := make(chan runtime.ConfirmRequest, n)
+	stop := b.Subscribe(func(r runtime.ConfirmRequest) {
+		select {
+		case ann <- r:
+		default:
+		}
+	})
+	defer stop()
+
+	begin := time.Now()
+	results := make([]<-chan runtime.ActionResult, n)
+	for i := range n {
+		results[i] = ra.Dispatch(Requester, "close_ticket", fmt.Sprintf(`{"ticket":"T-%d"}`, i))
+	}
+	seen := make([]runtime.ConfirmRequest, 0, n)
+	for len(seen) < n {
+		select {
+		case r := <-ann:
+			seen = append(seen, r)
+		case <-time.After(HangGuard):
+			tb.Fatalf("only %d of %d confirms announced", len(seen), n)
+		}
+	}
+	if p, err := b.Pending(context.Background()); err != nil || len(p) != n {
+		tb.Fatalf("the deciding replica lists %d pending confirms (%v), want %d", len(p), err, n)
+	}
+
+	var mu sync.Mutex
+	decidedAt := make(map[string]time.Time, n)
+	work := make(chan runtime.ConfirmRequest)
+	var wg sync.WaitGroup
+	for range max(deciders, 1) {
+		wg.Go(func() {
+			for r := range work {
+				var args struct{ Ticket string }
+				if err := json.Unmarshal(r.Args, &args); err != nil {
+					tb.Errorf("announced args %s: %v", r.Args, err)
+					continue
+				}
+				var i int
+				fmt.Sscanf(args.Ticket, "T-%d", &i)
+				d := runtime.ConfirmDecision{ID: r.ID, Approve: i%2 == 0, Digest: r.Digest}
+				now := time.Now()
+				mu.Lock()
+				decidedAt[r.ID] = now
+				mu.Unlock()
+				if err := rb.g.Resolve(context.Background(), desk, d); err != nil {
+					tb.Errorf("decide %s: %v", args.Ticket, err)
+				}
+			}
+		})
+	}
+	for _, r := range seen {
+		work <- r
+	}
+	close(work)
+	wg.Wait()
+
+	res := LoadResult{N: n, Deciders: max(deciders, 1)}
+	for i, ch := range results {
+		var r runtime.ActionResult
+		select {
+		case r = <-ch:
+		case <-time.After(HangGuard):
+			tb.Fatalf("write %d never returned", i)
+		}
+		switch {
+		case i%2 == 0 && r.OK:
+			res.Approved++
+		case i%2 == 1 && !r.OK && r.Reason == runtime.ReasonDenied:
+			res.Denied++
+		default:
+			tb.Errorf("write T-%d: result %+v", i, r)
+		}
+	}
+	res.Total = time.Since(begin)
+
+	calls := ra.spy.Calls()
+	slices.Sort(calls)
+	var want []string
+	for i := 0; i < n; i += 2 {
+		want = append(want, fmt.Sprintf(`close_ticket {"ticket":"T-%d"}`, i))
+	}
+	slices.Sort(want)
+	if !slices.Equal(calls, want) {
+		tb.Errorf("server calls: %d, want the %d approved writes exactly once each", len(calls), len(want))
+	}
+	if c := rb.spy.Calls(); len(c) != 0 {
+		tb.Errorf("the deciding replica called its server: %q", c)
+	}
+
+	lat := make([]time.Duration, 0, n)
+	ta.mu.Lock()
+	for id, t0 := range decidedAt {
+		if t1, ok := ta.at[id]; ok {
+			lat = append(lat, max(t1.Sub(t0), 0))
+		}
+	}
+	ta.mu.Unlock()
+	if len(lat) != n {
+		tb.Fatalf("timed %d of %d decisions", len(lat), n)
+	}
+	slices.Sort(lat)
+	res.P50, res.P99, res.Max = lat[len(lat)/2], lat[(len(lat)*99)/100], lat[len(lat)-1]
+	return res
+}
