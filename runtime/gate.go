@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"math/big"
 	"slices"
 	"sync"
@@ -91,8 +90,11 @@ type gateTool struct {
 	h       Handle
 	desc    *Descriptor
 	schema  *jsonschema.Resolved // resolved once, at NewGate
+	check   *schemaCheck         // schema compiled for the tape; nil: use schema
 	props   map[string]bool      // top-level property names of the schema
 	confirm bool                 // writes, and anything not classified as a read
+	// decode decodes the arguments into the typed Args (see decodeArgs).
+	decode func(raw []byte) (Args, error)
 }
 
 // catState is one advertised catalogue. It is replaced, never modified; ctx
@@ -158,12 +160,18 @@ func newGateTool(h Handle) (*gateTool, error) {
 	for k := range s.Properties {
 		props[k] = true
 	}
+	check, err := compileRoot(rs)
+	if err != nil {
+		check = nil // jsonschema-go validates this tool's arguments
+	}
 	return &gateTool{
 		h:       h,
 		desc:    d,
 		schema:  rs,
+		check:   check,
 		props:   props,
 		confirm: d.Policy.Kind != KindRead || !d.Policy.Classified,
+		decode:  decodeArgs(h),
 	}, nil
 }
 
@@ -185,18 +193,31 @@ func (g *Gate) Dispatch(ctx context.Context, p Principal, req ActionRequest) Act
 // path of [Gate.Dispatch], confirm included for writes. The result's ID is a
 // fresh id, which the audit events carry.
 func (t *Tool[A]) Call(ctx context.Context, g *Gate, p Principal, args A) ActionResult {
+	// The body is not generic: a generated package instantiates Tool once
+	// per tool (every Args struct is its own GC shape), so anything here is
+	// compiled once per tool.
+	return callTyped(ctx, g, p, t, &t.desc, args)
+}
+
+func callTyped(ctx context.Context, g *Gate, p Principal, h Handle, d *Descriptor, args any) ActionResult {
 	id := "call-" + newRef()
 	if g == nil {
 		return ActionResult{ID: id, Reason: ReasonUnknown, Error: textUnknown}
 	}
 	raw, err := json.Marshal(args)
 	if err != nil {
-		c := &call{g: g, ctx: ctx, id: id, p: p, tool: t.desc.Name}
+		c := &call{g: g, ctx: ctx, id: id, p: p, tool: d.Name}
 		c.refuse(AuditArgs, ReasonInvalid, err)
 		return refused(id, ReasonInvalid, textInvalid)
 	}
-	return g.dispatch(ctx, p, ActionRequest{ID: id, Tool: t.desc.Name, Args: raw}, t)
+	return g.dispatch(ctx, p, ActionRequest{ID: id, Tool: d.Name, Args: raw}, h)
 }
+
+// info reports whether the audit logger takes info events: building an
+// event's attributes costs allocations, so a Hub whose handler drops them
+// does not pay for them. Refusals and failures are always built (they are
+// rare and their handler usually takes them).
+func (c *call) info() bool { return c.g.audit.Enabled(c.ctx, slog.LevelInfo) }
 
 func refused(id string, r Reason, text string) ActionResult {
 	return ActionResult{ID: id, OK: false, Reason: r, Error: text}
@@ -227,7 +248,9 @@ func (g *Gate) dispatch(ctx context.Context, p Principal, req ActionRequest, wan
 		c.refuse(AuditCatalogue, ReasonUnknown, errors.New("not advertised: not on the server, or its schema changed"), slog.String("catalogue", st.fp))
 		return refused(req.ID, ReasonUnknown, textUnknown)
 	}
-	c.ok(AuditCatalogue, slog.String("catalogue", st.fp))
+	if c.info() {
+		c.ok(AuditCatalogue, slog.String("catalogue", st.fp))
+	}
 
 	// 2. Arguments.
 	args, fwd, err := gt.checkArgs(req.Args)
@@ -235,7 +258,9 @@ func (g *Gate) dispatch(ctx context.Context, p Principal, req ActionRequest, wan
 		c.refuse(AuditArgs, ReasonInvalid, err)
 		return refused(req.ID, ReasonInvalid, textInvalid)
 	}
-	c.ok(AuditArgs)
+	if c.info() {
+		c.ok(AuditArgs)
+	}
 
 	// 3. Authorize.
 	resources, err := g.authorize(ctx, p, gt, args)
@@ -243,7 +268,9 @@ func (g *Gate) dispatch(ctx context.Context, p Principal, req ActionRequest, wan
 		c.refuse(AuditAuthorize, ReasonForbidden, err, slog.Any("resources", resources))
 		return refused(req.ID, ReasonForbidden, textForbidden)
 	}
-	c.ok(AuditAuthorize, slog.Any("resources", resources))
+	if c.info() {
+		c.ok(AuditAuthorize, slog.Any("resources", resources))
+	}
 
 	if gt.confirm {
 		// 4. Confirm.
@@ -263,7 +290,9 @@ func (g *Gate) dispatch(ctx context.Context, p Principal, req ActionRequest, wan
 			c.refuse(AuditReauthorize, ReasonDenied, err)
 			return refused(req.ID, ReasonDenied, textCancelled)
 		}
-		c.ok(AuditReauthorize)
+		if c.info() {
+			c.ok(AuditReauthorize)
+		}
 	}
 
 	// 6–7. Call and map.
@@ -272,39 +301,50 @@ func (g *Gate) dispatch(ctx context.Context, p Principal, req ActionRequest, wan
 
 // checkArgs is step 2. It returns the typed arguments and the bytes to
 // forward: their re-encoding, which equals raw as a JSON value.
+//
+// The arguments are parsed once, into a pooled tape (argtape.go) that
+// refuses duplicate keys, excessive nesting and trailing data; the tape is
+// validated by the tool's compiled schema (schemacheck.go), or by
+// jsonschema-go for a schema it does not cover; the typed decode and its
+// re-encoding follow, and the re-encoding must equal the tape as a JSON
+// value. That equality is what makes the forwarded bytes the validated
+// ones: a key the typed decode dropped, matched case-insensitively or
+// altered fails it, at any depth.
 func (gt *gateTool) checkArgs(raw json.RawMessage) (Args, []byte, error) {
 	if len(raw) == 0 {
 		return nil, nil, errors.New("no arguments (an object is required)")
 	}
 	if len(raw) > maxArgsBytes {
-		return nil, nil, fmt.Errorf("arguments exceed %d bytes", maxArgsBytes)
+		return nil, nil, errArgsTooLarge
 	}
 	if !utf8.Valid(raw) {
 		return nil, nil, errors.New("arguments are not valid UTF-8")
 	}
-	tree, err := parseStrict(raw)
-	if err != nil {
+	// A private copy: the tape's strings are substrings of it, so nothing
+	// the caller does to raw afterwards changes what was checked.
+	t := getTape()
+	defer putTape(t)
+	if err := t.parse(string(raw)); err != nil {
 		return nil, nil, err
 	}
-	obj, ok := tree.(map[string]any)
-	if !ok {
+	if t.nodes[0].kind != tObject {
 		return nil, nil, errors.New("arguments are not a JSON object")
 	}
 	// The Hub forwards only what the schema takes, whatever the schema says
 	// about additional properties.
-	for _, k := range slices.Sorted(maps.Keys(obj)) {
-		if !gt.props[k] {
+	for p := 1; p < len(t.nodes); p = int(t.nodes[p].end) {
+		if k := t.nodes[p].key; !gt.props[k] {
 			return nil, nil, fmt.Errorf("argument %s is not a property of the tool's schema", truncQuote(k))
 		}
 	}
-	var inst any
-	if err := json.Unmarshal(raw, &inst); err != nil {
-		return nil, nil, err
-	}
-	if err := gt.schema.Validate(inst); err != nil {
+	if gt.check != nil {
+		if err := gt.check.validate(t, 0); err != nil {
+			return nil, nil, fmt.Errorf("schema: %w", err)
+		}
+	} else if err := gt.schema.Validate(t.toAny(0)); err != nil {
 		return nil, nil, fmt.Errorf("schema: %w", err)
 	}
-	args, err := gt.h.decode(raw)
+	args, err := gt.decode(raw)
 	if err != nil {
 		return nil, nil, fmt.Errorf("decode: %w", err)
 	}
@@ -312,17 +352,24 @@ func (gt *gateTool) checkArgs(raw json.RawMessage) (Args, []byte, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("re-encode: %w", err)
 	}
-	back, err := parseStrict(fwd)
-	if err != nil {
-		return nil, nil, fmt.Errorf("re-encode: %w", err)
-	}
 	// Anything the typed decode dropped, case-folded or altered would
-	// otherwise be approved in one form and forwarded in another.
-	if !jsonEqual(tree, back) {
-		return nil, nil, errors.New("arguments do not survive the typed round trip (a key in another case, a lost value or precision)")
+	// otherwise be approved in one form and forwarded in another. Identical
+	// bytes (a typed call, or a client that sends keys in schema order)
+	// are equal without a second parse.
+	if !bytes.Equal(raw, fwd) {
+		back := getTape()
+		defer putTape(back)
+		if err := back.parse(string(fwd)); err != nil {
+			return nil, nil, fmt.Errorf("re-encode: %w", err)
+		}
+		if !tapeEqual(t, 0, back, 0) {
+			return nil, nil, errors.New("arguments do not survive the typed round trip (a key in another case, a lost value or precision)")
+		}
 	}
 	return args, fwd, nil
 }
+
+var errArgsTooLarge = fmt.Errorf("arguments exceed %d bytes", maxArgsBytes)
 
 func truncQuote(s string) string {
 	if len(s) > 64 {
@@ -469,10 +516,24 @@ func (g *Gate) authorize(ctx context.Context, p Principal, gt *gateTool, args Ar
 	if err != nil {
 		return nil, fmt.Errorf("resources: %w", err)
 	}
+	if g.cfg.ACL == AllowAllResources {
+		return resources, nil // it allows everything and reads nothing
+	}
 	// The hook gets a copy: it cannot change the policy the gate enforces.
+	// The scopes and the resources share one allocation; each is capped, so
+	// an append by the hook cannot write into the other.
 	d := *gt.desc
-	d.Policy.Scopes = slices.Clone(d.Policy.Scopes)
-	rs := slices.Clone(resources)
+	ns, nr := len(d.Policy.Scopes), len(resources)
+	buf := make([]string, ns+nr)
+	copy(buf, d.Policy.Scopes)
+	copy(buf[ns:], resources)
+	if d.Policy.Scopes != nil {
+		d.Policy.Scopes = buf[:ns:ns]
+	}
+	var rs []string
+	if resources != nil {
+		rs = buf[ns : ns+nr : ns+nr]
+	}
 	if err := g.protect(ctx, "ACL", func() error { return g.cfg.ACL.Allow(ctx, p, &d, rs) }); err != nil {
 		return resources, fmt.Errorf("acl: %w", err)
 	}
@@ -620,12 +681,17 @@ func (g *Gate) callServer(ctx context.Context, c *call, gt *gateTool, fwd []byte
 		if content == nil {
 			content = []mcp.Content{}
 		}
-		out, err = json.Marshal(content)
+		var ok bool
+		if out, ok = textContentJSON(content); !ok {
+			out, err = json.Marshal(content)
+		}
 	}
 	if err != nil {
 		return fail("result does not encode: " + err.Error())
 	}
-	c.ok(AuditCall, slog.Int("output_bytes", len(out)))
+	if c.info() {
+		c.ok(AuditCall, slog.Int("output_bytes", len(out)))
+	}
 	return ActionResult{ID: c.id, OK: true, Output: out}
 }
 

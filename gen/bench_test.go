@@ -1,0 +1,521 @@
+package gen
+
+// Generation and build benchmarks. See BENCHMARKS.md at the module root for
+// the commands and the numbers; every figure there is a ratio against a
+// baseline measured in the same run. Nothing here asserts a time.
+//
+//	BenchmarkGenerate        gen.Generate in process: the corpus, and
+//	                         synthetic catalogues of 100, 1,000, 10,000 tools
+//	BenchmarkGenerateProcess one process per server, as go:generate runs it:
+//	                         the ocpgen CLI and go-jsonschema on the corpus's
+//	                         input schemas; the CLI on the synthetic catalogues
+//	                         (with its peak RSS, maxrss-KB)
+//	BenchmarkBuild           go build of the generated packages (their
+//	                         dependencies cached, the packages themselves not)
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// synthCatalogue returns a snapshot of n tools with varied, realistic input
+// schemas: strings with enums, patterns and lengths, bounded integers and
+// numbers, booleans, nullable fields, nested objects, arrays of strings and
+// of objects, optional and required fields, some output schemas. The same n
+// gives the same bytes.
+func synthCatalogue(n int) []byte {
+	type obj = map[string]any
+	str := func(i int, desc string) obj {
+		s := obj{"type": "string", "description": desc}
+		switch i % 5 {
+		case 1:
+			s["minLength"] = 1
+			s["maxLength"] = 200 + i%50
+		case 2:
+			s["pattern"] = "^[a-z][a-z0-9_-]*$"
+		case 3:
+			s["format"] = "date-time"
+		}
+		return s
+	}
+	enum := func(i int) obj {
+		vals := []any{}
+		for k := range 2 + i%5 {
+			vals = append(vals, fmt.Sprintf("v%d_%d", i%7, k))
+		}
+		return obj{"type": "string", "enum": vals, "description": "One of a fixed set."}
+	}
+	integer := func(i int) obj {
+		s := obj{"type": "integer", "minimum": 1, "description": "A count."}
+		if i%2 == 0 {
+			s["maximum"] = 100 + i%900
+			s["default"] = 20
+		}
+		return s
+	}
+	tools := make([]obj, 0, n)
+	for i := range n {
+		props := obj{}
+		var required []any
+		props["id"] = str(i, fmt.Sprintf("Item %d id.", i))
+		required = append(required, "id")
+		props["mode"] = enum(i)
+		props["limit"] = integer(i)
+		if i%2 == 0 {
+			props["verbose"] = obj{"type": "boolean", "description": "Return more detail."}
+		}
+		if i%3 == 0 {
+			props["score"] = obj{"type": "number", "minimum": 0, "maximum": 1}
+		}
+		if i%4 == 0 {
+			props["note"] = obj{"type": []any{"string", "null"}, "description": "Optional note."}
+		}
+		if i%3 == 1 {
+			props["tags"] = obj{"type": "array", "items": obj{"type": "string", "minLength": 1}, "maxItems": 20}
+		}
+		if i%2 == 1 {
+			props["filter"] = obj{
+				"type": "object",
+				"properties": obj{
+					"field": str(i+1, "Field to filter on."),
+					"op":    obj{"type": "string", "enum": []any{"eq", "ne", "lt", "gt", "contains"}},
+					"value": obj{"type": "string"},
+					"range": obj{"type": "object", "properties": obj{
+						"from": obj{"type": "integer"}, "to": obj{"type": "integer"},
+					}, "additionalProperties": false},
+				},
+				"required":             []any{"field", "op"},
+				"additionalProperties": false,
+			}
+			required = append(required, "filter")
+		}
+		if i%5 == 2 {
+			props["items"] = obj{"type": "array", "items": obj{
+				"type": "object",
+				"properties": obj{
+					"name":     str(i+2, "Item name."),
+					"quantity": obj{"type": "integer", "minimum": 0},
+					"labels":   obj{"type": "array", "items": obj{"type": "string"}},
+				},
+				"required":             []any{"name"},
+				"additionalProperties": false,
+			}, "minItems": 1}
+			required = append(required, "items")
+		}
+		tool := obj{
+			"name":        fmt.Sprintf("tool_%05d", i),
+			"description": fmt.Sprintf("Synthetic tool %d.", i),
+			"inputSchema": obj{
+				"type": "object", "properties": props, "required": required, "additionalProperties": false,
+			},
+		}
+		if i%10 == 0 {
+			tool["annotations"] = obj{"readOnlyHint": true}
+		}
+		if i%6 == 0 {
+			tool["outputSchema"] = obj{"type": "object", "properties": obj{
+				"count": obj{"type": "integer"}, "ids": obj{"type": "array", "items": obj{"type": "string"}},
+			}, "required": []any{"count"}}
+		}
+		tools = append(tools, tool)
+	}
+	// Compact, so that 10,000 tools stay under the loader's 8 MiB limit
+	// (load.MaxSnapshotSize): about 800 bytes a tool.
+	b, err := json.Marshal(obj{
+		"server": obj{"name": fmt.Sprintf("synth-%d", n), "version": "1.0.0"},
+		"source": "synthetic (gen/bench_test.go synthCatalogue)",
+		"tools":  tools,
+	})
+	if err != nil {
+		panic(err)
+	}
+	return append(b, '\n')
+}
+
+// TestSynthCatalogueGenerates keeps the synthetic catalogue honest: it
+// generates, without diagnostics errors, and type-checks (100 tools).
+func TestSynthCatalogueGenerates(t *testing.T) {
+	if !bytes.Equal(synthCatalogue(10), synthCatalogue(10)) {
+		t.Fatal("synthCatalogue is not deterministic")
+	}
+	res, err := Generate(Input{SnapshotFile: "synth.tools.json", Snapshot: synthCatalogue(100)}, Options{Package: "synth100"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Files) < 100 {
+		t.Fatalf("%d files for 100 tools", len(res.Files))
+	}
+	if testing.Short() {
+		return
+	}
+	requireTypeChecks(t, []tcPackage{{name: "synth100", files: res.Files}})
+}
+
+// benchCorpus finds the shared corpus, or skips.
+func benchCorpus(b *testing.B) []string {
+	b.Helper()
+	for _, c := range []string{os.Getenv("OCPGEN_CORPUS"), filepath.Join(moduleRootB(b), "..", "shared", "corpus"), "/work/shared/corpus"} {
+		if c == "" {
+			continue
+		}
+		if m, _ := filepath.Glob(filepath.Join(c, "*.tools.json")); len(m) > 0 {
+			return m
+		}
+	}
+	b.Skip("corpus not found; set OCPGEN_CORPUS")
+	return nil
+}
+
+func moduleRootB(b *testing.B) string {
+	b.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			b.Fatal("go.mod not found")
+		}
+		dir = parent
+	}
+}
+
+func serverName(path string) string {
+	return strings.TrimSuffix(filepath.Base(path), ".tools.json")
+}
+
+func pkgName(server string) string {
+	return "c_" + strings.NewReplacer("-", "_", ".", "_").Replace(server)
+}
+
+var synthSizes = []int{100, 1000, 10000}
+
+func BenchmarkGenerate(b *testing.B) {
+	b.Run("corpus", func(b *testing.B) {
+		var inputs []Input
+		for _, p := range benchCorpus(b) {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			inputs = append(inputs, Input{SnapshotFile: filepath.Base(p), Snapshot: data})
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, in := range inputs {
+				if _, err := Generate(in, Options{Package: "corpus"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	for _, n := range synthSizes {
+		b.Run(fmt.Sprintf("synth-%d", n), func(b *testing.B) {
+			in := Input{SnapshotFile: "synth.tools.json", Snapshot: synthCatalogue(n)}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Generate(in, Options{Package: "synth"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/tool")
+		})
+	}
+}
+
+var (
+	ocpgenBinOnce sync.Once
+	ocpgenBin     string
+	ocpgenBinErr  error
+)
+
+// ocpgenBinary builds the CLI once per test process.
+func ocpgenBinary(b *testing.B) string {
+	b.Helper()
+	ocpgenBinOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "ocpgen-bench-bin-")
+		if err != nil {
+			ocpgenBinErr = err
+			return
+		}
+		ocpgenBin = filepath.Join(dir, "ocpgen")
+		out, err := exec.Command("go", "build", "-o", ocpgenBin, "github.com/ocpgen/ocpgen/cmd/ocpgen").CombinedOutput()
+		if err != nil {
+			ocpgenBinErr = fmt.Errorf("build ocpgen: %v\n%s", err, out)
+		}
+	})
+	if ocpgenBinErr != nil {
+		b.Fatal(ocpgenBinErr)
+	}
+	return ocpgenBin
+}
+
+// goJSONSchemaBinary finds go-jsonschema v0.24.1 (go install
+// github.com/atombender/go-jsonschema@v0.24.1), or skips.
+func goJSONSchemaBinary(b *testing.B) string {
+	b.Helper()
+	if p, err := exec.LookPath("go-jsonschema"); err == nil {
+		return p
+	}
+	out, err := exec.Command("go", "env", "GOPATH").Output()
+	if err == nil {
+		p := filepath.Join(strings.TrimSpace(string(out)), "bin", "go-jsonschema")
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	b.Skip("go-jsonschema not installed: go install github.com/atombender/go-jsonschema@v0.24.1")
+	return ""
+}
+
+// runProcess runs one process and returns its peak RSS in KB, measured by
+// GNU time (the rusage Go reports for a child includes the parent's RSS at
+// fork), or 0 without it.
+func runProcess(b *testing.B, cmd *exec.Cmd) int64 {
+	b.Helper()
+	if _, err := os.Stat("/usr/bin/time"); err == nil {
+		cmd = exec.Command("/usr/bin/time", append([]string{"-f", "maxrss-KB %M"}, cmd.Args...)...)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("%v: %v\n%s", cmd.Args, err, stderr.Bytes())
+	}
+	var kb int64
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	fmt.Sscanf(lines[len(lines)-1], "maxrss-KB %d", &kb)
+	return kb
+}
+
+// splitSchemas writes each tool's input schema of each corpus server to
+// DIR/SERVER/TOOL.json (with the tool name as title, which go-jsonschema
+// names the type after), the input go-jsonschema takes.
+func splitSchemas(b *testing.B, paths []string, dir string) map[string][]string {
+	b.Helper()
+	out := map[string][]string{}
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var snap struct {
+			Tools []struct {
+				Name        string         `json:"name"`
+				InputSchema map[string]any `json:"inputSchema"`
+			} `json:"tools"`
+		}
+		if err := json.Unmarshal(data, &snap); err != nil {
+			b.Fatal(err)
+		}
+		server := serverName(p)
+		sdir := filepath.Join(dir, server)
+		if err := os.MkdirAll(sdir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+		for _, t := range snap.Tools {
+			if _, ok := t.InputSchema["title"]; !ok {
+				t.InputSchema["title"] = t.Name
+			}
+			sb, _ := json.Marshal(t.InputSchema)
+			f := filepath.Join(sdir, t.Name+".json")
+			if err := os.WriteFile(f, sb, 0o644); err != nil {
+				b.Fatal(err)
+			}
+			out[server] = append(out[server], f)
+		}
+	}
+	return out
+}
+
+func BenchmarkGenerateProcess(b *testing.B) {
+	b.Run("ocpgen-corpus", func(b *testing.B) {
+		paths, bin := benchCorpus(b), ocpgenBinary(b)
+		out := b.TempDir()
+		var rss int64
+		for b.Loop() {
+			for _, p := range paths {
+				s := serverName(p)
+				rss = max(rss, runProcess(b, exec.Command(bin, "generate", "-snapshot", p, "-package", pkgName(s), "-out", filepath.Join(out, s))))
+			}
+		}
+		b.ReportMetric(float64(rss), "maxrss-KB")
+	})
+	b.Run("go-jsonschema-corpus", func(b *testing.B) {
+		paths, bin := benchCorpus(b), goJSONSchemaBinary(b)
+		out := b.TempDir()
+		schemas := splitSchemas(b, paths, b.TempDir())
+		var rss int64
+		for b.Loop() {
+			for _, p := range paths {
+				s := serverName(p)
+				args := append([]string{"-p", pkgName(s), "-o", filepath.Join(out, s, "types.go")}, schemas[s]...)
+				rss = max(rss, runProcess(b, exec.Command(bin, args...)))
+			}
+		}
+		b.ReportMetric(float64(rss), "maxrss-KB")
+	})
+	for _, n := range synthSizes {
+		b.Run(fmt.Sprintf("ocpgen-synth-%d", n), func(b *testing.B) {
+			bin := ocpgenBinary(b)
+			dir := b.TempDir()
+			snap := filepath.Join(dir, "synth.tools.json")
+			if err := os.WriteFile(snap, synthCatalogue(n), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			var rss int64
+			for b.Loop() {
+				out := filepath.Join(dir, "out")
+				os.RemoveAll(out)
+				rss = max(rss, runProcess(b, exec.Command(bin, "generate", "-snapshot", snap, "-package", "synth", "-out", out)))
+			}
+			b.ReportMetric(float64(rss), "maxrss-KB")
+		})
+	}
+}
+
+// benchPackages is a set of generated packages to build, each a directory
+// under root, built with "go build" run in modDir.
+type benchPackages struct {
+	modDir string
+	dirs   map[string]string // package name → directory
+	files  int
+	bytes  int
+}
+
+func (bp *benchPackages) add(b *testing.B, dir, pkg string, files map[string][]byte) {
+	b.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), src, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		bp.files++
+		bp.bytes += len(src)
+	}
+	bp.dirs[pkg] = dir
+}
+
+// build compiles every package once per iteration. Each iteration changes a
+// constant in every package first, so the packages themselves are compiled
+// every time while their dependencies (the runtime, the standard library)
+// come from the build cache, as in a Hub repo after go generate.
+func (bp *benchPackages) build(b *testing.B) {
+	b.Helper()
+	var patterns []string
+	for _, dir := range bp.dirs {
+		rel, err := filepath.Rel(bp.modDir, dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		patterns = append(patterns, "./"+filepath.ToSlash(rel))
+	}
+	nonce := 0
+	step := func() {
+		nonce++
+		for pkg, dir := range bp.dirs {
+			src := fmt.Sprintf("package %s\n\nconst ocpBenchNonce = %d\n", pkg, nonce)
+			if err := os.WriteFile(filepath.Join(dir, "zz_bench_nonce.go"), []byte(src), 0o644); err != nil {
+				b.Fatal(err)
+			}
+		}
+		cmd := exec.Command("go", append([]string{"build"}, patterns...)...)
+		cmd.Dir = bp.modDir
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("go build: %v\n%s", err, out)
+		}
+	}
+	step() // warm the cache for the dependencies
+	b.ResetTimer()
+	for b.Loop() {
+		step()
+	}
+	b.ReportMetric(float64(bp.bytes), "src-B")
+}
+
+func BenchmarkBuild(b *testing.B) {
+	root := moduleRootB(b)
+	// Generated packages import the runtime, so they are built inside this
+	// module, in a directory whose name starts with "_" (./... never sees it).
+	inModule := func(b *testing.B) (*benchPackages, string) {
+		dir, err := os.MkdirTemp(root, "_bench-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { os.RemoveAll(dir) })
+		return &benchPackages{modDir: root, dirs: map[string]string{}}, dir
+	}
+	b.Run("ocpgen-corpus", func(b *testing.B) {
+		bp, base := inModule(b)
+		for _, p := range benchCorpus(b) {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				b.Fatal(err)
+			}
+			pkg := pkgName(serverName(p))
+			res, err := Generate(Input{SnapshotFile: filepath.Base(p), Snapshot: data}, Options{Package: pkg})
+			if err != nil {
+				b.Fatal(err)
+			}
+			bp.add(b, filepath.Join(base, pkg), pkg, res.Files)
+		}
+		bp.build(b)
+	})
+	b.Run("go-jsonschema-corpus", func(b *testing.B) {
+		paths, bin := benchCorpus(b), goJSONSchemaBinary(b)
+		mod := b.TempDir()
+		gomod := "module gjbench\n\ngo 1.26\n"
+		if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte(gomod), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		bp := &benchPackages{modDir: mod, dirs: map[string]string{}}
+		schemas := splitSchemas(b, paths, b.TempDir())
+		needTypes := false
+		for _, p := range paths {
+			s := serverName(p)
+			pkg := pkgName(s)
+			dir := filepath.Join(mod, pkg)
+			out := filepath.Join(dir, "types.go")
+			runProcess(b, exec.Command(bin, append([]string{"-p", pkg, "-o", out}, schemas[s]...)...))
+			src, err := os.ReadFile(out)
+			if err != nil {
+				b.Fatal(err)
+			}
+			needTypes = needTypes || bytes.Contains(src, []byte("go-jsonschema/pkg/types"))
+			bp.add(b, dir, pkg, map[string][]byte{"types.go": src})
+		}
+		if needTypes {
+			// Its output imports its own small types package for some formats.
+			cmd := exec.Command("go", "get", "github.com/atombender/go-jsonschema@v0.24.1")
+			cmd.Dir = mod
+			if out, err := cmd.CombinedOutput(); err != nil {
+				b.Skipf("go-jsonschema output needs github.com/atombender/go-jsonschema/pkg/types: %v\n%s", err, out)
+			}
+		}
+		bp.build(b)
+	})
+	for _, n := range []int{1000} {
+		b.Run(fmt.Sprintf("ocpgen-synth-%d", n), func(b *testing.B) {
+			bp, base := inModule(b)
+			res, err := Generate(Input{SnapshotFile: "synth.tools.json", Snapshot: synthCatalogue(n)}, Options{Package: "synth"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			bp.add(b, filepath.Join(base, "synth"), "synth", res.Files)
+			bp.build(b)
+		})
+	}
+}
