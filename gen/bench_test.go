@@ -126,7 +126,7 @@ func synthCatalogue(n int) []byte {
 		}
 		tools = append(tools, tool)
 	}
-	// Compact, so that 10,000 tools stay under the loader's 8 MiB limit
+	// Compact, so that 10,000 tools stay under the loader's 16 MiB limit
 	// (load.MaxSnapshotSize): about 800 bytes a tool.
 	b, err := json.Marshal(obj{
 		"server": obj{"name": fmt.Sprintf("synth-%d", n), "version": "1.0.0"},

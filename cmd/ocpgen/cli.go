@@ -177,16 +177,34 @@ func cmdGenerate(args []string, stdout, stderr io.Writer) error {
 func readInputs(snapshot, classify string) (gen.Input, error) {
 	in := gen.Input{SnapshotFile: snapshot}
 	var err error
-	if in.Snapshot, err = os.ReadFile(snapshot); err != nil {
-		return in, fmt.Errorf("ocpgen: %w", err)
+	if in.Snapshot, err = readLimited(snapshot, gen.MaxSnapshotSize); err != nil {
+		return in, err
 	}
 	if classify != "" {
 		in.ClassifyFile = classify
-		if in.Classify, err = os.ReadFile(classify); err != nil {
-			return in, fmt.Errorf("ocpgen: %w", err)
+		if in.Classify, err = readLimited(classify, gen.MaxClassificationSize); err != nil {
+			return in, err
 		}
 	}
 	return in, nil
+}
+
+// readLimited reads a file, refusing one larger than limit bytes without
+// reading it all (a hostile snapshot must not cost its size in memory).
+func readLimited(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("ocpgen: %w", err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("ocpgen: %w", err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: file is over the limit of %d MiB", path, limit>>20)
+	}
+	return data, nil
 }
 
 func cmdInit(args []string, stdout, stderr io.Writer) error {
@@ -200,9 +218,9 @@ func cmdInit(args []string, stdout, stderr io.Writer) error {
 	if err := missing(fs, "snapshot"); err != nil {
 		return err
 	}
-	data, err := os.ReadFile(*snapshot)
+	data, err := readLimited(*snapshot, gen.MaxSnapshotSize)
 	if err != nil {
-		return fmt.Errorf("ocpgen: %w", err)
+		return err
 	}
 	skel, err := gen.Skeleton(*snapshot, data)
 	if err != nil {

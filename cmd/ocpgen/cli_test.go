@@ -199,3 +199,26 @@ func TestEncodeSnapshotRefusesDuplicates(t *testing.T) {
 		t.Fatal("a tool without inputSchema was accepted")
 	}
 }
+
+func TestOversizedInputIsRefusedBeforeReading(t *testing.T) {
+	big := filepath.Join(t.TempDir(), "big.tools.json")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A sparse file larger than the limit: reading it all would cost its size.
+	if err := f.Truncate(gen.MaxSnapshotSize + 1<<20); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for _, args := range [][]string{
+		{"generate", "-snapshot", big, "-out", t.TempDir()},
+		{"init", "-snapshot", big},
+		{"check", "-snapshot", big, "-out", t.TempDir()},
+	} {
+		code, _, errs := ocpgen(t, args...)
+		if code != exitInput || !strings.Contains(errs, "over the limit of 16 MiB") {
+			t.Errorf("ocpgen %v: exit %d, stderr %q", args[0], code, errs)
+		}
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -138,15 +137,15 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 func fileInput(snapshot, classify string) (gen.DiffInput, error) {
 	in := gen.DiffInput{SnapshotFile: snapshot, ClassifyFile: classify}
 	var err error
-	if in.Snapshot, err = os.ReadFile(snapshot); err != nil {
-		return in, fmt.Errorf("ocpgen: %w", err)
+	if in.Snapshot, err = readLimited(snapshot, gen.MaxSnapshotSize); err != nil {
+		return in, err
 	}
 	if in.Snapshot == nil {
 		in.Snapshot = []byte{}
 	}
 	if classify != "" {
-		if in.Classify, err = os.ReadFile(classify); err != nil {
-			return in, fmt.Errorf("ocpgen: %w", err)
+		if in.Classify, err = readLimited(classify, gen.MaxClassificationSize); err != nil {
+			return in, err
 		}
 		if in.Classify == nil {
 			in.Classify = []byte{}

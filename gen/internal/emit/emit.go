@@ -5,8 +5,8 @@ package emit
 
 import (
 	"bytes"
-	"go/format"
 	"fmt"
+	"go/format"
 	"strings"
 	"time"
 

@@ -59,6 +59,24 @@ func depthExceeds(raw []byte, limit int) bool {
 	return false
 }
 
+// countObjects returns the number of JSON objects in the JSON value raw,
+// counted on the bytes. raw must be valid JSON.
+func countObjects(raw []byte) int {
+	n := 0
+	inString := false
+	for i := 0; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case !inString && c == '{':
+			n++
+		}
+	}
+	return n
+}
+
 // duplicateKey returns the first key that occurs twice in the JSON object
 // raw, or "". encoding/json keeps the last of two equal keys silently; a
 // reviewer reading the file would likely see the first.
@@ -124,4 +142,88 @@ func toolPointer(i int, tokens ...string) string {
 // is "/tools/3/inputSchema/properties/a~1b". Diagnostics about a tool use it.
 func (t *Tool) Pointer(tokens ...string) string {
 	return toolPointer(t.Index, tokens...)
+}
+
+// tooDeep reports whether data nests arrays and objects more than limit
+// levels deep inside a member of a tool (/tools/N/member, limit levels below
+// the member itself), or more than limit+3 levels anywhere else. It returns
+// the tool's index and the member's name, with the tool's name when the file
+// gives it as a string (whatever the order of the tool's members), or index
+// -1 and the JSON pointer of the outermost container (as far as known) for a
+// place outside the tools. It walks the bytes without recursion, so any
+// depth is safe, and does not require data to be valid JSON.
+func tooDeep(data []byte, limit int) (tool int, member, name string, found bool) {
+	type frame struct {
+		obj     bool
+		wantKey bool
+		key     string // the current member's key (decoded above depth 3 only)
+		index   int
+	}
+	var stack []frame
+	tool = -1
+	names := map[int]string{}
+	// inTool reports whether the stack is /tools/N (an object) and beyond.
+	inTool := func() bool {
+		return len(stack) >= 3 && stack[0].obj && stack[0].key == "tools" && !stack[1].obj && stack[2].obj
+	}
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; c {
+		case '"':
+			start := i
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+			if len(stack) == 0 || len(stack) > 3 {
+				continue
+			}
+			top := &stack[len(stack)-1]
+			var str string
+			if i < len(data) {
+				_ = json.Unmarshal(data[start:i+1], &str)
+			}
+			if top.obj && top.wantKey {
+				top.key, top.wantKey = str, false
+			} else if len(stack) == 3 && inTool() && top.key == "name" {
+				names[stack[1].index] = str
+			}
+		case '{', '[':
+			stack = append(stack, frame{obj: c == '{', wantKey: c == '{'})
+			if found {
+				continue
+			}
+			switch {
+			case inTool() && len(stack)-3 > limit:
+				tool, member, found = stack[1].index, stack[2].key, true
+			case !inTool() && len(stack) > limit+3:
+				var toks []string
+				for _, f := range stack[:min(len(stack)-1, 3)] {
+					if f.obj {
+						toks = append(toks, f.key)
+					} else {
+						toks = append(toks, strconv.Itoa(f.index))
+					}
+				}
+				member, found = pointer(toks...), true
+			}
+		case '}', ']':
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		case ',':
+			if len(stack) > 0 {
+				top := &stack[len(stack)-1]
+				if top.obj {
+					top.wantKey = true
+				} else {
+					top.index++
+				}
+			}
+		}
+	}
+	if found && tool >= 0 {
+		name = names[tool]
+	}
+	return tool, member, name, found
 }

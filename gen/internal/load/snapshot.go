@@ -1,6 +1,7 @@
 package load
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,18 +13,41 @@ import (
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
 )
 
-// Limits on the inputs. A file over a limit is refused with an error that
-// names the limit; none of them is reached by any real server we know of
-// (the largest corpus snapshot has 118 tools and schemas 6 levels deep).
+// Limits on the inputs. Input over a limit is refused with an error that
+// names the limit (and the tool and JSON pointer, where there is one), except
+// MaxEnumValues, which degrades with a warning. Each is many times what any
+// real server we know of needs: the corpus's largest snapshot is 411 KB, with
+// 118 tools, schemas 6 levels deep, descriptions of 2 KB and enums of 32
+// values. They bound the time and memory one generation takes on a hostile
+// snapshot (a few seconds and a few hundred MB at most); docs/security-model.md
+// lists them.
 const (
 	// MaxSnapshotSize is the largest snapshot file accepted, in bytes.
-	MaxSnapshotSize = 64 << 20
+	MaxSnapshotSize = 16 << 20
 	// MaxTools is the largest number of tools in one snapshot.
 	MaxTools = 10_000
 	// MaxSchemaDepth is how deep JSON objects and arrays may nest inside one
-	// inputSchema or outputSchema. It is checked on the raw bytes before the
-	// schema is parsed, so a hostile schema cannot exhaust the stack.
+	// inputSchema or outputSchema. It is checked on the raw bytes before
+	// anything is parsed, so a hostile schema cannot exhaust the stack, and
+	// the error names the tool even when the file nests too deep to parse.
 	MaxSchemaDepth = 256
+	// MaxNameSize is the longest tool name, in bytes. The model leaves out,
+	// with a warning, a property whose name is longer (calls that set it are
+	// refused).
+	MaxNameSize = 256
+	// MaxDescriptionSize is the longest tool description or title, in bytes:
+	// a Hub advertises it to models on every connection.
+	MaxDescriptionSize = 64 << 10
+	// MaxSchemaNodes is the most sub-schemas a snapshot's schemas may hold
+	// in all: the loader counts their JSON objects, and the model counts
+	// what it maps (each property, item, alternative and $ref use counts
+	// one). It bounds the time parsing and mapping take and the size of the
+	// generated package. The error names the tool where it is reached.
+	MaxSchemaNodes = 250_000
+	// MaxEnumValues is the most values an enum may have and still become Go
+	// constants; a longer enum becomes its base type, with a warning, and the
+	// runtime still checks every value against the schema.
+	MaxEnumValues = 1000
 	// MaxClassificationSize is the largest classification file accepted, in
 	// bytes.
 	MaxClassificationSize = 8 << 20
@@ -72,9 +96,21 @@ func (l *snapLoader) load(data []byte) *Snapshot {
 		l.errorf("", "", "file is %d bytes, over the limit of %d MiB", len(data), MaxSnapshotSize>>20)
 		return nil
 	}
-	// Check the syntax of the whole file first: encoding/json reports the
-	// offset, which becomes a line and column. Its scanner is iterative and
-	// stops at 10000 levels, so any nesting is safe here.
+	// Nesting first, on the raw bytes: a schema too deep to map is refused
+	// naming its tool, even one too deep for encoding/json to parse.
+	if tool, member, name, ok := tooDeep(data, MaxSchemaDepth); ok {
+		switch {
+		case tool < 0:
+			l.errorf("", member, "nests deeper than the limit of %d levels", MaxSchemaDepth)
+		case member == "inputSchema" || member == "outputSchema":
+			l.errorf(name, toolPointer(tool, member), "schema nests deeper than the limit of %d levels", MaxSchemaDepth)
+		default:
+			l.errorf(name, toolPointer(tool, member), "nests deeper than the limit of %d levels", MaxSchemaDepth)
+		}
+		return nil
+	}
+	// Then the syntax of the whole file: encoding/json reports the offset,
+	// which becomes a line and column.
 	var whole json.RawMessage
 	if err := json.Unmarshal(data, &whole); err != nil {
 		l.syntaxError(data, err)
@@ -134,10 +170,15 @@ func (l *snapLoader) load(data []byte) *Snapshot {
 		return nil
 	}
 	first := make(map[string]int, len(items)) // tool name → index
+	objects := 0                              // JSON objects in all schemas, against MaxSchemaNodes
 	for i, raw := range items {
 		t := l.tool(i, raw)
 		if t == nil {
 			continue
+		}
+		if objects += countObjects(t.InputSchemaRaw) + countObjects(t.OutputSchemaRaw); objects > MaxSchemaNodes {
+			l.errorf(t.Name, t.Pointer(), "the snapshot's schemas hold more than the limit of %d sub-schemas in all; this tool reaches it", MaxSchemaNodes)
+			return nil
 		}
 		if j, dup := first[t.Name]; dup {
 			l.errorf(t.Name, toolPointer(i, "name"), "duplicate tool name (also %s)", toolPointer(j, "name"))
@@ -220,9 +261,18 @@ func (l *snapLoader) tool(i int, raw json.RawMessage) *Tool {
 		l.errorf("", toolPointer(i, "name"), "name is empty")
 		return nil
 	}
+	if len(t.Name) > MaxNameSize {
+		l.errorf("", toolPointer(i, "name"), "name is %d bytes, over the limit of %d", len(t.Name), MaxNameSize)
+		return nil
+	}
 	errs := len(l.diags.Errors())
 	t.Title = l.optString(t, m, "title")
 	t.Description = l.optString(t, m, "description")
+	for key, v := range map[string]string{"title": t.Title, "description": t.Description} {
+		if len(v) > MaxDescriptionSize {
+			l.errorf(t.Name, t.Pointer(key), "%d bytes, over the limit of %d KiB", len(v), MaxDescriptionSize>>10)
+		}
+	}
 
 	in, ok := m["inputSchema"]
 	if !ok || isNull(in) {
@@ -282,7 +332,12 @@ func (l *snapLoader) schema(t *Tool, key string, raw json.RawMessage) *jsonschem
 	if err := json.Unmarshal(raw, &probe); err == nil && len(probe.Type) > 0 {
 		var typ string
 		if firstByte(probe.Type) != '"' || json.Unmarshal(probe.Type, &typ) != nil || typ != "object" {
-			l.errorf(t.Name, t.Pointer(key, "type"), "must be \"object\", not %s (MCP requires an object schema)", probe.Type)
+			var typ bytes.Buffer
+			if json.Compact(&typ, probe.Type) != nil {
+				typ.Reset()
+				typ.Write(probe.Type)
+			}
+			l.errorf(t.Name, t.Pointer(key, "type"), "must be \"object\", not %s (MCP requires an object schema)", typ.String())
 			return nil
 		}
 	}

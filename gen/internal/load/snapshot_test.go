@@ -185,7 +185,7 @@ func TestLoadSnapshotErrors(t *testing.T) {
 		{"inputSchema type string", `{"tools": [{"name": "a", "inputSchema": {"type": "string"}}]}`,
 			[]string{`s.json: tool "a": /tools/0/inputSchema/type: must be "object", not "string" (MCP requires an object schema)`}, false},
 		{"inputSchema type list", `{"tools": [{"name": "a", "inputSchema": {"type": ["object", "null"]}}]}`,
-			[]string{`s.json: tool "a": /tools/0/inputSchema/type: must be "object", not ["object", "null"] (MCP requires an object schema)`}, false},
+			[]string{`s.json: tool "a": /tools/0/inputSchema/type: must be "object", not ["object","null"] (MCP requires an object schema)`}, false},
 		{"inputSchema without type", `{"tools": [{"name": "a", "inputSchema": {"properties": {}}}]}`, nil, true},
 		{"invalid schema keyword", `{"tools": [{"name": "a", "inputSchema": {"type": "object", "properties": {"x": {"type": 5}}}}]}`,
 			[]string{`s.json: tool "a": /tools/0/inputSchema: invalid JSON Schema: invalid value for "type": "5"`}, false},
@@ -270,11 +270,21 @@ func TestLoadSnapshotLimits(t *testing.T) {
 		{"schema depth", []byte(deepSchema(150)),
 			`s.json: tool "deep": /tools/0/inputSchema: schema nests deeper than the limit of 256 levels`},
 		{"schema 10000 deep", []byte(deepSchema(10_000)),
-			fmt.Sprintf(`s.json:1:%d: invalid JSON: nested more than 10000 levels deep`, openingAt(deepSchema(10_000), 10_001))},
+			`s.json: tool "deep": /tools/0/inputSchema: schema nests deeper than the limit of 256 levels`},
+		{"name after a deep schema", []byte(`{"tools": [{"inputSchema": ` + strings.Repeat("[", 300) + strings.Repeat("]", 300) + `, "name": "late"}]}`),
+			`s.json: tool "late": /tools/0/inputSchema: schema nests deeper than the limit of 256 levels`},
+		{"deep outside the tools", []byte(`{"server": ` + strings.Repeat(`{"a": `, 300) + `1` + strings.Repeat("}", 300) + `, "tools": []}`),
+			`s.json: /server/a/a: nests deeper than the limit of 256 levels`},
+		{"deep annotations", []byte(`{"tools": [{"name": "x", "annotations": ` + strings.Repeat("[", 300) + strings.Repeat("]", 300) + `}]}`),
+			`s.json: tool "x": /tools/0/annotations: nests deeper than the limit of 256 levels`},
 		{"too many tools", []byte(`{"tools": [` + strings.Repeat(tool0+",", MaxTools) + tool0 + `]}`),
-			`s.json: /tools: 10001 tools, over the limit of 10000`},
+			fmt.Sprintf(`s.json: /tools: %d tools, over the limit of %d`, MaxTools+1, MaxTools)},
 		{"file size", append([]byte(`{"tools": []}`), bytes.Repeat([]byte(" "), MaxSnapshotSize)...),
-			fmt.Sprintf(`s.json: file is %d bytes, over the limit of 64 MiB`, MaxSnapshotSize+13)},
+			fmt.Sprintf(`s.json: file is %d bytes, over the limit of %d MiB`, MaxSnapshotSize+13, MaxSnapshotSize>>20)},
+		{"long name", []byte(`{"tools": [{"name": "` + strings.Repeat("n", MaxNameSize+1) + `", "inputSchema": {}}]}`),
+			fmt.Sprintf(`s.json: /tools/0/name: name is %d bytes, over the limit of %d`, MaxNameSize+1, MaxNameSize)},
+		{"long description", []byte(`{"tools": [{"name": "d", "description": "` + strings.Repeat("d", MaxDescriptionSize+1) + `", "inputSchema": {}}]}`),
+			fmt.Sprintf(`s.json: tool "d": /tools/0/description: %d bytes, over the limit of 64 KiB`, MaxDescriptionSize+1)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -298,23 +308,6 @@ func TestLoadSnapshotLimits(t *testing.T) {
 	if s, diags := LoadSnapshot("s.json", []byte(`{"tools": [`+strings.Join(tools, ",")+`]}`)); len(diags) > 0 || len(s.Tools) != MaxTools {
 		t.Errorf("%d tools: %v", MaxTools, diags)
 	}
-}
-
-// openingAt returns the 1-based column of the brace or bracket of a
-// one-line JSON text that first reaches nesting depth.
-func openingAt(s string, depth int) int {
-	d := 0
-	for i, c := range s {
-		switch c {
-		case '{', '[':
-			if d++; d == depth {
-				return i + 1
-			}
-		case '}', ']':
-			d--
-		}
-	}
-	return -1
 }
 
 func TestDepthExceeds(t *testing.T) {

@@ -1,12 +1,15 @@
 package model
 
 import (
+	"encoding/json"
 	"fmt"
 	"path"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
 	"github.com/ocpgen/ocpgen/gen/internal/load"
@@ -75,6 +78,7 @@ func Build(s *load.Snapshot, c *load.Classification, pkgName string) (*Package, 
 	}
 	resolve(cands, map[string]bool{"Catalogue": true})
 
+	nodes := 0 // sub-schemas mapped so far, against load.MaxSchemaNodes
 	for i, t := range tools {
 		mt := p.Tools[i]
 		e := entries[t.Name]
@@ -82,7 +86,12 @@ func Build(s *load.Snapshot, c *load.Classification, pkgName string) (*Package, 
 			diags = append(diags, diag.Diagnostic{Severity: diag.Warning, File: c.File, Tool: t.Name,
 				Msg: fmt.Sprintf("tool %s is not classified: it is a write at the default tier", t.Name)})
 		}
-		diags = append(diags, buildTool(mt, t, e, defaults, s.File, c)...)
+		diags = append(diags, buildTool(mt, t, e, defaults, s.File, c, &nodes)...)
+		if nodes > load.MaxSchemaNodes {
+			diags = append(diags, diag.Diagnostic{Severity: diag.Error, File: s.File, Tool: t.Name, Pointer: t.Pointer(),
+				Msg: fmt.Sprintf("the snapshot's schemas hold more than the limit of %d sub-schemas in all; this tool reaches it", load.MaxSchemaNodes)})
+			break
+		}
 	}
 	if diags.Err() != nil {
 		diags.Sort()
@@ -163,7 +172,7 @@ var goKeywords = map[string]bool{
 	"range": true, "return": true, "select": true, "struct": true, "switch": true, "type": true, "var": true,
 }
 
-func buildTool(mt *Tool, t *load.Tool, e *load.Entry, d load.Defaults, snapFile string, c *load.Classification) diag.List {
+func buildTool(mt *Tool, t *load.Tool, e *load.Entry, d load.Defaults, snapFile string, c *load.Classification, nodes *int) diag.List {
 	var diags diag.List
 	canon, err := runtime.CanonicalJSON([]byte(t.InputSchemaRaw))
 	if err != nil {
@@ -172,12 +181,16 @@ func buildTool(mt *Tool, t *load.Tool, e *load.Entry, d load.Defaults, snapFile 
 	}
 	mt.CanonicalSchema = canon
 	mt.Fingerprint = runtime.Fingerprint(canon)
+	if err := resolvable(canon); err != nil {
+		return diag.List{{Severity: diag.Error, File: snapFile, Tool: t.Name, Pointer: t.Pointer("inputSchema"),
+			Msg: err.Error()}}
+	}
 	if a := t.Annotations; a != nil {
 		mt.Hints = Hints{ReadOnly: a.ReadOnlyHint, Destructive: a.DestructiveHint, Idempotent: a.IdempotentHint, OpenWorld: a.OpenWorldHint}
 	}
 
 	// Types.
-	sb := &schemaBuilder{file: snapFile, tool: t.Name, root: t.InputSchema, building: map[*Struct]bool{}}
+	sb := &schemaBuilder{file: snapFile, tool: t.Name, root: t.InputSchema, building: map[*Struct]bool{}, total: nodes}
 	mt.Args = sb.topLevel(t, "inputSchema", mt.GoName+"Args")
 	mt.Args.Doc = []string{fmt.Sprintf("%sArgs are the arguments of the MCP tool %q.", mt.GoName, t.Name)}
 	if t.OutputSchema != nil {
@@ -290,6 +303,26 @@ func buildTool(mt *Tool, t *load.Tool, e *load.Entry, d load.Defaults, snapFile 
 		}
 	}
 	return diags
+}
+
+// resolvable checks that the runtime can use a canonical input schema: the
+// gate resolves every generated schema exactly so (runtime.NewGate), and a
+// generated package whose gate cannot start would take every other tool down
+// with it. A $ref to anything outside the schema fails here: ocpgen and the
+// runtime never fetch a schema (no loader is given), so a remote $ref is
+// never followed.
+func resolvable(canon []byte) error {
+	var s jsonschema.Schema
+	if err := json.Unmarshal(canon, &s); err != nil {
+		return fmt.Errorf("input schema: %v", err)
+	}
+	if _, err := s.Resolve(nil); err != nil {
+		if strings.Contains(err.Error(), "cannot resolve remote schemas") {
+			return fmt.Errorf("input schema refers to a schema outside itself, which is never fetched: %v", err)
+		}
+		return fmt.Errorf("input schema cannot be used to validate calls: %v", err)
+	}
+	return nil
 }
 
 // escapeTemplate escapes literal braces for display as a template.

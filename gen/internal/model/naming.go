@@ -23,6 +23,8 @@ import (
 //     with no ASCII form) becomes "X" plus 6 hex digits of the SHA-256 of the
 //     exact name: stable, and different for different names.
 //   - An identifier that would start with a digit gets the prefix "X".
+//   - A name giving more than 64 characters is cut to 55, plus "_" and 8
+//     hex digits of the SHA-256 of the exact name.
 //   - Exported identifiers never clash with Go keywords or predeclared
 //     identifiers (those are all lower case).
 //
@@ -154,22 +156,29 @@ func shortHash(s string, n int) string {
 // Ident returns the exported Go identifier for a JSON name, before collision
 // resolution.
 func Ident(name string) string {
-	id := camel(words(name))
-	if id == "" {
-		return "X" + shortHash(name, 6)
-	}
+	id := identPart(name)
 	if isDigit(id[0]) {
 		return "X" + id
 	}
 	return id
 }
 
+// maxIdentPart is the longest identifier fragment one JSON name gives.
+// Nested type names join the fragments of their path, so the bound keeps
+// them (and the generated files) small whatever names a snapshot holds.
+const maxIdentPart = 64
+
 // identPart returns the fragment a JSON value adds to a prefix (enum
-// constants: prefix + part). A leading digit needs no "X" there.
+// constants: prefix + part). A leading digit needs no "X" there. A fragment
+// longer than maxIdentPart is cut and given 8 hex digits of the SHA-256 of
+// the exact name, so different long names stay different.
 func identPart(name string) string {
 	id := camel(words(name))
 	if id == "" {
 		return "X" + shortHash(name, 6)
+	}
+	if len(id) > maxIdentPart {
+		id = id[:maxIdentPart-9] + "_" + shortHash(name, 8)
 	}
 	return id
 }

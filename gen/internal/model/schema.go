@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
+	"github.com/ocpgen/ocpgen/gen/internal/load"
 	"github.com/ocpgen/ocpgen/runtime"
 )
 
@@ -46,8 +47,8 @@ import (
 //   - An object without properties whose additionalProperties (or single
 //     patternProperties) is a schema becomes map[string]T; a free-form
 //     object (no properties, open) becomes map[string]json.RawMessage; a
-//     closed object without properties (additionalProperties: false)
-//     becomes an empty struct.
+//     closed object without properties (additionalProperties: false, no
+//     patternProperties) becomes an empty struct.
 //   - A string enum (or a string const, or a oneOf/anyOf of string consts,
 //     whose descriptions document the constants) becomes a named string
 //     type with one constant per value, <Type><Value>. An integer enum
@@ -95,9 +96,15 @@ import (
 //     and becomes json.RawMessage (exact, not a fallback). false accepts
 //     nothing: such a property gets no field, so the strict decoder refuses
 //     it (a warning when it is required: no call can succeed).
-//   - A $ref that cannot be resolved, a recursive $ref whose definition is
-//     not an object, an unknown type and a schema too large to map become
-//     json.RawMessage (fallbacks: there is no Go type to give).
+//   - A $ref other than #, #/$defs/… and #/definitions/… (a pointer into
+//     properties, an anchor), a recursive $ref whose definition is not an
+//     object, an unknown type, an anyOf/oneOf of more than load.MaxEnumValues
+//     alternatives and a schema too large to map become json.RawMessage
+//     (fallbacks: there is no Go type to give). A $ref that does not resolve
+//     at all (dangling, or to another document: ocpgen never fetches one)
+//     is an error, since the runtime could not validate calls.
+//   - An enum of more than load.MaxEnumValues values becomes its base type,
+//     without constants, with a warning; the runtime checks the values.
 //   - "default" is mentioned in the field's doc comment and never applied:
 //     the server applies its own defaults, and an explicit value equal to
 //     the zero value (false, 0, "") is still sent.
@@ -137,6 +144,9 @@ type schemaBuilder struct {
 	warns    diag.List
 	// steps counts mapSchema calls, against maxSteps.
 	steps int
+	// total counts mapSchema calls over the whole snapshot, against
+	// load.MaxSchemaNodes; nil counts nothing.
+	total *int
 }
 
 // maxSteps bounds the work on one tool's schemas: non-recursive $refs can
@@ -184,7 +194,7 @@ func (b *schemaBuilder) defRef(ref string) (map[string]*jsonschema.Schema, strin
 	case strings.HasPrefix(ref, "#/definitions/"):
 		defs, key, name = b.root.Definitions, "definitions", ref[len("#/definitions/"):]
 	default:
-		return nil, "", "", fmt.Sprintf("$ref %q cannot be resolved (only #, #/$defs/… and #/definitions/… are)", ref)
+		return nil, "", "", fmt.Sprintf("$ref %q is not mapped to a Go type (only #, #/$defs/… and #/definitions/… are)", ref)
 	}
 	if strings.Contains(name, "/") {
 		return nil, "", "", fmt.Sprintf("$ref %q cannot be resolved", ref)
@@ -262,6 +272,11 @@ func shapeless(s *jsonschema.Schema) bool {
 // Go type; name is the type name to use if s needs a named type.
 func (b *schemaBuilder) mapSchema(s *jsonschema.Schema, ptr, name string) mapped {
 	b.steps++
+	if b.total != nil {
+		if *b.total++; *b.total > load.MaxSchemaNodes {
+			return raw("Any JSON value the schema accepts (snapshot too large to map).")
+		}
+	}
 	if b.steps > maxSteps {
 		if b.steps == maxSteps+1 {
 			b.warn(ptr, "schema expands to more than %d sub-schemas: the rest are mapped to json.RawMessage", maxSteps)
@@ -303,6 +318,9 @@ func (b *schemaBuilder) mapSchema(s *jsonschema.Schema, ptr, name string) mapped
 		if len(types) == 0 {
 			return mapped{t: Raw{}, nullable: true, notes: []string{"Always null."}}
 		}
+	}
+	if len(s.Enum) > load.MaxEnumValues {
+		return b.longEnum(s, ptr, name)
 	}
 	if len(s.Enum) > 0 {
 		et := enumTypes(s.Enum)
@@ -358,6 +376,28 @@ func (b *schemaBuilder) mapSchema(s *jsonschema.Schema, ptr, name string) mapped
 	return m
 }
 
+// longEnum maps an enum of more than load.MaxEnumValues values: as its
+// base type, without constants; the runtime checks every value.
+func (b *schemaBuilder) longEnum(s *jsonschema.Schema, ptr, name string) mapped {
+	b.warn(ptr+"/enum", "enum of %d values, over the limit of %d for Go constants: mapped to its base type (the runtime checks the values)", len(s.Enum), load.MaxEnumValues)
+	c := *s
+	c.Enum = nil
+	if len(typeList(&c)) == 0 {
+		ts := enumTypes(s.Enum)
+		if slices.Contains(s.Enum, nil) {
+			ts = append(ts, "null")
+		}
+		if len(ts) == 1 {
+			c.Type = ts[0]
+		} else {
+			c.Types = ts
+		}
+	}
+	m := b.mapSchema(&c, ptr, name)
+	m.notes = append(m.notes, fmt.Sprintf("One of the %d values the schema lists (checked by the runtime).", len(s.Enum)))
+	return m
+}
+
 // mapRef maps a $ref: each definition is mapped once, as a type named after
 // it, and shared by every $ref to it.
 func (b *schemaBuilder) mapRef(s *jsonschema.Schema, ptr string) mapped {
@@ -409,6 +449,9 @@ func (b *schemaBuilder) alternatives(s *jsonschema.Schema, ptr, name string) map
 	key, alts := "/anyOf", s.AnyOf
 	if len(s.OneOf) > 0 {
 		key, alts = "/oneOf", s.OneOf
+	}
+	if len(alts) > load.MaxEnumValues {
+		return b.fallback(ptr+key, fmt.Sprintf("%d alternatives, over the limit of %d", len(alts), load.MaxEnumValues))
 	}
 	parentTypes := typeList(s)
 	nullOK := len(parentTypes) == 0 || slices.Contains(parentTypes, "null") || nullableExtra(s)
@@ -670,7 +713,8 @@ func (b *schemaBuilder) mapTyped(s *jsonschema.Schema, typ, ptr, name string) ma
 		}
 		m.t = Scalar{String}
 		if s.Format != "" {
-			m.notes = append(m.notes, fmt.Sprintf("Format: %s (kept as sent).", s.Format))
+			// The format is free text from the snapshot: one line, sanitised.
+			m.notes = append(m.notes, fmt.Sprintf("Format: %s (kept as sent).", strings.Join(DocLines(s.Format), " ")))
 		}
 	case "integer":
 		m.t = Scalar{Int64}
@@ -731,7 +775,9 @@ func (b *schemaBuilder) mapTyped(s *jsonschema.Schema, typ, ptr, name string) ma
 		}
 	case "object":
 		switch {
-		case len(s.Properties) > 0 || isFalseSchema(s.AdditionalProperties):
+		case len(s.Properties) > 0 || (isFalseSchema(s.AdditionalProperties) && len(s.PatternProperties) == 0):
+			// A closed object whose patternProperties admit keys is a map
+			// (below), not an empty struct that would refuse every key.
 			m.t = b.object(s, ptr, name, false)
 		case len(s.PatternProperties) > 0 || (s.AdditionalProperties != nil && !isTrueSchema(s.AdditionalProperties)):
 			e, notes := b.extra(s, ptr, name)
@@ -920,6 +966,14 @@ func (b *schemaBuilder) object(s *jsonschema.Schema, ptr, name string, top bool)
 	}
 	props := make([]string, 0, len(s.Properties))
 	for k := range s.Properties {
+		if len(k) > load.MaxNameSize {
+			msg := fmt.Sprintf("property name is %d bytes, over the limit of %d: the property is left out, and calls that set it are refused", len(k), load.MaxNameSize)
+			if slices.Contains(s.Required, k) {
+				msg += "; it is required, so no call can succeed"
+			}
+			b.warn(ptr+"/properties", "%s", msg)
+			continue
+		}
 		if !validTagName(k) {
 			msg := "property name cannot be a JSON struct tag: the property is left out, and calls that set it are refused"
 			if slices.Contains(s.Required, k) {
