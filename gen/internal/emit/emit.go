@@ -5,6 +5,7 @@ package emit
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"go/format"
 	"strings"
@@ -36,16 +37,9 @@ func Files(p *model.Package) (map[string][]byte, error) {
 		if err := f.Render(&buf); err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		// jennifer formats once, from source whose comment lines it indents;
-		// gofmt's doc-comment rewriting (a one-line paragraph without final
-		// punctuation becomes a "# heading") only settles on a second pass.
-		// Emit gofmt's fixed point, so gofmt -l never lists a generated file.
-		src, err := format.Source(buf.Bytes())
+		src, err := gofmt(buf.Bytes())
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
-		}
-		if again, err := format.Source(src); err != nil || !bytes.Equal(again, src) {
-			return fmt.Errorf("%s: gofmt does not reach a fixed point on the generated source", name)
 		}
 		out[name] = src
 		return nil
@@ -64,12 +58,44 @@ func Files(p *model.Package) (map[string][]byte, error) {
 	return out, nil
 }
 
+// gofmt returns gofmt's fixed point of src. One go/format pass over
+// jennifer's raw source is not always one: gofmt's doc-comment rewriting (a
+// one-line paragraph without final punctuation becomes a "# heading")
+// settles only on the next pass, so a pass that changed a formatted file is
+// repeated until nothing changes (twice at most), and gofmt -l never lists a
+// generated file. Formatting is most of emit's cost, so the common case is
+// two passes: the raw source, then the check.
+func gofmt(src []byte) ([]byte, error) {
+	out, err := format.Source(src)
+	if err != nil {
+		// An emitter bug: show the source with line numbers to find it.
+		var listing strings.Builder
+		for i, line := range strings.Split(string(src), "\n") {
+			fmt.Fprintf(&listing, "%5d  %s\n", i+1, line)
+		}
+		return nil, fmt.Errorf("%w while formatting source:\n%s", err, listing.String())
+	}
+	for range 2 {
+		again, err := format.Source(out)
+		if err != nil {
+			return nil, err
+		}
+		if bytes.Equal(again, out) {
+			return out, nil
+		}
+		out = again
+	}
+	return nil, errors.New("gofmt does not reach a fixed point on the generated source")
+}
+
 // oneLine makes input text safe for a single comment line.
 func oneLine(s string) string { return strings.Join(model.DocLines(s), " ") }
 
 // newFile starts a file with the generated-code header and a source line.
 func newFile(p *model.Package, source string) *jen.File {
 	f := jen.NewFile(p.Name)
+	// Files renders jennifer's raw source, and gofmt formats it (see gofmt).
+	f.NoFormat = true
 	f.ImportAlias(rtPath, rtName)
 	f.HeaderComment("// " + Header + "\n\n// source: " + oneLine(source))
 	return f
