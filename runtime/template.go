@@ -135,7 +135,7 @@ type Prompt struct {
 // Text appends literal template text.
 func (p *Prompt) Text(s string) { p.b.WriteString(s) }
 
-// Arg appends an argument's value. A nil pointer, an empty slice or map and
+// Arg appends an argument's value. A nil pointer, a nil slice or map, and
 // an absent Nullable are shown as "(not set)".
 func (p *Prompt) Arg(v any) {
 	if isUnset(v) {

@@ -45,17 +45,6 @@ func (d *Desk) add(title, priority string, tags []string) *Ticket {
 	return t
 }
 
-// Ticket returns a copy of the ticket with the given id.
-func (d *Desk) Ticket(id string) (Ticket, bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	t, ok := d.tickets[id]
-	if !ok {
-		return Ticket{}, false
-	}
-	return *t, true
-}
-
 func (d *Desk) list(status string) []Ticket {
 	d.mu.Lock()
 	defer d.mu.Unlock()
