@@ -16,7 +16,7 @@ targets=(
   "./gen FuzzClassification"
   "./gen/internal/load FuzzLoadSnapshot"
   "./gen/internal/load FuzzLoadClassification"
-  "./gen/internal/load FuzzParseTemplate"
+  "./internal/tmpl FuzzParse"
   "./runtime FuzzDispatch"
   "./runtime FuzzTape"
   "./runtime FuzzSchemaCheck"

@@ -16,6 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
+	"github.com/ocpgen/ocpgen/internal/tmpl"
 )
 
 // Limits on values of the classification file.
@@ -419,7 +420,7 @@ func (l *classLoader) template(n *yaml.Node, what string) string {
 		l.errorf(n, "%s is empty: leave the key out instead", what)
 		return ""
 	}
-	if _, err := ParseTemplate(s); err != nil {
+	if _, err := tmpl.Parse(s); err != nil {
 		l.errorf(n, "invalid %s template: %v", what, err)
 		return ""
 	}

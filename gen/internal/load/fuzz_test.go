@@ -1,9 +1,6 @@
 package load
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 // The fuzz targets check that no input panics and that a result is either
 // usable or an error. Run longer with, e.g.:
@@ -51,32 +48,6 @@ func FuzzLoadClassification(f *testing.F) {
 			if e.Access == AccessRead && e.Confirm != nil {
 				t.Fatalf("read %q with a confirm", e.Name)
 			}
-		}
-	})
-}
-
-func FuzzParseTemplate(f *testing.F) {
-	f.Add("graph/{entityNames}")
-	f.Add("{{x}}{y}}")
-	f.Fuzz(func(t *testing.T, s string) {
-		segs, err := ParseTemplate(s)
-		if err != nil {
-			return
-		}
-		// Writing the segments back, escaped, gives the template again.
-		var b strings.Builder
-		for _, seg := range segs {
-			if (seg.Text == "") == (seg.Placeholder == "") {
-				t.Fatalf("segment %+v sets not exactly one field", seg)
-			}
-			if seg.Placeholder != "" {
-				b.WriteString("{" + seg.Placeholder + "}")
-			} else {
-				b.WriteString(strings.NewReplacer("{", "{{", "}", "}}").Replace(seg.Text))
-			}
-		}
-		if b.String() != s {
-			t.Fatalf("round trip %q → %q", s, b.String())
 		}
 	})
 }

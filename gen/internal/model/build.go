@@ -13,6 +13,7 @@ import (
 
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
 	"github.com/ocpgen/ocpgen/gen/internal/load"
+	"github.com/ocpgen/ocpgen/internal/tmpl"
 	"github.com/ocpgen/ocpgen/runtime"
 )
 
@@ -252,7 +253,7 @@ func buildTool(mt *Tool, t *load.Tool, e *load.Entry, d load.Defaults, snapFile 
 		pol.ResourceSegments = []ResourceSegment{{Mode: BindText, Text: t.Name}}
 	} else {
 		pol.Resource = resource
-		segs, err := load.ParseTemplate(resource)
+		segs, err := tmpl.Parse(resource)
 		if err != nil {
 			errAt(resourcePos, "resource template: %v", err)
 		}
@@ -285,7 +286,7 @@ func buildTool(mt *Tool, t *load.Tool, e *load.Entry, d load.Defaults, snapFile 
 		if mt.Kind == Write {
 			pol.ConfirmPrompt = prompt
 		}
-		segs, err := load.ParseTemplate(prompt)
+		segs, err := tmpl.Parse(prompt)
 		if err != nil {
 			errAt(promptPos, "confirm prompt: %v", err)
 		}

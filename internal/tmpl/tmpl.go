@@ -1,4 +1,7 @@
-package load
+// Package tmpl parses the resource and confirm-prompt templates of a
+// classification. The generator checks them with it, and the runtime renders
+// them with it, so both read a template the same way.
+package tmpl
 
 import (
 	"errors"
@@ -14,13 +17,13 @@ type Segment struct {
 	Placeholder string
 }
 
-// ParseTemplate splits a template into literal text and {name} placeholders.
+// Parse splits a template into literal text and {name} placeholders.
 // "{{" and "}}" stand for literal braces. An unclosed "{", an empty "{}", a
 // "{" inside a placeholder, a lone "}" and invalid UTF-8 are errors; positions in the error
 // are 1-based characters of s. Adjacent literal text is merged into one
 // segment; an empty template has no segments. Whether a name is an argument
 // of the tool is the caller's check.
-func ParseTemplate(s string) ([]Segment, error) {
+func Parse(s string) ([]Segment, error) {
 	if !utf8.ValidString(s) {
 		return nil, errors.New("template is not valid UTF-8")
 	}

@@ -1,11 +1,11 @@
-package load
+package tmpl
 
 import (
 	"reflect"
 	"testing"
 )
 
-func TestParseTemplate(t *testing.T) {
+func TestParse(t *testing.T) {
 	tests := []struct {
 		in      string
 		want    []Segment
@@ -32,19 +32,19 @@ func TestParseTemplate(t *testing.T) {
 		{"{a{b}", nil, `"{" at character 3 is inside the placeholder opened at character 1`},
 	}
 	for _, tt := range tests {
-		got, err := ParseTemplate(tt.in)
+		got, err := Parse(tt.in)
 		if tt.wantErr != "" {
 			if err == nil || err.Error() != tt.wantErr {
-				t.Errorf("ParseTemplate(%q) error = %v, want %q", tt.in, err, tt.wantErr)
+				t.Errorf("Parse(%q) error = %v, want %q", tt.in, err, tt.wantErr)
 			}
 			continue
 		}
 		if err != nil {
-			t.Errorf("ParseTemplate(%q): %v", tt.in, err)
+			t.Errorf("Parse(%q): %v", tt.in, err)
 			continue
 		}
 		if !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("ParseTemplate(%q) = %+v, want %+v", tt.in, got, tt.want)
+			t.Errorf("Parse(%q) = %+v, want %+v", tt.in, got, tt.want)
 		}
 	}
 }
