@@ -116,6 +116,8 @@ func TestRoundTrip(t *testing.T) {
 	type input struct {
 		name string
 		data []byte
+		// classify is the golden case's classification (nil for the corpus).
+		classify []byte
 		// golden inputs may hold schemas no instance satisfies.
 		golden bool
 	}
@@ -134,10 +136,20 @@ func TestRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if strings.HasPrefix(filepath.Base(path), "err-") {
+			continue
+		}
+		in := input{name: "golden/" + strings.TrimSuffix(filepath.Base(path), ".txtar"), golden: true}
 		for _, f := range ar.Files {
-			if f.Name == "tools.json" && !strings.HasPrefix(filepath.Base(path), "err-") {
-				inputs = append(inputs, input{name: "golden/" + strings.TrimSuffix(filepath.Base(path), ".txtar"), data: f.Data, golden: true})
+			switch f.Name {
+			case "tools.json":
+				in.data = f.Data
+			case "classify.yaml":
+				in.classify = f.Data
 			}
+		}
+		if in.data != nil {
+			inputs = append(inputs, in)
 		}
 	}
 	var pkgs []tcPackage
@@ -147,11 +159,15 @@ func TestRoundTrip(t *testing.T) {
 	for _, in := range inputs {
 		base, data := in.name, in.data
 		pkg := "rt_" + strings.NewReplacer("-", "_", "/", "_").Replace(base)
-		res, err := Generate(Input{SnapshotFile: "tools.json", Snapshot: data}, Options{Package: pkg})
+		gi := Input{SnapshotFile: "tools.json", Snapshot: data}
+		if in.classify != nil {
+			gi.ClassifyFile, gi.Classify = "classify.yaml", in.classify
+		}
+		res, err := Generate(gi, Options{Package: pkg})
 		if err != nil {
 			t.Fatalf("%s: %v", base, err)
 		}
-		pkgs = append(pkgs, tcPackage{name: pkg, files: res.Files})
+		pkgs = append(pkgs, tcPackage{name: pkg, files: res.Files, gate: in.classify != nil})
 		snap, ds := load.LoadSnapshot("tools.json", data)
 		if ds.Err() != nil {
 			t.Fatal(ds.Err())
@@ -363,7 +379,36 @@ func runDriver(t *testing.T, pkgs []tcPackage, samples []rtSample) []rtOut {
 				d[jen.Lit(k)] = jen.Id("rt").Types(jen.Qual(importBase+"/"+pkg, typ))
 			}
 		}))
+	// Every generated catalogue of a golden case with a classification must
+	// start a gate: the gate binds each tool's resource and confirm prompt
+	// templates to its argument struct, and the generator must accept only
+	// templates the runtime binds.
+	const mcpPath = "github.com/modelcontextprotocol/go-sdk/mcp"
+	f.Type().Id("noCaller").Struct()
+	f.Func().Params(jen.Id("noCaller")).Id("CallTool").Params(jen.Qual("context", "Context"), jen.String(), jen.Qual("encoding/json", "RawMessage")).
+		Params(jen.Op("*").Qual(mcpPath, "CallToolResult"), jen.Error()).Block(
+		jen.Return(jen.Nil(), jen.Qual("errors", "New").Call(jen.Lit("no server"))),
+	)
+	f.Var().Id("catalogues").Op("=").Map(jen.String()).Op("*").Qual(rt, "Catalogue").Values(jen.DictFunc(func(d jen.Dict) {
+		for _, p := range pkgs {
+			if p.gate {
+				d[jen.Lit(p.name)] = jen.Qual(importBase+"/"+p.name, "Catalogue")
+			}
+		}
+	}))
 	f.Func().Id("main").Params().Block(
+		jen.For(jen.List(jen.Id("name"), jen.Id("c")).Op(":=").Range().Id("catalogues")).Block(
+			jen.List(jen.Id("_"), jen.Err()).Op(":=").Qual(rt, "NewGate").Call(jen.Qual(rt, "Config").Values(jen.Dict{
+				jen.Id("Catalogue"): jen.Id("c"),
+				jen.Id("Caller"):    jen.Id("noCaller").Values(),
+				jen.Id("ACL"):       jen.Qual(rt, "AllowAllResources"),
+				jen.Id("Broker"):    jen.Qual(rt, "NewMemoryBroker").Call(),
+			})),
+			jen.If(jen.Err().Op("!=").Nil()).Block(
+				jen.Qual("fmt", "Fprintf").Call(jen.Qual("os", "Stderr"), jen.Lit("package %s: %v\n"), jen.Id("name"), jen.Err()),
+				jen.Qual("os", "Exit").Call(jen.Lit(2)),
+			),
+		),
 		jen.Id("in").Op(":=").Qual("bufio", "NewScanner").Call(jen.Qual("os", "Stdin")),
 		jen.Id("in").Dot("Buffer").Call(jen.Nil(), jen.Lit(1<<26)),
 		jen.Id("out").Op(":=").Qual("bufio", "NewWriter").Call(jen.Qual("os", "Stdout")),

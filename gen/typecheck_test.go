@@ -36,6 +36,9 @@ func moduleRoot(t *testing.T) string {
 type tcPackage struct {
 	name  string
 	files map[string][]byte
+	// gate: the round-trip driver starts a gate with the package's
+	// Catalogue (which needs a classification: without tiers no gate starts).
+	gate bool
 }
 
 // typeCheck writes the packages into a temporary directory inside the module

@@ -6,6 +6,7 @@ package runtime
 // noisy, so nothing here asserts a time.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -46,19 +48,6 @@ type SearchNodesArgs struct {
 	Filter *SearchNodesArgsFilter `json:"filter,omitzero"`
 }
 
-func (a SearchNodesArgs) OCPResources() ([]string, error) {
-	var r Resources
-	r.Text("graph")
-	return r.Build()
-}
-
-func (a SearchNodesArgs) OCPConfirmPrompt() string {
-	var p Prompt
-	p.Text("Run read tool \"search_nodes\" with arguments ")
-	p.Arg(a)
-	return p.String()
-}
-
 const searchNodesSchema = `{"type":"object","properties":{` +
 	`"query":{"type":"string","minLength":1,"maxLength":200,"description":"Text to match against names, types and observations."},` +
 	`"limit":{"type":"integer","minimum":1,"maximum":100,"default":20},` +
@@ -69,7 +58,7 @@ const searchNodesSchema = `{"type":"object","properties":{` +
 	`"required":["kinds"],"additionalProperties":false}},` +
 	`"required":["query"],"additionalProperties":false}`
 
-var benchSearchNodes = NewTool[SearchNodesArgs](mustDesc(Descriptor{
+var benchSearchNodes = &Tool{Args: (*SearchNodesArgs)(nil), Desc: mustDesc(Descriptor{
 	Name:        "search_nodes",
 	Description: "Search the knowledge graph.",
 	InputSchema: searchNodesSchema,
@@ -77,7 +66,7 @@ var benchSearchNodes = NewTool[SearchNodesArgs](mustDesc(Descriptor{
 		Kind: KindRead, Classified: true, Tier: "visitor", Scopes: []string{"memory.read"},
 		Resource: "graph", Failure: "Could not search the graph.",
 	},
-}))
+})}
 
 // add_observations: a write with the same kind of arguments.
 
@@ -91,21 +80,7 @@ type AddObservationsArgs struct {
 	Observations []AddObservationsArgsObservationsItem `json:"observations"`
 }
 
-func (a AddObservationsArgs) OCPResources() ([]string, error) {
-	var r Resources
-	r.Text("graph")
-	return r.Build()
-}
-
-func (a AddObservationsArgs) OCPConfirmPrompt() string {
-	var p Prompt
-	p.Text("Add observations ")
-	p.Arg(a.Observations)
-	p.Text("?")
-	return p.String()
-}
-
-var benchAddObservations = NewTool[AddObservationsArgs](mustDesc(Descriptor{
+var benchAddObservations = &Tool{Args: (*AddObservationsArgs)(nil), Desc: mustDesc(Descriptor{
 	Name:        "add_observations",
 	Description: "Add observations to entities.",
 	InputSchema: `{"type":"object","properties":{"observations":{"type":"array","items":{"type":"object","properties":{` +
@@ -115,7 +90,7 @@ var benchAddObservations = NewTool[AddObservationsArgs](mustDesc(Descriptor{
 		Kind: KindWrite, Classified: true, Tier: "member", Scopes: []string{"memory.write"},
 		Resource: "graph", ConfirmPrompt: "Add observations {observations}?", ConfirmTTL: time.Minute,
 	},
-}))
+})}
 
 var benchCatalogue = NewCatalogue(testTiers, benchAddObservations, benchSearchNodes)
 
@@ -342,7 +317,7 @@ func BenchmarkArgs(b *testing.B) {
 		b.Fatal(err)
 	}
 	var s jsonschema.Schema
-	if err := json.Unmarshal([]byte(benchSearchNodes.desc.InputSchema), &s); err != nil {
+	if err := json.Unmarshal([]byte(benchSearchNodes.Desc.InputSchema), &s); err != nil {
 		b.Fatal(err)
 	}
 	rs, err := s.Resolve(nil)
@@ -404,7 +379,7 @@ func BenchmarkArgs(b *testing.B) {
 	b.Run("decode-typed+remarshal", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			a, err := benchSearchNodes.decode(raw)
+			a, err := decodeArgs(reflect.TypeFor[SearchNodesArgs](), raw)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -441,8 +416,10 @@ func checkArgsBefore(gt *gateTool, raw json.RawMessage) (Args, []byte, error) {
 	if err := gt.schema.Validate(inst); err != nil {
 		return nil, nil, fmt.Errorf("schema: %w", err)
 	}
-	args, err := gt.h.decode(raw)
-	if err != nil {
+	args := reflect.New(gt.typ).Interface().(Args)
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(args); err != nil {
 		return nil, nil, fmt.Errorf("decode: %w", err)
 	}
 	fwd, err := json.Marshal(args)

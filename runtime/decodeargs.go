@@ -1,14 +1,31 @@
 package runtime
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"reflect"
+)
 
-// argsDecoder is implemented by every *Tool[A]: a typed decode without
-// encoding/json's Decoder.
-type argsDecoder interface {
-	decodeArgs(raw []byte) (Args, error)
+// DecodeStrict decodes one JSON value into a T, refusing unknown fields and
+// trailing data. Generated union and nullable types decode their parts with
+// it.
+func DecodeStrict[T any](raw []byte) (T, error) {
+	var v T
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		return v, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return v, fmt.Errorf("trailing data after the arguments object")
+	}
+	return v, nil
 }
 
-// decodeArgs returns the typed decode the gate uses for h.
+// decodeArgs decodes a call's arguments into a new value of the tool's
+// argument struct (typ) and returns a pointer to it.
 //
 // The gate decodes with json.Unmarshal, not with [DecodeStrict]: a Decoder
 // costs a copy of the arguments and its own allocations, and what its
@@ -18,19 +35,10 @@ type argsDecoder interface {
 // schema-properties check; an unknown key at any depth, a key in another
 // case, or any value the typed decode does not keep, by the equality of the
 // re-encoded arguments with the arguments received.
-func decodeArgs(h Handle) func([]byte) (Args, error) {
-	if d, ok := h.(argsDecoder); ok {
-		return d.decodeArgs
-	}
-	return h.decode
-}
-
-// decodeArgs is compiled once per tool (see [Tool.Call]), so it is kept
-// to the few lines that need the type.
-func (t *Tool[A]) decodeArgs(raw []byte) (Args, error) {
-	a := new(A)
-	if err := json.Unmarshal(raw, a); err != nil {
+func decodeArgs(typ reflect.Type, raw []byte) (Args, error) {
+	p := reflect.New(typ).Interface()
+	if err := json.Unmarshal(raw, p); err != nil {
 		return nil, err
 	}
-	return *a, nil
+	return p.(Args), nil
 }

@@ -1,10 +1,8 @@
 package runtime
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"io"
+	"reflect"
 	"time"
 )
 
@@ -24,11 +22,12 @@ type Policy struct {
 	Tier string
 	// Scopes must all be held by the principal.
 	Scopes []string
-	// Resource is the resource template (for display and audit; the
-	// generated Args.OCPResources renders it).
+	// Resource is the resource template. The gate renders it with each
+	// call's arguments into the resources the ACL checks.
 	Resource string
-	// ConfirmPrompt is the confirm prompt template (for display; the
-	// generated Args.OCPConfirmPrompt renders it). Writes only.
+	// ConfirmPrompt is the confirm prompt template, which the gate renders
+	// with each call's arguments. Writes only; "" shows the default prompt
+	// (the tool's name and all its arguments).
 	ConfirmPrompt string
 	// ConfirmTTL is how long a confirm waits before it is denied. Writes only.
 	ConfirmTTL time.Duration
@@ -69,74 +68,66 @@ type Descriptor struct {
 // Write reports whether the tool is a write.
 func (d *Descriptor) Write() bool { return d.Policy.Kind == KindWrite }
 
-// Handle is a generated tool, whatever its argument type. Only [Tool]
-// implements it.
-type Handle interface {
-	// Descriptor returns the tool's descriptor. The caller must not modify it.
-	Descriptor() *Descriptor
-	// decode strictly decodes raw arguments into the tool's Args type.
-	decode(raw []byte) (Args, error)
-}
-
-// Tool is a generated tool with argument type A. Generated packages declare
-// one variable per tool, built with [NewTool].
-type Tool[A Args] struct {
-	desc Descriptor
-}
-
-// NewTool returns the tool described by d. For generated code.
-func NewTool[A Args](d Descriptor) *Tool[A] {
-	var zero A
-	if zero.ocpKind() != d.Policy.Kind {
-		panic(fmt.Sprintf("ocpgen runtime: tool %q: argument marker is %v but policy says %v; re-run go generate", d.Name, zero.ocpKind(), d.Policy.Kind))
-	}
-	return &Tool[A]{desc: d}
+// Tool is one generated tool: its descriptor and its argument type. A
+// generated package declares one per tool as a package-level
+// &Tool{...} whose fields are constants, so the compiler lays it out as
+// data: no code is compiled or run per tool.
+//
+// A Tool must not be modified once it is in a [Catalogue]; [NewGate] keeps
+// its own copy of what it checks.
+type Tool struct {
+	// Args is a nil pointer to the tool's generated argument struct,
+	// (*XxxArgs)(nil). It names the type the gate decodes a call into, and
+	// its marker ([Read] or [Write]) must agree with Desc.Policy.Kind.
+	Args Args
+	// Desc describes the tool.
+	Desc Descriptor
 }
 
 // Descriptor returns the tool's descriptor. The caller must not modify it.
-func (t *Tool[A]) Descriptor() *Descriptor { return &t.desc }
+func (t *Tool) Descriptor() *Descriptor { return &t.Desc }
 
 // Name returns the MCP tool name.
-func (t *Tool[A]) Name() string { return t.desc.Name }
+func (t *Tool) Name() string { return t.Desc.Name }
 
-func (t *Tool[A]) decode(raw []byte) (Args, error) {
-	a, err := DecodeStrict[A](raw)
-	if err != nil {
-		return nil, err
+// argsType returns the struct type of t's arguments, or an error when
+// t.Args is not a nil pointer to a struct whose marker matches the policy.
+func (t *Tool) argsType() (reflect.Type, error) {
+	if t.Args == nil {
+		return nil, fmt.Errorf("tool %q: Args is nil", t.Desc.Name)
 	}
-	return a, nil
-}
-
-// DecodeStrict decodes one JSON value into a T, refusing unknown fields and
-// trailing data.
-func DecodeStrict[T any](raw []byte) (T, error) {
-	var v T
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&v); err != nil {
-		return v, err
+	pt := reflect.TypeOf(t.Args)
+	if pt.Kind() != reflect.Pointer || pt.Elem().Kind() != reflect.Struct {
+		return nil, fmt.Errorf("tool %q: Args is a %v, not a pointer to a generated argument struct", t.Desc.Name, pt)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return v, fmt.Errorf("trailing data after the arguments object")
+	// t.Args is a nil pointer and the marker's method has a value receiver:
+	// ask a zero value.
+	if k := reflect.New(pt.Elem()).Interface().(Args).ocpKind(); k != t.Desc.Policy.Kind {
+		return nil, fmt.Errorf("tool %q: argument marker is %v but policy says %v; re-run go generate", t.Desc.Name, k, t.Desc.Policy.Kind)
 	}
-	return v, nil
+	return pt.Elem(), nil
 }
 
 // Catalogue is the set of tools generated from one snapshot and
 // classification.
 type Catalogue struct {
 	tiers  []string
-	tools  []Handle
-	byName map[string]Handle
+	tools  []*Tool
+	byName map[string]*Tool
 }
 
 // NewCatalogue returns the catalogue of the given tools, with the ordered
 // tiers (lowest first) of the classification. For generated code; it panics
-// on a duplicate tool name, which the generator never emits.
-func NewCatalogue(tiers []string, tools ...Handle) *Catalogue {
-	c := &Catalogue{tiers: tiers, tools: tools, byName: make(map[string]Handle, len(tools))}
+// on a duplicate tool name, and on a tool whose Args is not a nil pointer to
+// an argument struct with the policy's marker, which the generator never
+// emits.
+func NewCatalogue(tiers []string, tools ...*Tool) *Catalogue {
+	c := &Catalogue{tiers: tiers, tools: tools, byName: make(map[string]*Tool, len(tools))}
 	for _, t := range tools {
-		name := t.Descriptor().Name
+		if _, err := t.argsType(); err != nil {
+			panic("ocpgen runtime: " + err.Error())
+		}
+		name := t.Desc.Name
 		if _, dup := c.byName[name]; dup {
 			panic(fmt.Sprintf("ocpgen runtime: duplicate tool %q in catalogue", name))
 		}
@@ -149,10 +140,10 @@ func NewCatalogue(tiers []string, tools ...Handle) *Catalogue {
 func (c *Catalogue) Tiers() []string { return c.tiers }
 
 // Tools returns every generated tool, in name order.
-func (c *Catalogue) Tools() []Handle { return c.tools }
+func (c *Catalogue) Tools() []*Tool { return c.tools }
 
 // Lookup returns the generated tool with the given MCP name.
-func (c *Catalogue) Lookup(name string) (Handle, bool) {
+func (c *Catalogue) Lookup(name string) (*Tool, bool) {
 	h, ok := c.byName[name]
 	return h, ok
 }

@@ -5,7 +5,12 @@
 // server is not called before the confirm resolves; expiry denies),
 // forwarding of schema arguments only, and redaction of server errors.
 //
-// Hub code uses the typed tools of a generated package and a [Gate]. The
-// names documented as "for generated code" (markers, builders, [NewTool]) are
-// what ocpgen emits calls to; Hub code rarely needs them directly.
+// Hub code uses the typed tools of a generated package and a [Gate]:
+// [Tool.Call], or [Gate.Call], which finds the tool from the type of its
+// arguments. A generated package is data: one [Tool] value per tool, an
+// argument struct per tool with a [Read] or [Write] marker, and a
+// [Catalogue]. The gate does everything else (decoding, validation, the
+// rendering of resource and confirm-prompt templates), so no code is
+// compiled per tool. The names documented as "for generated code" are what
+// ocpgen emits; Hub code rarely needs them directly.
 package runtime

@@ -359,7 +359,7 @@ var dispatchSeeds = []string{
 // FzAssign is the MCP tool "fz_assign", classified as a read.
 //
 // Fuzz read tool with unions, enums, nullables.
-var FzAssign = NewTool[FzAssignArgs](Descriptor{
+var FzAssign = &Tool{Args: (*FzAssignArgs)(nil), Desc: Descriptor{
 	Name:        "fz_assign",
 	Description: "Fuzz read tool with unions, enums, nullables.",
 	InputSchema: "{\"properties\":{\"assignees\":{\"items\":{\"oneOf\":[{\"description\":\"A login\",\"type\":\"string\"},{\"properties\":{\"login\":{\"type\":\"string\"},\"weight\":{\"type\":\"integer\"}},\"required\":[\"login\"],\"type\":\"object\"}]},\"type\":\"array\"},\"count\":{\"format\":\"uint64\",\"minimum\":0,\"type\":\"integer\"},\"ip\":{\"anyOf\":[{\"format\":\"ipv4\"},{\"format\":\"ipv6\"}],\"type\":\"string\"},\"level\":{\"enum\":[-1,0,2],\"type\":\"integer\"},\"mixed\":{\"enum\":[\"auto\",0,1,true,null]},\"parent\":{\"anyOf\":[{\"type\":\"integer\"},{\"type\":\"null\"}]},\"ratio\":{\"maximum\":1e+300,\"type\":\"number\"},\"status\":{\"oneOf\":[{\"const\":\"ready\",\"description\":\"Ready to go.\"},{\"const\":\"stale\",\"description\":\"Needs a refresh.\"}]},\"tags\":{\"items\":{\"type\":\"string\"},\"maxItems\":4,\"type\":[\"array\",\"null\"]},\"target\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"id\":{\"type\":\"integer\"}},\"required\":[\"id\"],\"title\":\"by id\",\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"title\":\"by name\",\"type\":\"object\"}],\"type\":\"object\"},\"value\":{\"type\":[\"string\",\"number\",\"boolean\",\"null\"]},\"when\":{\"format\":\"date-time\",\"type\":\"string\"}},\"required\":[\"target\"],\"type\":\"object\"}",
@@ -371,7 +371,7 @@ var FzAssign = NewTool[FzAssignArgs](Descriptor{
 		Resource:   "assign/{status}",
 		Failure:    "The tool \"fz_assign\" failed.",
 	},
-})
+}}
 
 // FzAssignArgs are the arguments of the MCP tool "fz_assign".
 type FzAssignArgs struct {
@@ -393,24 +393,6 @@ type FzAssignArgs struct {
 
 	// Format: date-time (kept as sent).
 	When *string `json:"when,omitzero"`
-}
-
-// OCPResources returns the resources a call of "fz_assign" touches, rendered
-// from the resource template "assign/{status}".
-func (a FzAssignArgs) OCPResources() ([]string, error) {
-	var r Resources
-	r.Text("assign/")
-	ResourceOptional(&r, "status", a.Status)
-	return r.Build()
-}
-
-// OCPConfirmPrompt renders the confirm prompt of "fz_assign" with the call's
-// arguments, each shown as JSON.
-func (a FzAssignArgs) OCPConfirmPrompt() string {
-	var p Prompt
-	p.Text("Run read tool \"fz_assign\" with arguments ")
-	p.Arg(a)
-	return p.String()
 }
 
 // FzAssignArgsAssigneesItem is an element of FzAssignArgs.Assignees.
@@ -579,7 +561,7 @@ func (u *FzAssignArgsValue) UnmarshalJSON(b []byte) error {
 // FzConfigure is the MCP tool "fz_configure", classified as a read.
 //
 // Fuzz read tool with additional properties.
-var FzConfigure = NewTool[FzConfigureArgs](Descriptor{
+var FzConfigure = &Tool{Args: (*FzConfigureArgs)(nil), Desc: Descriptor{
 	Name:        "fz_configure",
 	Description: "Fuzz read tool with additional properties.",
 	InputSchema: "{\"$defs\":{\"node\":{\"properties\":{\"children\":{\"items\":{\"$ref\":\"#/$defs/node\"},\"type\":\"array\"},\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"}},\"properties\":{\"closed\":{\"properties\":{\"a\":{\"type\":\"boolean\"}},\"type\":\"object\"},\"counts\":{\"additionalProperties\":{\"format\":\"uint\",\"minimum\":0,\"type\":\"integer\"},\"type\":\"object\"},\"env\":{\"additionalProperties\":false,\"patternProperties\":{\"^[A-Z_]+$\":{\"type\":\"string\"}},\"type\":\"object\"},\"free\":{\"type\":\"object\"},\"labels\":{\"additionalProperties\":{\"type\":\"string\"},\"properties\":{\"team\":{\"type\":\"string\"}},\"type\":\"object\"},\"node\":{\"$ref\":\"#/$defs/node\"},\"none\":{\"additionalProperties\":false,\"type\":\"object\"},\"params\":{\"additionalProperties\":true,\"properties\":{\"mode\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
@@ -592,7 +574,7 @@ var FzConfigure = NewTool[FzConfigureArgs](Descriptor{
 		Resource:   "fz_configure",
 		Failure:    "The tool \"fz_configure\" failed.",
 	},
-})
+}}
 
 // FzConfigureArgs are the arguments of the MCP tool "fz_configure".
 type FzConfigureArgs struct {
@@ -610,23 +592,6 @@ type FzConfigureArgs struct {
 	Node   *FzConfigureArgsNode       `json:"node,omitzero"`
 	None   *FzConfigureArgsNone       `json:"none,omitzero"`
 	Params *FzConfigureArgsParams     `json:"params,omitzero"`
-}
-
-// OCPResources returns the resources a call of "fz_configure" touches, rendered
-// from the resource template "fz_configure".
-func (a FzConfigureArgs) OCPResources() ([]string, error) {
-	var r Resources
-	r.Text("fz_configure")
-	return r.Build()
-}
-
-// OCPConfirmPrompt renders the confirm prompt of "fz_configure" with the call's
-// arguments, each shown as JSON.
-func (a FzConfigureArgs) OCPConfirmPrompt() string {
-	var p Prompt
-	p.Text("Run read tool \"fz_configure\" with arguments ")
-	p.Arg(a)
-	return p.String()
 }
 
 // FzConfigureArgsClosed is the type of FzConfigureArgs.Closed.
@@ -689,7 +654,7 @@ func (v *FzConfigureArgsParams) UnmarshalJSON(b []byte) error {
 // FzUpdate is the MCP tool "fz_update", classified as a write.
 //
 // Fuzz write tool with the same shapes.
-var FzUpdate = NewTool[FzUpdateArgs](Descriptor{
+var FzUpdate = &Tool{Args: (*FzUpdateArgs)(nil), Desc: Descriptor{
 	Name:        "fz_update",
 	Description: "Fuzz write tool with the same shapes.",
 	InputSchema: "{\"properties\":{\"id\":{\"minLength\":1,\"type\":\"string\"},\"ids\":{\"items\":{\"type\":\"integer\"},\"type\":\"array\"},\"value\":{\"type\":[\"string\",\"number\",\"boolean\",\"null\"]}},\"required\":[\"id\"],\"type\":\"object\"}",
@@ -703,7 +668,7 @@ var FzUpdate = NewTool[FzUpdateArgs](Descriptor{
 		ConfirmTTL:    1 * time.Minute,
 		Failure:       "The tool \"fz_update\" failed.",
 	},
-})
+}}
 
 // FzUpdateArgs are the arguments of the MCP tool "fz_update".
 type FzUpdateArgs struct {
@@ -712,27 +677,6 @@ type FzUpdateArgs struct {
 	ID    string                      `json:"id"`
 	IDs   []int64                     `json:"ids,omitzero"`
 	Value Nullable[FzUpdateArgsValue] `json:"value,omitzero"`
-}
-
-// OCPResources returns the resources a call of "fz_update" touches, rendered
-// from the resource template "things/{id}".
-func (a FzUpdateArgs) OCPResources() ([]string, error) {
-	var r Resources
-	r.Text("things/")
-	ResourceValue(&r, "id", a.ID)
-	return r.Build()
-}
-
-// OCPConfirmPrompt renders the confirm prompt of "fz_update" with the call's
-// arguments, each shown as JSON.
-func (a FzUpdateArgs) OCPConfirmPrompt() string {
-	var p Prompt
-	p.Text("Update ")
-	p.Arg(a.ID)
-	p.Text(" to ")
-	p.Arg(a.Value)
-	p.Text("?")
-	return p.String()
 }
 
 // FzUpdateArgsValue is the type of FzUpdateArgs.Value.

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -78,6 +79,8 @@ type Gate struct {
 	cfg   Config
 	audit *slog.Logger
 	tools map[string]*gateTool // immutable after NewGate
+	// byType finds a typed call's tool from its argument struct type.
+	byType map[reflect.Type]*gateTool // immutable after NewGate
 
 	syncMu sync.Mutex
 	state  atomic.Pointer[catState]
@@ -85,14 +88,15 @@ type Gate struct {
 
 // gateTool is what the gate precomputes for one generated tool.
 type gateTool struct {
-	h       Handle
-	desc    *Descriptor
+	h       *Tool
+	desc    *Descriptor          // the gate's own copy
+	typ     reflect.Type         // the argument struct
 	schema  *jsonschema.Resolved // resolved once, at NewGate
 	check   *schemaCheck         // schema compiled for the tape; nil: use schema
 	props   map[string]bool      // top-level property names of the schema
 	confirm bool                 // writes, and anything not classified as a read
-	// decode decodes the arguments into the typed Args (see decodeArgs).
-	decode func(raw []byte) (Args, error)
+	// resource and prompt are the policy's templates, bound to typ.
+	resource, prompt template
 }
 
 // catState is one advertised catalogue. It is replaced, never modified; ctx
@@ -118,13 +122,13 @@ func NewGate(cfg Config) (*Gate, error) {
 	case cfg.ACL == nil:
 		return nil, errors.New("ocp gate: Config.ACL is nil; set an ACL, or choose runtime.AllowAllResources explicitly")
 	}
-	g := &Gate{cfg: cfg, audit: cfg.Audit, tools: make(map[string]*gateTool)}
+	g := &Gate{cfg: cfg, audit: cfg.Audit, tools: make(map[string]*gateTool), byType: make(map[reflect.Type]*gateTool)}
 	if g.audit == nil {
 		g.audit = slog.Default()
 	}
 	var errs []error
 	for _, h := range cfg.Catalogue.Tools() {
-		d := h.Descriptor()
+		d := &h.Desc
 		gt, err := newGateTool(h)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("tool %q: %w", d.Name, err))
@@ -136,7 +140,11 @@ func NewGate(cfg Config) (*Gate, error) {
 		if gt.confirm && cfg.Broker == nil {
 			errs = append(errs, fmt.Errorf("tool %q is a write and Config.Broker is nil", d.Name))
 		}
+		if other := g.byType[gt.typ]; other != nil {
+			errs = append(errs, fmt.Errorf("tools %q and %q have the same argument type %v", other.desc.Name, d.Name, gt.typ))
+		}
 		g.tools[d.Name] = gt
+		g.byType[gt.typ] = gt
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("ocp gate: %w", err)
@@ -144,8 +152,20 @@ func NewGate(cfg Config) (*Gate, error) {
 	return g, nil
 }
 
-func newGateTool(h Handle) (*gateTool, error) {
-	d := h.Descriptor()
+func newGateTool(h *Tool) (*gateTool, error) {
+	typ, err := h.argsType()
+	if err != nil {
+		return nil, err
+	}
+	d := cloneDescriptor(&h.Desc)
+	resource, err := bindResource(typ, d.Policy.Resource)
+	if err != nil {
+		return nil, err
+	}
+	prompt, err := bindPrompt(typ, d.Policy.ConfirmPrompt, d.Policy.Kind, d.Name)
+	if err != nil {
+		return nil, err
+	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal([]byte(d.InputSchema), &s); err != nil {
 		return nil, fmt.Errorf("input schema: %w", err)
@@ -163,14 +183,24 @@ func newGateTool(h Handle) (*gateTool, error) {
 		check = nil // jsonschema-go validates this tool's arguments
 	}
 	return &gateTool{
-		h:       h,
-		desc:    d,
-		schema:  rs,
-		check:   check,
-		props:   props,
-		confirm: d.Policy.Kind != KindRead || !d.Policy.Classified,
-		decode:  decodeArgs(h),
+		h:        h,
+		desc:     d,
+		typ:      typ,
+		schema:   rs,
+		check:    check,
+		props:    props,
+		confirm:  d.Policy.Kind != KindRead || !d.Policy.Classified,
+		resource: resource,
+		prompt:   prompt,
 	}, nil
+}
+
+// cloneDescriptor copies d, slices included: a Hub that modifies a
+// generated descriptor after NewGate does not change what the gate enforces.
+func cloneDescriptor(d *Descriptor) *Descriptor {
+	c := *d
+	c.Policy.Scopes = slices.Clone(d.Policy.Scopes)
+	return &c
 }
 
 // Dispatch answers one action.request for principal p, in this order, each
@@ -187,28 +217,64 @@ func (g *Gate) Dispatch(ctx context.Context, p Principal, req ActionRequest) Act
 	return g.dispatch(ctx, p, req, nil)
 }
 
-// Call runs a typed call through g: args are marshalled and take exactly the
-// path of [Gate.Dispatch], confirm included for writes. The result's ID is a
-// fresh id, which the audit events carry.
-func (t *Tool[A]) Call(ctx context.Context, g *Gate, p Principal, args A) ActionResult {
-	// The body is not generic: a generated package instantiates Tool once
-	// per tool (every Args struct is its own GC shape), so anything here is
-	// compiled once per tool.
-	return callTyped(ctx, g, p, t, &t.desc, args)
+// Call runs a typed call of t through g: args, which must be t's argument
+// struct (or a non-nil pointer to it), are marshalled and take exactly the
+// path of [Gate.Dispatch], confirm included for writes. Arguments of another
+// tool are refused as invalid. The result's ID is a fresh id, which the
+// audit events carry. [Gate.Call] finds the tool from the arguments' type.
+func (t *Tool) Call(ctx context.Context, g *Gate, p Principal, args Args) ActionResult {
+	return callTyped(ctx, g, p, t, t.Desc.Name, args)
 }
 
-func callTyped(ctx context.Context, g *Gate, p Principal, h Handle, d *Descriptor, args any) ActionResult {
+// Call runs a typed call through g: the tool is the catalogue's tool whose
+// argument struct args is (or points to), so a call cannot name one tool
+// and carry another's arguments. Otherwise it is [Tool.Call].
+func (g *Gate) Call(ctx context.Context, p Principal, args Args) ActionResult {
+	var gt *gateTool
+	if g != nil {
+		gt = g.byType[argsStructType(args)]
+	}
+	if gt == nil {
+		id := "call-" + newRef()
+		if g != nil {
+			c := &call{g: g, ctx: ctx, id: id, p: p, tool: fmt.Sprintf("(%T)", args)}
+			c.refuse(AuditCatalogue, ReasonUnknown, errors.New("arguments of no generated tool of this gate"))
+		}
+		return refused(id, ReasonUnknown, textUnknown)
+	}
+	return callTyped(ctx, g, p, gt.h, gt.desc.Name, args)
+}
+
+// argsStructType returns the struct type of args, or of what it points to.
+func argsStructType(args Args) reflect.Type {
+	t := reflect.TypeOf(args)
+	if t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
+}
+
+func callTyped(ctx context.Context, g *Gate, p Principal, h *Tool, name string, args Args) ActionResult {
 	id := "call-" + newRef()
 	if g == nil {
 		return ActionResult{ID: id, Reason: ReasonUnknown, Error: textUnknown}
 	}
-	raw, err := json.Marshal(args)
+	var raw []byte
+	err := errors.New("arguments of another tool")
+	if gt := g.tools[name]; gt != nil && argsStructType(args) == gt.typ && !isNilPointer(args) {
+		raw, err = json.Marshal(args)
+	}
 	if err != nil {
-		c := &call{g: g, ctx: ctx, id: id, p: p, tool: d.Name}
+		c := &call{g: g, ctx: ctx, id: id, p: p, tool: name}
 		c.refuse(AuditArgs, ReasonInvalid, err)
 		return refused(id, ReasonInvalid, textInvalid)
 	}
-	return g.dispatch(ctx, p, ActionRequest{ID: id, Tool: d.Name, Args: raw}, h)
+	return g.dispatch(ctx, p, ActionRequest{ID: id, Tool: name, Args: raw}, h)
+}
+
+func isNilPointer(a Args) bool {
+	v := reflect.ValueOf(a)
+	return v.Kind() == reflect.Pointer && v.IsNil()
 }
 
 // info reports whether the audit logger takes info events: building an
@@ -223,7 +289,7 @@ func refused(id string, r Reason, text string) ActionResult {
 
 // dispatch is the one code path of every call. want, when set, is the typed
 // tool the caller holds: it must be the catalogue's tool of that name.
-func (g *Gate) dispatch(ctx context.Context, p Principal, req ActionRequest, want Handle) ActionResult {
+func (g *Gate) dispatch(ctx context.Context, p Principal, req ActionRequest, want *Tool) ActionResult {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -342,7 +408,7 @@ func (gt *gateTool) checkArgs(raw json.RawMessage) (Args, []byte, error) {
 	} else if err := gt.schema.Validate(t.toAny(0)); err != nil {
 		return nil, nil, fmt.Errorf("schema: %w", err)
 	}
-	args, err := gt.decode(raw)
+	args, err := decodeArgs(gt.typ, raw)
 	if err != nil {
 		return nil, nil, fmt.Errorf("decode: %w", err)
 	}
@@ -392,9 +458,9 @@ func (g *Gate) authorize(ctx context.Context, p Principal, gt *gateTool, args Ar
 		}
 	}
 	var resources []string
-	err := g.protect(ctx, "OCPResources", func() error {
+	err := g.protect(ctx, "resources", func() error {
 		var err error
-		resources, err = args.OCPResources()
+		resources, err = gt.resource.resources(reflect.ValueOf(args).Elem())
 		return err
 	})
 	if err != nil {
@@ -454,7 +520,7 @@ func (g *Gate) confirm(ctx context.Context, c *call, st *catState, gt *gateTool,
 	defer stop()
 
 	var prompt string
-	if err := g.protect(ctx, "OCPConfirmPrompt", func() error { prompt = args.OCPConfirmPrompt(); return nil }); err != nil {
+	if err := g.protect(ctx, "confirm prompt", func() error { prompt = gt.prompt.prompt(reflect.ValueOf(args).Elem()); return nil }); err != nil {
 		c.refuse(AuditConfirm, ReasonDenied, err)
 		return textBroker, false
 	}

@@ -200,14 +200,14 @@ func TestNewGateConfig(t *testing.T) {
 		{"no ACL: no implicit allow-all", func(c *Config) { c.ACL = nil }, "AllowAllResources"},
 		{"writes without a broker", func(c *Config) { c.Broker = nil }, "Broker"},
 		{"bad schema", func(c *Config) {
-			d := DeleteEntities.desc
+			d := DeleteEntities.Desc
 			d.Name, d.InputSchema = "bad", `{"type":"object","properties":{"x":{"$ref":"https://example.com/remote.json"}}}`
-			c.Catalogue = NewCatalogue(testTiers, NewTool[DeleteEntitiesArgs](d))
+			c.Catalogue = NewCatalogue(testTiers, &Tool{Args: (*DeleteEntitiesArgs)(nil), Desc: d})
 		}, `"bad"`},
 		{"unknown policy tier", func(c *Config) {
-			d := DeleteEntities.desc
+			d := DeleteEntities.Desc
 			d.Policy.Tier = "superuser"
-			c.Catalogue = NewCatalogue(testTiers, NewTool[DeleteEntitiesArgs](d))
+			c.Catalogue = NewCatalogue(testTiers, &Tool{Args: (*DeleteEntitiesArgs)(nil), Desc: d})
 		}, "superuser"},
 	} {
 		cfg := base
@@ -304,10 +304,10 @@ func TestArgumentsInvalid(t *testing.T) {
 // The gate forwards only the schema's properties, even when the generated
 // struct (out of step with the schema, say) would take more.
 func TestUndeclaredKeyRejectedEvenIfTheStructTakesIt(t *testing.T) {
-	d := ReadGraph.desc
+	d := ReadGraph.Desc
 	d.InputSchema = `{"additionalProperties":true,"properties":{"query":{"type":"string"}},"type":"object"}`
 	d.Fingerprint = Fingerprint([]byte(d.InputSchema))
-	c := NewCatalogue(testTiers, NewTool[ReadGraphArgs](d))
+	c := NewCatalogue(testTiers, &Tool{Args: (*ReadGraphArgs)(nil), Desc: d})
 	h := newHarness(t, false, func(cfg *Config) { cfg.Catalogue = c })
 	h.g.SyncCatalogue(liveOf(c))
 	wantRefused(t, h.g.Dispatch(context.Background(), alice, req("x", "read_graph", `{"query":"q","limit":3}`)), ReasonInvalid)
@@ -479,9 +479,9 @@ func TestWritesNotApprovedNeverReachTheServer(t *testing.T) {
 	const n = 60
 	// delete_entities expires quickly; create_note waits long enough that a
 	// denial or cancellation always comes first.
-	d := DeleteEntities.desc
+	d := DeleteEntities.Desc
 	d.Policy.ConfirmTTL = 50 * time.Millisecond
-	c := NewCatalogue(testTiers, NewTool[DeleteEntitiesArgs](d), CreateNote)
+	c := NewCatalogue(testTiers, &Tool{Args: (*DeleteEntitiesArgs)(nil), Desc: d}, CreateNote)
 	h := newHarness(t, false, func(cfg *Config) { cfg.Catalogue = c })
 	h.g.SyncCatalogue(liveOf(c))
 	ch, stop := announced(h)
@@ -563,9 +563,9 @@ func TestUnclassifiedToolNeedsConfirm(t *testing.T) {
 	}
 	// Even a read-kind descriptor the classification does not list is
 	// confirmed: unclassified means write.
-	d := ReadGraph.desc
+	d := ReadGraph.Desc
 	d.Policy.Classified = false
-	c := NewCatalogue(testTiers, NewTool[ReadGraphArgs](d))
+	c := NewCatalogue(testTiers, &Tool{Args: (*ReadGraphArgs)(nil), Desc: d})
 	h2 := newHarness(t, false, func(cfg *Config) { cfg.Catalogue = c })
 	h2.g.SyncCatalogue(liveOf(c))
 	if adv := h2.g.Advertisement(); !adv.Tools[0].Write {
@@ -618,9 +618,9 @@ func TestForgedDecisionsAreRefused(t *testing.T) {
 }
 
 func TestExpiredConfirmCannotBeApproved(t *testing.T) {
-	d := DeleteEntities.desc
+	d := DeleteEntities.Desc
 	d.Policy.ConfirmTTL = 50 * time.Millisecond
-	c := NewCatalogue(testTiers, NewTool[DeleteEntitiesArgs](d))
+	c := NewCatalogue(testTiers, &Tool{Args: (*DeleteEntitiesArgs)(nil), Desc: d})
 	h := newHarness(t, false, func(cfg *Config) { cfg.Catalogue = c })
 	h.g.SyncCatalogue(liveOf(c))
 	ch, stop := announced(h)
@@ -732,7 +732,7 @@ func TestCatalogueSync(t *testing.T) {
 	if !slices.Equal(names, []string{"create_note", "delete_entities", "get_note", "read_graph"}) {
 		t.Fatalf("names = %v", names)
 	}
-	if d := adv.Tools[1]; d.Description != DeleteEntities.desc.Description || string(d.Input) != DeleteEntities.desc.InputSchema || !d.Write {
+	if d := adv.Tools[1]; d.Description != DeleteEntities.Desc.Description || string(d.Input) != DeleteEntities.Desc.InputSchema || !d.Write {
 		t.Errorf("tooldef = %+v", d)
 	}
 	if adv.Tools[3].Write {
@@ -803,9 +803,9 @@ func TestCatalogueChangeDeniesPendingConfirm(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	// A TTL long enough never to be what ends the wait here, short enough
 	// that a gate that missed the change fails this test rather than hanging.
-	d := DeleteEntities.desc
+	d := DeleteEntities.Desc
 	d.Policy.ConfirmTTL = 10 * time.Second
-	c := NewCatalogue(testTiers, NewTool[DeleteEntitiesArgs](d), ReadGraph)
+	c := NewCatalogue(testTiers, &Tool{Args: (*DeleteEntitiesArgs)(nil), Desc: d}, ReadGraph)
 	h := newHarness(t, false, func(cfg *Config) { cfg.Catalogue = c })
 	h.g.SyncCatalogue(liveOf(c))
 	ch, stop := announced(h)
@@ -1088,9 +1088,9 @@ func TestTypedCallSharesThePath(t *testing.T) {
 	wantRefused(t, ReadGraph.Call(ctx, h.g, alice, ReadGraphArgs{Limit: new(int64)}), ReasonInvalid)
 	wantRefused(t, GetNote.Call(ctx, h.g, alice, GetNoteArgs{}), ReasonForbidden)
 	// A typed write still needs the confirm: nobody approves, so it expires.
-	d := DeleteEntities.desc
+	d := DeleteEntities.Desc
 	d.Policy.ConfirmTTL = 50 * time.Millisecond
-	short := NewTool[DeleteEntitiesArgs](d)
+	short := &Tool{Args: (*DeleteEntitiesArgs)(nil), Desc: d}
 	c := NewCatalogue(testTiers, short)
 	h2 := newHarness(t, false, func(cfg *Config) { cfg.Catalogue = c })
 	h2.g.SyncCatalogue(liveOf(c))
@@ -1098,6 +1098,119 @@ func TestTypedCallSharesThePath(t *testing.T) {
 	wantRefused(t, short.Call(ctx, nil, alice, DeleteEntitiesArgs{EntityNames: []string{"a"}}), ReasonUnknown)
 	wantNoCalls(t, h)
 	wantNoCalls(t, h2)
+}
+
+// Typed calls: the arguments' type decides what is accepted. Tool.Call
+// refuses another tool's arguments (and a nil pointer) as invalid; Gate.Call
+// finds the tool from the type, so it cannot mismatch.
+func TestTypedCallArgumentTypes(t *testing.T) {
+	h := newHarness(t, true, nil)
+	stop := autoDecide(t, h, alicePhone, true)
+	defer stop()
+	ctx := context.Background()
+	q := "who"
+	wantRefused(t, ReadGraph.Call(ctx, h.g, alice, DeleteEntitiesArgs{EntityNames: []string{"a"}}), ReasonInvalid)
+	wantRefused(t, DeleteEntities.Call(ctx, h.g, alice, ReadGraphArgs{Query: &q}), ReasonInvalid)
+	wantRefused(t, ReadGraph.Call(ctx, h.g, alice, (*ReadGraphArgs)(nil)), ReasonInvalid)
+	wantRefused(t, ReadGraph.Call(ctx, h.g, alice, nil), ReasonInvalid)
+	wantNoCalls(t, h)
+
+	// A pointer is as good as a value, for both.
+	if r := ReadGraph.Call(ctx, h.g, alice, &ReadGraphArgs{Query: &q}); !r.OK {
+		t.Fatalf("Tool.Call with a pointer: %+v", r)
+	}
+	if r := h.g.Call(ctx, alice, ReadGraphArgs{Query: &q}); !r.OK {
+		t.Fatalf("Gate.Call read: %+v", r)
+	}
+	if r := h.g.Call(ctx, alice, &DeleteEntitiesArgs{EntityNames: []string{"b"}}); !r.OK {
+		t.Fatalf("Gate.Call write: %+v", r)
+	}
+	want := []callRecord{
+		{"read_graph", `{"query":"who"}`},
+		{"read_graph", `{"query":"who"}`},
+		{"delete_entities", `{"entityNames":["b"]}`},
+	}
+	if calls := h.spy.Calls(); !slices.Equal(calls, want) {
+		t.Fatalf("calls = %+v", calls)
+	}
+
+	// Arguments of no tool of this gate, and a nil gate, are unknown.
+	type strayArgs struct{ Read }
+	h.spy.mu.Lock()
+	h.spy.calls = nil
+	h.spy.mu.Unlock()
+	wantRefused(t, h.g.Call(ctx, alice, strayArgs{}), ReasonUnknown)
+	wantRefused(t, h.g.Call(ctx, alice, nil), ReasonUnknown)
+	var nilGate *Gate
+	wantRefused(t, nilGate.Call(ctx, alice, ReadGraphArgs{}), ReasonUnknown)
+	wantNoCalls(t, h)
+	if !strings.Contains(h.audit.String(), "arguments of another tool") {
+		t.Errorf("the audit log does not say why the mismatched call was refused:\n%s", h.audit.String())
+	}
+}
+
+// What NewCatalogue and NewGate refuse about a tool's Args and templates:
+// generated code never has these faults, a hand-edited package may.
+func TestToolShapeRefused(t *testing.T) {
+	mustPanic := func(name string, f func()) {
+		t.Helper()
+		defer func() {
+			if recover() == nil {
+				t.Errorf("%s: no panic", name)
+			}
+		}()
+		f()
+	}
+	d := DeleteEntities.Desc
+	mustPanic("nil Args", func() { NewCatalogue(testTiers, &Tool{Desc: d}) })
+	mustPanic("Args not a pointer", func() { NewCatalogue(testTiers, &Tool{Args: DeleteEntitiesArgs{}, Desc: d}) })
+	mustPanic("read marker, write policy", func() { NewCatalogue(testTiers, &Tool{Args: (*ReadGraphArgs)(nil), Desc: d}) })
+
+	newGate := func(tools ...*Tool) error {
+		_, err := NewGate(Config{Catalogue: NewCatalogue(testTiers, tools...), Caller: &spyCaller{}, ACL: AllowAllResources, Broker: NewMemoryBroker()})
+		return err
+	}
+	for _, tc := range []struct {
+		name     string
+		resource string
+		prompt   string
+		want     string
+	}{
+		{"unknown placeholder", "graph/{nope}", "", "placeholder {nope} names no field"},
+		{"bad template", "graph/{", "", "not closed"},
+		{"prompt placeholder", "graph", "Delete {nope}?", "confirm prompt: placeholder {nope}"},
+	} {
+		d := DeleteEntities.Desc
+		d.Policy.Resource, d.Policy.ConfirmPrompt = tc.resource, tc.prompt
+		err := newGate(&Tool{Args: (*DeleteEntitiesArgs)(nil), Desc: d})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: NewGate error %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	d2 := ReadGraph.Desc
+	d2.Name = "read_graph_2"
+	if err := newGate(ReadGraph, &Tool{Args: (*ReadGraphArgs)(nil), Desc: d2}); err == nil || !strings.Contains(err.Error(), "same argument type") {
+		t.Errorf("two tools with one argument type: %v", err)
+	}
+}
+
+// A Hub that modifies a generated descriptor after NewGate does not change
+// what the gate enforces.
+func TestDescriptorChangesAfterNewGateAreIgnored(t *testing.T) {
+	d := ReadGraph.Desc
+	d.Policy.Scopes = []string{"memory.read"}
+	tool := &Tool{Args: (*ReadGraphArgs)(nil), Desc: d}
+	c := NewCatalogue(testTiers, tool)
+	h := newHarness(t, false, func(cfg *Config) { cfg.Catalogue = c })
+	h.g.SyncCatalogue(liveOf(c))
+	tool.Desc.Policy.Scopes[0] = "nothing"
+	tool.Desc.Policy.Tier = "anonymous"
+	tool.Desc.Policy.Resource = "{query}"
+	if r := h.g.Dispatch(context.Background(), alice, req("x", "read_graph", `{}`)); !r.OK {
+		t.Fatalf("after the change: %+v", r)
+	}
+	anon := Principal{ID: "anon", Tier: "anonymous", Peer: "p"}
+	wantRefused(t, h.g.Dispatch(context.Background(), anon, req("y", "read_graph", `{}`)), ReasonForbidden)
 }
 
 func TestConfirmDigestBindsEveryPart(t *testing.T) {

@@ -42,14 +42,6 @@ func (Write) ocpWrite()     {}
 // hand-written type can pose as a tool's arguments.
 type Args interface {
 	ocpKind() Kind
-	// OCPResources returns the resources the call touches, rendered from the
-	// classification's resource template with the call's arguments (one per
-	// element when a placeholder names an array). It returns an error, and
-	// the call is refused, when a placeholder's argument is absent.
-	OCPResources() ([]string, error)
-	// OCPConfirmPrompt renders the classification's confirm prompt with the
-	// call's arguments.
-	OCPConfirmPrompt() string
 }
 
 // ReadArgs is satisfied only by the arguments of tools classified as reads.

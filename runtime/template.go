@@ -5,163 +5,264 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
+
+	"github.com/ocpgen/ocpgen/internal/tmpl"
 )
 
-// ErrMissingResourceArg is returned by a generated OCPResources method when a
-// placeholder of the resource template names an optional argument that the
-// call did not set, or an array argument that is empty. The gate refuses such
-// a call (forbidden): a resource that cannot be named cannot be authorized.
+// ErrMissingResourceArg is the error of a resource rendering in which a
+// placeholder names an optional argument that the call did not set, or an
+// array argument that is empty. The gate refuses such a call (forbidden): a
+// resource that cannot be named cannot be authorized.
 var ErrMissingResourceArg = errors.New("a resource placeholder's argument is absent or empty")
 
-// Scalar is the set of argument types a resource placeholder may name.
-type Scalar interface {
-	~string | ~int64 | ~uint64 | ~float64 | ~bool
+// A template is a resource or confirm-prompt template bound, once per tool,
+// to the fields of the tool's argument struct. The generator has checked the
+// same template with the same parser (internal/tmpl) against the same
+// schema, so binding fails only for a package edited by hand.
+type template []segment
+
+// segment is literal text (field < 0, not all), one top-level field of the
+// arguments (field ≥ 0), or the whole argument struct (all).
+type segment struct {
+	text  string
+	name  string // the placeholder, for errors
+	field int
+	bind  bindMode
+	all   bool
 }
 
-// Resources renders a resource template. For generated code: the generated
-// OCPResources method calls Text and the placeholder functions in template
-// order, then Build.
-type Resources struct {
-	parts []string // completed prefixes (the cartesian product so far)
-	err   error
-}
+// bindMode is how a resource placeholder's field turns into values. It
+// follows from the field's Go type, which the generator chose from the
+// schema: a required scalar, an optional one (pointer), a nullable one, an
+// array of scalars (one resource per element) or a nullable array.
+type bindMode uint8
 
-// Text appends literal template text.
-func (r *Resources) Text(s string) {
-	if r.parts == nil {
-		r.parts = []string{""}
-	}
-	for i := range r.parts {
-		r.parts[i] += s
-	}
-}
+const (
+	bindValue bindMode = iota
+	bindOptional
+	bindNullable
+	bindEach
+	bindNullableEach
+)
 
-func (r *Resources) values(name string, vs []string) {
-	if r.parts == nil {
-		r.parts = []string{""}
-	}
-	if len(vs) == 0 {
-		if r.err == nil {
-			r.err = fmt.Errorf("%w: {%s}", ErrMissingResourceArg, name)
-		}
-		return
-	}
-	next := make([]string, 0, len(r.parts)*len(vs))
-	for _, p := range r.parts {
-		for _, v := range vs {
-			// Escaped so that a value cannot add a path segment ("../x", "a/b").
-			next = append(next, p+url.PathEscape(v))
-		}
-	}
-	r.parts = next
-}
-
-// Build returns the rendered resources, or ErrMissingResourceArg.
-func (r *Resources) Build() ([]string, error) {
-	if r.err != nil {
-		return nil, r.err
-	}
-	return r.parts, nil
-}
-
-// ResourceValue appends the value of a required placeholder.
-func ResourceValue[T Scalar](r *Resources, name string, v T) {
-	r.values(name, []string{scalarString(v)})
-}
-
-// ResourceOptional appends the value of an optional placeholder; nil fails
-// the rendering with ErrMissingResourceArg.
-func ResourceOptional[T Scalar](r *Resources, name string, v *T) {
-	if v == nil {
-		r.values(name, nil)
-		return
-	}
-	r.values(name, []string{scalarString(*v)})
-}
-
-// ResourceNullable appends the value of a nullable placeholder; absent or
-// null fails the rendering with ErrMissingResourceArg.
-func ResourceNullable[T Scalar](r *Resources, name string, v Nullable[T]) {
-	x, ok := v.Get()
-	if !ok {
-		r.values(name, nil)
-		return
-	}
-	r.values(name, []string{scalarString(x)})
-}
-
-// ResourceEach appends one resource per element of an array placeholder; an
-// empty array fails the rendering with ErrMissingResourceArg.
-func ResourceEach[T Scalar](r *Resources, name string, vs []T) {
-	ss := make([]string, len(vs))
-	for i, v := range vs {
-		ss[i] = scalarString(v)
-	}
-	r.values(name, ss)
-}
-
-func scalarString[T Scalar](v T) string {
-	switch x := any(v).(type) {
-	case string:
-		return x
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case uint64:
-		return strconv.FormatUint(x, 10)
-	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	case bool:
-		return strconv.FormatBool(x)
-	}
-	// Named types (enums): go through the underlying kind.
-	b, _ := json.Marshal(v)
-	var s string
-	if json.Unmarshal(b, &s) == nil {
-		return s
-	}
-	return string(b)
-}
-
-// Prompt renders a confirm prompt template. For generated code: the generated
-// OCPConfirmPrompt method calls Text and Arg in template order, then String.
-// An argument is shown as its JSON encoding, so a person reading the prompt
-// can tell the caller's text (always quoted) from the Hub's.
-type Prompt struct {
-	b strings.Builder
-}
-
-// Text appends literal template text.
-func (p *Prompt) Text(s string) { p.b.WriteString(s) }
-
-// Arg appends an argument's value. A nil pointer, a nil slice or map, and
-// an absent Nullable are shown as "(not set)".
-func (p *Prompt) Arg(v any) {
-	if isUnset(v) {
-		p.b.WriteString("(not set)")
-		return
-	}
-	b, err := json.Marshal(v)
+// parseBound parses s and binds each placeholder to the field of typ whose
+// JSON name it is.
+func parseBound(typ reflect.Type, s string) (template, error) {
+	segs, err := tmpl.Parse(s)
 	if err != nil {
-		p.b.WriteString("(unprintable)")
-		return
+		return nil, err
 	}
-	p.b.Write(b)
+	t := make(template, 0, len(segs))
+	for _, sg := range segs {
+		if sg.Placeholder == "" {
+			t = append(t, segment{text: sg.Text, field: -1})
+			continue
+		}
+		i := fieldByJSONName(typ, sg.Placeholder)
+		if i < 0 {
+			return nil, fmt.Errorf("placeholder {%s} names no field of %v", sg.Placeholder, typ)
+		}
+		t = append(t, segment{name: sg.Placeholder, field: i})
+	}
+	return t, nil
 }
 
-// String returns the rendered prompt.
-func (p *Prompt) String() string { return p.b.String() }
+// bindResource binds a resource template: every placeholder must name a
+// scalar, or an array of scalars, possibly optional or nullable.
+func bindResource(typ reflect.Type, s string) (template, error) {
+	t, err := parseBound(typ, s)
+	if err != nil {
+		return nil, fmt.Errorf("resource template: %w", err)
+	}
+	for i := range t {
+		if t[i].field < 0 {
+			continue
+		}
+		ft := typ.Field(t[i].field).Type
+		switch {
+		case isScalar(ft):
+			t[i].bind = bindValue
+		case ft.Kind() == reflect.Pointer && isScalar(ft.Elem()):
+			t[i].bind = bindOptional
+		case ft.Kind() == reflect.Slice && isScalar(ft.Elem()):
+			t[i].bind = bindEach
+		case isNullable(ft) && isScalar(nullableElem(ft)):
+			t[i].bind = bindNullable
+		case isNullable(ft) && nullableElem(ft).Kind() == reflect.Slice && isScalar(nullableElem(ft).Elem()):
+			t[i].bind = bindNullableEach
+		default:
+			return nil, fmt.Errorf("resource template: placeholder {%s} names a %v, not a scalar or an array of scalars", t[i].name, ft)
+		}
+	}
+	return t, nil
+}
 
-type zeroer interface{ IsZero() bool }
+// bindPrompt binds a confirm prompt template; "" is the default prompt,
+// which shows every argument.
+func bindPrompt(typ reflect.Type, s string, kind Kind, tool string) (template, error) {
+	if s == "" {
+		return template{
+			{text: fmt.Sprintf("Run %s tool %q with arguments ", kind, tool), field: -1},
+			{all: true, field: -1},
+		}, nil
+	}
+	t, err := parseBound(typ, s)
+	if err != nil {
+		return nil, fmt.Errorf("confirm prompt: %w", err)
+	}
+	return t, nil
+}
 
-func isUnset(v any) bool {
-	if v == nil {
+// fieldByJSONName returns the index of the exported field of the struct typ
+// whose JSON name is name, or -1.
+func fieldByJSONName(typ reflect.Type, name string) int {
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if !f.IsExported() || f.Anonymous {
+			continue
+		}
+		full := f.Tag.Get("json")
+		if full == "-" {
+			continue // encoding/json skips the field; "-," names it "-"
+		}
+		tag, _, _ := strings.Cut(full, ",")
+		if tag == "" {
+			tag = f.Name
+		}
+		if tag == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func isScalar(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.String, reflect.Int64, reflect.Uint64, reflect.Float64, reflect.Bool:
 		return true
 	}
-	if z, ok := v.(zeroer); ok {
-		return z.IsZero()
+	return false
+}
+
+var nullablePkg = reflect.TypeFor[nullState]().PkgPath()
+
+func isNullable(t reflect.Type) bool {
+	return t.Kind() == reflect.Struct && t.PkgPath() == nullablePkg && strings.HasPrefix(t.Name(), "Nullable[")
+}
+
+// nullableElem returns T of a Nullable[T] type.
+func nullableElem(t reflect.Type) reflect.Type {
+	f, _ := t.FieldByName("value")
+	return f.Type
+}
+
+// resources renders a bound resource template with a call's arguments (the
+// argument struct, addressable): the cartesian product of the
+// placeholders' values, each path-escaped so that a value cannot add a path
+// segment ("../x", "a/b").
+func (t template) resources(args reflect.Value) ([]string, error) {
+	parts := []string{""}
+	var vals []string
+	for _, sg := range t {
+		if sg.field < 0 {
+			for i := range parts {
+				parts[i] += sg.text
+			}
+			continue
+		}
+		vals = vals[:0]
+		f := args.Field(sg.field)
+		switch sg.bind {
+		case bindValue:
+			vals = append(vals, scalarString(f))
+		case bindOptional:
+			if !f.IsNil() {
+				vals = append(vals, scalarString(f.Elem()))
+			}
+		case bindNullable, bindNullableEach:
+			if nullState(f.FieldByName("state").Uint()) != nullValue {
+				break
+			}
+			v := f.FieldByName("value")
+			if sg.bind == bindNullable {
+				vals = append(vals, scalarString(v))
+				break
+			}
+			for i := range v.Len() {
+				vals = append(vals, scalarString(v.Index(i)))
+			}
+		case bindEach:
+			for i := range f.Len() {
+				vals = append(vals, scalarString(f.Index(i)))
+			}
+		}
+		if len(vals) == 0 {
+			return nil, fmt.Errorf("%w: {%s}", ErrMissingResourceArg, sg.name)
+		}
+		next := make([]string, 0, len(parts)*len(vals))
+		for _, p := range parts {
+			for _, v := range vals {
+				next = append(next, p+url.PathEscape(v))
+			}
+		}
+		parts = next
 	}
-	b, err := json.Marshal(v)
-	return err == nil && string(b) == "null"
+	return parts, nil
+}
+
+// scalarString is a scalar's text in a resource: strings as they are,
+// numbers in Go's shortest form, booleans as true or false.
+func scalarString(v reflect.Value) string {
+	switch v.Kind() {
+	case reflect.String:
+		return v.String()
+	case reflect.Int64:
+		return strconv.FormatInt(v.Int(), 10)
+	case reflect.Uint64:
+		return strconv.FormatUint(v.Uint(), 10)
+	case reflect.Float64:
+		return strconv.FormatFloat(v.Float(), 'g', -1, 64)
+	case reflect.Bool:
+		return strconv.FormatBool(v.Bool())
+	}
+	return "" // unreachable: bindResource admits scalars only
+}
+
+// prompt renders a bound confirm prompt with a call's arguments (the
+// argument struct, addressable). An argument is shown as its JSON encoding, so a
+// person reading the prompt can tell the caller's text (always quoted) from
+// the Hub's. An unset argument (a nil pointer, slice or map, an absent
+// Nullable) is shown as "(not set)".
+func (t template) prompt(args reflect.Value) string {
+	var b strings.Builder
+	for _, sg := range t {
+		switch {
+		case sg.all:
+			writeArg(&b, args.Addr().Interface())
+		case sg.field >= 0:
+			writeArg(&b, args.Field(sg.field).Interface())
+		default:
+			b.WriteString(sg.text)
+		}
+	}
+	return b.String()
+}
+
+func writeArg(b *strings.Builder, v any) {
+	if z, ok := v.(interface{ IsZero() bool }); ok && z.IsZero() {
+		b.WriteString("(not set)")
+		return
+	}
+	out, err := json.Marshal(v)
+	switch {
+	case err != nil:
+		b.WriteString("(unprintable)")
+	case string(out) == "null":
+		b.WriteString("(not set)")
+	default:
+		b.Write(out)
+	}
 }

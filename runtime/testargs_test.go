@@ -29,22 +29,7 @@ type DeleteEntitiesArgs struct {
 	EntityNames []string `json:"entityNames"`
 }
 
-func (a DeleteEntitiesArgs) OCPResources() ([]string, error) {
-	var r Resources
-	r.Text("graph/")
-	ResourceEach(&r, "entityNames", a.EntityNames)
-	return r.Build()
-}
-
-func (a DeleteEntitiesArgs) OCPConfirmPrompt() string {
-	var p Prompt
-	p.Text("Delete ")
-	p.Arg(a.EntityNames)
-	p.Text("?")
-	return p.String()
-}
-
-var DeleteEntities = NewTool[DeleteEntitiesArgs](mustDesc(Descriptor{
+var DeleteEntities = &Tool{Args: (*DeleteEntitiesArgs)(nil), Desc: mustDesc(Descriptor{
 	Name:        "delete_entities",
 	Description: "Delete multiple entities and their relations.",
 	InputSchema: `{"type":"object","properties":{"entityNames":{"type":"array","items":{"type":"string"},"description":"An array of entity names to delete"}},"required":["entityNames"],"additionalProperties":false}`,
@@ -53,7 +38,7 @@ var DeleteEntities = NewTool[DeleteEntitiesArgs](mustDesc(Descriptor{
 		Resource: "graph/{entityNames}", ConfirmPrompt: "Delete {entityNames}?", ConfirmTTL: 2 * time.Minute,
 		Failure: "Could not delete those entities.",
 	},
-}))
+})}
 
 // read_graph: a read. Its schema allows additional properties; the gate
 // rejects undeclared ones anyway.
@@ -66,18 +51,7 @@ type ReadGraphArgs struct {
 	MinScore *float64 `json:"minScore,omitzero"`
 }
 
-func (a ReadGraphArgs) OCPResources() ([]string, error) {
-	var r Resources
-	r.Text("graph")
-	return r.Build()
-}
-
-func (a ReadGraphArgs) OCPConfirmPrompt() string {
-	var p Prompt
-	return p.String()
-}
-
-var ReadGraph = NewTool[ReadGraphArgs](mustDesc(Descriptor{
+var ReadGraph = &Tool{Args: (*ReadGraphArgs)(nil), Desc: mustDesc(Descriptor{
 	Name:        "read_graph",
 	Description: "Read the entire knowledge graph.",
 	InputSchema: `{"type":"object","properties":{"query":{"type":"string"},"limit":{"type":"integer","minimum":1},"minScore":{"type":"number"}},"additionalProperties":true}`,
@@ -85,7 +59,7 @@ var ReadGraph = NewTool[ReadGraphArgs](mustDesc(Descriptor{
 		Kind: KindRead, Classified: true, Tier: "visitor", Scopes: []string{"memory.read"},
 		Resource: "graph", Failure: "Could not read the graph.",
 	},
-}))
+})}
 
 // create_note: not listed in the classification, so a write at the default
 // tier, with no failure text (the generic one applies).
@@ -103,22 +77,7 @@ type CreateNoteArgs struct {
 	Meta  *NoteMeta        `json:"meta,omitzero"`
 }
 
-func (a CreateNoteArgs) OCPResources() ([]string, error) {
-	var r Resources
-	r.Text("notes/")
-	ResourceValue(&r, "title", a.Title)
-	return r.Build()
-}
-
-func (a CreateNoteArgs) OCPConfirmPrompt() string {
-	var p Prompt
-	p.Text("Run create_note with title ")
-	p.Arg(a.Title)
-	p.Text("?")
-	return p.String()
-}
-
-var CreateNote = NewTool[CreateNoteArgs](mustDesc(Descriptor{
+var CreateNote = &Tool{Args: (*CreateNoteArgs)(nil), Desc: mustDesc(Descriptor{
 	Name:        "create_note",
 	Description: "Create a note.",
 	InputSchema: `{"type":"object","properties":{"title":{"type":"string","minLength":1},"body":{"type":["string","null"]},"meta":{"type":"object","properties":{"color":{"type":"string"}},"required":["color"],"additionalProperties":false}},"required":["title"]}`,
@@ -126,7 +85,7 @@ var CreateNote = NewTool[CreateNoteArgs](mustDesc(Descriptor{
 		Kind: KindWrite, Classified: false, Tier: "member",
 		Resource: "notes/{title}", ConfirmPrompt: "Run create_note with title {title}?", ConfirmTTL: 2 * time.Minute,
 	},
-}))
+})}
 
 // get_note: a read whose resource names an optional argument.
 
@@ -136,19 +95,7 @@ type GetNoteArgs struct {
 	ID   *string `json:"id,omitzero"`
 }
 
-func (a GetNoteArgs) OCPResources() ([]string, error) {
-	var r Resources
-	r.Text("notes/")
-	ResourceOptional(&r, "id", a.ID)
-	return r.Build()
-}
-
-func (a GetNoteArgs) OCPConfirmPrompt() string {
-	var p Prompt
-	return p.String()
-}
-
-var GetNote = NewTool[GetNoteArgs](mustDesc(Descriptor{
+var GetNote = &Tool{Args: (*GetNoteArgs)(nil), Desc: mustDesc(Descriptor{
 	Name:        "get_note",
 	Description: "Get a note.",
 	InputSchema: `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"id":{"type":"string"}}}`,
@@ -156,10 +103,10 @@ var GetNote = NewTool[GetNoteArgs](mustDesc(Descriptor{
 		Kind: KindRead, Classified: true, Tier: "visitor",
 		Resource: "notes/{id}",
 	},
-}))
+})}
 
 var testCatalogue = NewCatalogue(testTiers, CreateNote, DeleteEntities, GetNote, ReadGraph)
 
 // otherDeleteEntities has the same name as DeleteEntities but belongs to
 // another generated package: the gate must not accept it as its tool.
-var otherDeleteEntities = NewTool[DeleteEntitiesArgs](DeleteEntities.desc)
+var otherDeleteEntities = &Tool{Args: (*DeleteEntitiesArgs)(nil), Desc: DeleteEntities.Desc}

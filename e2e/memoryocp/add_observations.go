@@ -14,53 +14,38 @@ import (
 // # Add new observations to existing entities in the knowledge graph
 //
 // Server hints (not trusted): readOnly=false, destructive=false, idempotent=false, openWorld=false.
-var AddObservations = ocprt.NewTool[AddObservationsArgs](ocprt.Descriptor{
-	Name:        "add_observations",
-	Title:       "Add Observations",
-	Description: "Add new observations to existing entities in the knowledge graph",
-	InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"observations\":{\"items\":{\"properties\":{\"contents\":{\"description\":\"An array of observation contents to add\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"entityName\":{\"description\":\"The name of the entity to add the observations to\",\"type\":\"string\"}},\"required\":[\"entityName\",\"contents\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"observations\"],\"type\":\"object\"}",
-	Fingerprint: "sha256:73c9d2bfd98581b3be93976c78e44389209f2f9ec63e8652fd9e84795616842b",
-	Policy: ocprt.Policy{
-		Kind:          ocprt.KindWrite,
-		Classified:    true,
-		Tier:          "member",
-		Scopes:        []string{"memory.write"},
-		Resource:      "graph",
-		ConfirmPrompt: "Add these observations: {observations}?",
-		ConfirmTTL:    2 * time.Minute,
-		Failure:       "Could not add those observations.",
+var AddObservations = &ocprt.Tool{
+	Args: (*AddObservationsArgs)(nil),
+	Desc: ocprt.Descriptor{
+		Name:        "add_observations",
+		Title:       "Add Observations",
+		Description: "Add new observations to existing entities in the knowledge graph",
+		InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"observations\":{\"items\":{\"properties\":{\"contents\":{\"description\":\"An array of observation contents to add\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"entityName\":{\"description\":\"The name of the entity to add the observations to\",\"type\":\"string\"}},\"required\":[\"entityName\",\"contents\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"observations\"],\"type\":\"object\"}",
+		Fingerprint: "sha256:73c9d2bfd98581b3be93976c78e44389209f2f9ec63e8652fd9e84795616842b",
+		Policy: ocprt.Policy{
+			Kind:          ocprt.KindWrite,
+			Classified:    true,
+			Tier:          "member",
+			Scopes:        []string{"memory.write"},
+			Resource:      "graph",
+			ConfirmPrompt: "Add these observations: {observations}?",
+			ConfirmTTL:    2 * time.Minute,
+			Failure:       "Could not add those observations.",
+		},
+		Hints: ocprt.ServerHints{
+			ReadOnly:    &ocpFalse,
+			Destructive: &ocpFalse,
+			Idempotent:  &ocpFalse,
+			OpenWorld:   &ocpFalse,
+		},
 	},
-	Hints: ocprt.ServerHints{
-		ReadOnly:    ocpHint(false),
-		Destructive: ocpHint(false),
-		Idempotent:  ocpHint(false),
-		OpenWorld:   ocpHint(false),
-	},
-})
+}
 
 // AddObservationsArgs are the arguments of the MCP tool "add_observations".
 type AddObservationsArgs struct {
 	ocprt.Write `json:"-"`
 
 	Observations []AddObservationsArgsObservationsItem `json:"observations"`
-}
-
-// OCPResources returns the resources a call of "add_observations" touches, rendered
-// from the resource template "graph".
-func (a AddObservationsArgs) OCPResources() ([]string, error) {
-	var r ocprt.Resources
-	r.Text("graph")
-	return r.Build()
-}
-
-// OCPConfirmPrompt renders the confirm prompt of "add_observations" with the call's
-// arguments, each shown as JSON.
-func (a AddObservationsArgs) OCPConfirmPrompt() string {
-	var p ocprt.Prompt
-	p.Text("Add these observations: ")
-	p.Arg(a.Observations)
-	p.Text("?")
-	return p.String()
 }
 
 // AddObservationsArgsObservationsItem is an element of AddObservationsArgs.Observations.

@@ -8,8 +8,11 @@ import ocprt "github.com/ocpgen/ocpgen/runtime"
 
 // Catalogue lists every generated tool, in name order, with the
 // classification's tiers (lowest first).
-var Catalogue = ocprt.NewCatalogue(
-	[]string{"anonymous", "visitor", "member", "operator", "admin"},
+var Catalogue = ocprt.NewCatalogue([]string{"anonymous", "visitor", "member", "operator", "admin"}, ocpTools[:]...)
+
+// ocpTools are the tools of Catalogue. An array, not arguments of
+// NewCatalogue: the compiler lays it out as data, so no code runs per tool.
+var ocpTools = [...]*ocprt.Tool{
 	AddObservations,
 	CreateEntities,
 	CreateRelations,
@@ -19,7 +22,7 @@ var Catalogue = ocprt.NewCatalogue(
 	OpenNodes,
 	ReadGraph,
 	SearchNodes,
-)
+}
 
 // Each tool's arguments carry the marker of its classification: a read's
 // satisfy ReadArgs, a write's WriteArgs. A compile error here means this
@@ -36,7 +39,5 @@ var (
 	_ ocprt.ReadArgs  = SearchNodesArgs{}
 )
 
-// ocpHint returns the address of a server hint.
-func ocpHint(b bool) *bool {
-	return &b
-}
+// ocpTrue and ocpFalse are the values the server hints point to.
+var ocpTrue, ocpFalse = true, false

@@ -14,53 +14,38 @@ import (
 // # Create multiple new entities in the knowledge graph
 //
 // Server hints (not trusted): readOnly=false, destructive=false, idempotent=false, openWorld=false.
-var CreateEntities = ocprt.NewTool[CreateEntitiesArgs](ocprt.Descriptor{
-	Name:        "create_entities",
-	Title:       "Create Entities",
-	Description: "Create multiple new entities in the knowledge graph",
-	InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"entities\":{\"items\":{\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\"],\"type\":\"object\"}",
-	Fingerprint: "sha256:c54813f3fc7a076c950320c90489cec6add7482d695e23e43f2b30b8f2b9f083",
-	Policy: ocprt.Policy{
-		Kind:          ocprt.KindWrite,
-		Classified:    true,
-		Tier:          "member",
-		Scopes:        []string{"memory.write"},
-		Resource:      "graph",
-		ConfirmPrompt: "Add these entities to the memory graph: {entities}?",
-		ConfirmTTL:    2 * time.Minute,
-		Failure:       "The memory store could not do that.",
+var CreateEntities = &ocprt.Tool{
+	Args: (*CreateEntitiesArgs)(nil),
+	Desc: ocprt.Descriptor{
+		Name:        "create_entities",
+		Title:       "Create Entities",
+		Description: "Create multiple new entities in the knowledge graph",
+		InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"entities\":{\"items\":{\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\"],\"type\":\"object\"}",
+		Fingerprint: "sha256:c54813f3fc7a076c950320c90489cec6add7482d695e23e43f2b30b8f2b9f083",
+		Policy: ocprt.Policy{
+			Kind:          ocprt.KindWrite,
+			Classified:    true,
+			Tier:          "member",
+			Scopes:        []string{"memory.write"},
+			Resource:      "graph",
+			ConfirmPrompt: "Add these entities to the memory graph: {entities}?",
+			ConfirmTTL:    2 * time.Minute,
+			Failure:       "The memory store could not do that.",
+		},
+		Hints: ocprt.ServerHints{
+			ReadOnly:    &ocpFalse,
+			Destructive: &ocpFalse,
+			Idempotent:  &ocpFalse,
+			OpenWorld:   &ocpFalse,
+		},
 	},
-	Hints: ocprt.ServerHints{
-		ReadOnly:    ocpHint(false),
-		Destructive: ocpHint(false),
-		Idempotent:  ocpHint(false),
-		OpenWorld:   ocpHint(false),
-	},
-})
+}
 
 // CreateEntitiesArgs are the arguments of the MCP tool "create_entities".
 type CreateEntitiesArgs struct {
 	ocprt.Write `json:"-"`
 
 	Entities []CreateEntitiesArgsEntitiesItem `json:"entities"`
-}
-
-// OCPResources returns the resources a call of "create_entities" touches, rendered
-// from the resource template "graph".
-func (a CreateEntitiesArgs) OCPResources() ([]string, error) {
-	var r ocprt.Resources
-	r.Text("graph")
-	return r.Build()
-}
-
-// OCPConfirmPrompt renders the confirm prompt of "create_entities" with the call's
-// arguments, each shown as JSON.
-func (a CreateEntitiesArgs) OCPConfirmPrompt() string {
-	var p ocprt.Prompt
-	p.Text("Add these entities to the memory graph: ")
-	p.Arg(a.Entities)
-	p.Text("?")
-	return p.String()
 }
 
 // CreateEntitiesArgsEntitiesItem is an element of CreateEntitiesArgs.Entities.

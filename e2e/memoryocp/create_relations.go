@@ -14,53 +14,38 @@ import (
 // Create multiple new relations between entities in the knowledge graph. Relations should be in active voice
 //
 // Server hints (not trusted): readOnly=false, destructive=false, idempotent=false, openWorld=false.
-var CreateRelations = ocprt.NewTool[CreateRelationsArgs](ocprt.Descriptor{
-	Name:        "create_relations",
-	Title:       "Create Relations",
-	Description: "Create multiple new relations between entities in the knowledge graph. Relations should be in active voice",
-	InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"relations\":{\"items\":{\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"}",
-	Fingerprint: "sha256:5df4fdc93cbf199dff73ccc802d5cca510bd37eb7d99e0949fc0a17b261a65d3",
-	Policy: ocprt.Policy{
-		Kind:          ocprt.KindWrite,
-		Classified:    true,
-		Tier:          "member",
-		Scopes:        []string{"memory.write"},
-		Resource:      "graph",
-		ConfirmPrompt: "Add these relations: {relations}?",
-		ConfirmTTL:    2 * time.Minute,
-		Failure:       "The memory store could not do that.",
+var CreateRelations = &ocprt.Tool{
+	Args: (*CreateRelationsArgs)(nil),
+	Desc: ocprt.Descriptor{
+		Name:        "create_relations",
+		Title:       "Create Relations",
+		Description: "Create multiple new relations between entities in the knowledge graph. Relations should be in active voice",
+		InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"relations\":{\"items\":{\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"}",
+		Fingerprint: "sha256:5df4fdc93cbf199dff73ccc802d5cca510bd37eb7d99e0949fc0a17b261a65d3",
+		Policy: ocprt.Policy{
+			Kind:          ocprt.KindWrite,
+			Classified:    true,
+			Tier:          "member",
+			Scopes:        []string{"memory.write"},
+			Resource:      "graph",
+			ConfirmPrompt: "Add these relations: {relations}?",
+			ConfirmTTL:    2 * time.Minute,
+			Failure:       "The memory store could not do that.",
+		},
+		Hints: ocprt.ServerHints{
+			ReadOnly:    &ocpFalse,
+			Destructive: &ocpFalse,
+			Idempotent:  &ocpFalse,
+			OpenWorld:   &ocpFalse,
+		},
 	},
-	Hints: ocprt.ServerHints{
-		ReadOnly:    ocpHint(false),
-		Destructive: ocpHint(false),
-		Idempotent:  ocpHint(false),
-		OpenWorld:   ocpHint(false),
-	},
-})
+}
 
 // CreateRelationsArgs are the arguments of the MCP tool "create_relations".
 type CreateRelationsArgs struct {
 	ocprt.Write `json:"-"`
 
 	Relations []CreateRelationsArgsRelationsItem `json:"relations"`
-}
-
-// OCPResources returns the resources a call of "create_relations" touches, rendered
-// from the resource template "graph".
-func (a CreateRelationsArgs) OCPResources() ([]string, error) {
-	var r ocprt.Resources
-	r.Text("graph")
-	return r.Build()
-}
-
-// OCPConfirmPrompt renders the confirm prompt of "create_relations" with the call's
-// arguments, each shown as JSON.
-func (a CreateRelationsArgs) OCPConfirmPrompt() string {
-	var p ocprt.Prompt
-	p.Text("Add these relations: ")
-	p.Arg(a.Relations)
-	p.Text("?")
-	return p.String()
 }
 
 // CreateRelationsArgsRelationsItem is an element of CreateRelationsArgs.Relations.

@@ -14,29 +14,32 @@ import (
 // # Delete multiple entities and their associated relations from the knowledge graph
 //
 // Server hints (not trusted): readOnly=false, destructive=true, idempotent=true, openWorld=false.
-var DeleteEntities = ocprt.NewTool[DeleteEntitiesArgs](ocprt.Descriptor{
-	Name:        "delete_entities",
-	Title:       "Delete Entities",
-	Description: "Delete multiple entities and their associated relations from the knowledge graph",
-	InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"entityNames\":{\"description\":\"An array of entity names to delete\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"entityNames\"],\"type\":\"object\"}",
-	Fingerprint: "sha256:a1bac527df1c3bd311c9c2bf2e9a9cf8ae5e266b690bd6c97d4a62e4af2dc731",
-	Policy: ocprt.Policy{
-		Kind:          ocprt.KindWrite,
-		Classified:    true,
-		Tier:          "member",
-		Scopes:        []string{"memory.write"},
-		Resource:      "graph/{entityNames}",
-		ConfirmPrompt: "Delete {entityNames} and their relations?",
-		ConfirmTTL:    2 * time.Minute,
-		Failure:       "Could not delete those entities.",
+var DeleteEntities = &ocprt.Tool{
+	Args: (*DeleteEntitiesArgs)(nil),
+	Desc: ocprt.Descriptor{
+		Name:        "delete_entities",
+		Title:       "Delete Entities",
+		Description: "Delete multiple entities and their associated relations from the knowledge graph",
+		InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"entityNames\":{\"description\":\"An array of entity names to delete\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"entityNames\"],\"type\":\"object\"}",
+		Fingerprint: "sha256:a1bac527df1c3bd311c9c2bf2e9a9cf8ae5e266b690bd6c97d4a62e4af2dc731",
+		Policy: ocprt.Policy{
+			Kind:          ocprt.KindWrite,
+			Classified:    true,
+			Tier:          "member",
+			Scopes:        []string{"memory.write"},
+			Resource:      "graph/{entityNames}",
+			ConfirmPrompt: "Delete {entityNames} and their relations?",
+			ConfirmTTL:    2 * time.Minute,
+			Failure:       "Could not delete those entities.",
+		},
+		Hints: ocprt.ServerHints{
+			ReadOnly:    &ocpFalse,
+			Destructive: &ocpTrue,
+			Idempotent:  &ocpTrue,
+			OpenWorld:   &ocpFalse,
+		},
 	},
-	Hints: ocprt.ServerHints{
-		ReadOnly:    ocpHint(false),
-		Destructive: ocpHint(true),
-		Idempotent:  ocpHint(true),
-		OpenWorld:   ocpHint(false),
-	},
-})
+}
 
 // DeleteEntitiesArgs are the arguments of the MCP tool "delete_entities".
 type DeleteEntitiesArgs struct {
@@ -44,25 +47,6 @@ type DeleteEntitiesArgs struct {
 
 	// An array of entity names to delete
 	EntityNames []string `json:"entityNames"`
-}
-
-// OCPResources returns the resources a call of "delete_entities" touches, rendered
-// from the resource template "graph/{entityNames}".
-func (a DeleteEntitiesArgs) OCPResources() ([]string, error) {
-	var r ocprt.Resources
-	r.Text("graph/")
-	ocprt.ResourceEach(&r, "entityNames", a.EntityNames)
-	return r.Build()
-}
-
-// OCPConfirmPrompt renders the confirm prompt of "delete_entities" with the call's
-// arguments, each shown as JSON.
-func (a DeleteEntitiesArgs) OCPConfirmPrompt() string {
-	var p ocprt.Prompt
-	p.Text("Delete ")
-	p.Arg(a.EntityNames)
-	p.Text(" and their relations?")
-	return p.String()
 }
 
 // DeleteEntitiesResult is the structured result of the MCP tool "delete_entities", as its output schema describes it.

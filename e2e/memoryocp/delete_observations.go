@@ -14,53 +14,38 @@ import (
 // # Delete specific observations from entities in the knowledge graph
 //
 // Server hints (not trusted): readOnly=false, destructive=true, idempotent=true, openWorld=false.
-var DeleteObservations = ocprt.NewTool[DeleteObservationsArgs](ocprt.Descriptor{
-	Name:        "delete_observations",
-	Title:       "Delete Observations",
-	Description: "Delete specific observations from entities in the knowledge graph",
-	InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"deletions\":{\"items\":{\"properties\":{\"entityName\":{\"description\":\"The name of the entity containing the observations\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observations to delete\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"entityName\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"deletions\"],\"type\":\"object\"}",
-	Fingerprint: "sha256:6b96624fc9e8cfbb92d8c7672e16fe06218216634815f892c8027cf7162f8ea7",
-	Policy: ocprt.Policy{
-		Kind:          ocprt.KindWrite,
-		Classified:    true,
-		Tier:          "member",
-		Scopes:        []string{"memory.write"},
-		Resource:      "graph",
-		ConfirmPrompt: "Delete these observations: {deletions}?",
-		ConfirmTTL:    2 * time.Minute,
-		Failure:       "The memory store could not do that.",
+var DeleteObservations = &ocprt.Tool{
+	Args: (*DeleteObservationsArgs)(nil),
+	Desc: ocprt.Descriptor{
+		Name:        "delete_observations",
+		Title:       "Delete Observations",
+		Description: "Delete specific observations from entities in the knowledge graph",
+		InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"deletions\":{\"items\":{\"properties\":{\"entityName\":{\"description\":\"The name of the entity containing the observations\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observations to delete\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"entityName\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"deletions\"],\"type\":\"object\"}",
+		Fingerprint: "sha256:6b96624fc9e8cfbb92d8c7672e16fe06218216634815f892c8027cf7162f8ea7",
+		Policy: ocprt.Policy{
+			Kind:          ocprt.KindWrite,
+			Classified:    true,
+			Tier:          "member",
+			Scopes:        []string{"memory.write"},
+			Resource:      "graph",
+			ConfirmPrompt: "Delete these observations: {deletions}?",
+			ConfirmTTL:    2 * time.Minute,
+			Failure:       "The memory store could not do that.",
+		},
+		Hints: ocprt.ServerHints{
+			ReadOnly:    &ocpFalse,
+			Destructive: &ocpTrue,
+			Idempotent:  &ocpTrue,
+			OpenWorld:   &ocpFalse,
+		},
 	},
-	Hints: ocprt.ServerHints{
-		ReadOnly:    ocpHint(false),
-		Destructive: ocpHint(true),
-		Idempotent:  ocpHint(true),
-		OpenWorld:   ocpHint(false),
-	},
-})
+}
 
 // DeleteObservationsArgs are the arguments of the MCP tool "delete_observations".
 type DeleteObservationsArgs struct {
 	ocprt.Write `json:"-"`
 
 	Deletions []DeleteObservationsArgsDeletionsItem `json:"deletions"`
-}
-
-// OCPResources returns the resources a call of "delete_observations" touches, rendered
-// from the resource template "graph".
-func (a DeleteObservationsArgs) OCPResources() ([]string, error) {
-	var r ocprt.Resources
-	r.Text("graph")
-	return r.Build()
-}
-
-// OCPConfirmPrompt renders the confirm prompt of "delete_observations" with the call's
-// arguments, each shown as JSON.
-func (a DeleteObservationsArgs) OCPConfirmPrompt() string {
-	var p ocprt.Prompt
-	p.Text("Delete these observations: ")
-	p.Arg(a.Deletions)
-	p.Text("?")
-	return p.String()
 }
 
 // DeleteObservationsArgsDeletionsItem is an element of DeleteObservationsArgs.Deletions.

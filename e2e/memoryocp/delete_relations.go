@@ -14,29 +14,32 @@ import (
 // # Delete multiple relations from the knowledge graph
 //
 // Server hints (not trusted): readOnly=false, destructive=true, idempotent=true, openWorld=false.
-var DeleteRelations = ocprt.NewTool[DeleteRelationsArgs](ocprt.Descriptor{
-	Name:        "delete_relations",
-	Title:       "Delete Relations",
-	Description: "Delete multiple relations from the knowledge graph",
-	InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"relations\":{\"description\":\"An array of relations to delete\",\"items\":{\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"}",
-	Fingerprint: "sha256:17985b44074691e832f8548bf2efc55af3256f9c52d3398c8ddc20141f2b0697",
-	Policy: ocprt.Policy{
-		Kind:          ocprt.KindWrite,
-		Classified:    true,
-		Tier:          "member",
-		Scopes:        []string{"memory.write"},
-		Resource:      "graph",
-		ConfirmPrompt: "Delete these relations: {relations}?",
-		ConfirmTTL:    2 * time.Minute,
-		Failure:       "The memory store could not do that.",
+var DeleteRelations = &ocprt.Tool{
+	Args: (*DeleteRelationsArgs)(nil),
+	Desc: ocprt.Descriptor{
+		Name:        "delete_relations",
+		Title:       "Delete Relations",
+		Description: "Delete multiple relations from the knowledge graph",
+		InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"relations\":{\"description\":\"An array of relations to delete\",\"items\":{\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"}",
+		Fingerprint: "sha256:17985b44074691e832f8548bf2efc55af3256f9c52d3398c8ddc20141f2b0697",
+		Policy: ocprt.Policy{
+			Kind:          ocprt.KindWrite,
+			Classified:    true,
+			Tier:          "member",
+			Scopes:        []string{"memory.write"},
+			Resource:      "graph",
+			ConfirmPrompt: "Delete these relations: {relations}?",
+			ConfirmTTL:    2 * time.Minute,
+			Failure:       "The memory store could not do that.",
+		},
+		Hints: ocprt.ServerHints{
+			ReadOnly:    &ocpFalse,
+			Destructive: &ocpTrue,
+			Idempotent:  &ocpTrue,
+			OpenWorld:   &ocpFalse,
+		},
 	},
-	Hints: ocprt.ServerHints{
-		ReadOnly:    ocpHint(false),
-		Destructive: ocpHint(true),
-		Idempotent:  ocpHint(true),
-		OpenWorld:   ocpHint(false),
-	},
-})
+}
 
 // DeleteRelationsArgs are the arguments of the MCP tool "delete_relations".
 type DeleteRelationsArgs struct {
@@ -44,24 +47,6 @@ type DeleteRelationsArgs struct {
 
 	// An array of relations to delete
 	Relations []DeleteRelationsArgsRelationsItem `json:"relations"`
-}
-
-// OCPResources returns the resources a call of "delete_relations" touches, rendered
-// from the resource template "graph".
-func (a DeleteRelationsArgs) OCPResources() ([]string, error) {
-	var r ocprt.Resources
-	r.Text("graph")
-	return r.Build()
-}
-
-// OCPConfirmPrompt renders the confirm prompt of "delete_relations" with the call's
-// arguments, each shown as JSON.
-func (a DeleteRelationsArgs) OCPConfirmPrompt() string {
-	var p ocprt.Prompt
-	p.Text("Delete these relations: ")
-	p.Arg(a.Relations)
-	p.Text("?")
-	return p.String()
 }
 
 // DeleteRelationsArgsRelationsItem is an element of DeleteRelationsArgs.Relations.

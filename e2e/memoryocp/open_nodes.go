@@ -11,27 +11,30 @@ import ocprt "github.com/ocpgen/ocpgen/runtime"
 // # Open specific nodes in the knowledge graph by their names
 //
 // Server hints (not trusted): readOnly=true, destructive=false, idempotent=true, openWorld=false.
-var OpenNodes = ocprt.NewTool[OpenNodesArgs](ocprt.Descriptor{
-	Name:        "open_nodes",
-	Title:       "Open Nodes",
-	Description: "Open specific nodes in the knowledge graph by their names",
-	InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"names\":{\"description\":\"An array of entity names to retrieve\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"names\"],\"type\":\"object\"}",
-	Fingerprint: "sha256:70aeb8f52abf632f4798453c1b731e1b3e0c8f967e1fdbfb4b00a8d193e5a1c0",
-	Policy: ocprt.Policy{
-		Kind:       ocprt.KindRead,
-		Classified: true,
-		Tier:       "visitor",
-		Scopes:     []string{"memory.read"},
-		Resource:   "graph/{names}",
-		Failure:    "The memory store could not do that.",
+var OpenNodes = &ocprt.Tool{
+	Args: (*OpenNodesArgs)(nil),
+	Desc: ocprt.Descriptor{
+		Name:        "open_nodes",
+		Title:       "Open Nodes",
+		Description: "Open specific nodes in the knowledge graph by their names",
+		InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"names\":{\"description\":\"An array of entity names to retrieve\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"names\"],\"type\":\"object\"}",
+		Fingerprint: "sha256:70aeb8f52abf632f4798453c1b731e1b3e0c8f967e1fdbfb4b00a8d193e5a1c0",
+		Policy: ocprt.Policy{
+			Kind:       ocprt.KindRead,
+			Classified: true,
+			Tier:       "visitor",
+			Scopes:     []string{"memory.read"},
+			Resource:   "graph/{names}",
+			Failure:    "The memory store could not do that.",
+		},
+		Hints: ocprt.ServerHints{
+			ReadOnly:    &ocpTrue,
+			Destructive: &ocpFalse,
+			Idempotent:  &ocpTrue,
+			OpenWorld:   &ocpFalse,
+		},
 	},
-	Hints: ocprt.ServerHints{
-		ReadOnly:    ocpHint(true),
-		Destructive: ocpHint(false),
-		Idempotent:  ocpHint(true),
-		OpenWorld:   ocpHint(false),
-	},
-})
+}
 
 // OpenNodesArgs are the arguments of the MCP tool "open_nodes".
 type OpenNodesArgs struct {
@@ -39,24 +42,6 @@ type OpenNodesArgs struct {
 
 	// An array of entity names to retrieve
 	Names []string `json:"names"`
-}
-
-// OCPResources returns the resources a call of "open_nodes" touches, rendered
-// from the resource template "graph/{names}".
-func (a OpenNodesArgs) OCPResources() ([]string, error) {
-	var r ocprt.Resources
-	r.Text("graph/")
-	ocprt.ResourceEach(&r, "names", a.Names)
-	return r.Build()
-}
-
-// OCPConfirmPrompt renders the confirm prompt of "open_nodes" with the call's
-// arguments, each shown as JSON.
-func (a OpenNodesArgs) OCPConfirmPrompt() string {
-	var p ocprt.Prompt
-	p.Text("Run read tool \"open_nodes\" with arguments ")
-	p.Arg(a)
-	return p.String()
 }
 
 // OpenNodesResult is the structured result of the MCP tool "open_nodes", as its output schema describes it.

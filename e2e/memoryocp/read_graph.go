@@ -11,48 +11,34 @@ import ocprt "github.com/ocpgen/ocpgen/runtime"
 // # Read the entire knowledge graph
 //
 // Server hints (not trusted): readOnly=true, destructive=false, idempotent=true, openWorld=false.
-var ReadGraph = ocprt.NewTool[ReadGraphArgs](ocprt.Descriptor{
-	Name:        "read_graph",
-	Title:       "Read Graph",
-	Description: "Read the entire knowledge graph",
-	InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"}",
-	Fingerprint: "sha256:7a014b717a77aac971ea0ab5c0ff47bb13e6cae7ef9442d9dedb15ce36381b15",
-	Policy: ocprt.Policy{
-		Kind:       ocprt.KindRead,
-		Classified: true,
-		Tier:       "visitor",
-		Scopes:     []string{"memory.read"},
-		Resource:   "graph",
-		Failure:    "The memory store could not do that.",
+var ReadGraph = &ocprt.Tool{
+	Args: (*ReadGraphArgs)(nil),
+	Desc: ocprt.Descriptor{
+		Name:        "read_graph",
+		Title:       "Read Graph",
+		Description: "Read the entire knowledge graph",
+		InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"}",
+		Fingerprint: "sha256:7a014b717a77aac971ea0ab5c0ff47bb13e6cae7ef9442d9dedb15ce36381b15",
+		Policy: ocprt.Policy{
+			Kind:       ocprt.KindRead,
+			Classified: true,
+			Tier:       "visitor",
+			Scopes:     []string{"memory.read"},
+			Resource:   "graph",
+			Failure:    "The memory store could not do that.",
+		},
+		Hints: ocprt.ServerHints{
+			ReadOnly:    &ocpTrue,
+			Destructive: &ocpFalse,
+			Idempotent:  &ocpTrue,
+			OpenWorld:   &ocpFalse,
+		},
 	},
-	Hints: ocprt.ServerHints{
-		ReadOnly:    ocpHint(true),
-		Destructive: ocpHint(false),
-		Idempotent:  ocpHint(true),
-		OpenWorld:   ocpHint(false),
-	},
-})
+}
 
 // ReadGraphArgs are the arguments of the MCP tool "read_graph".
 type ReadGraphArgs struct {
 	ocprt.Read `json:"-"`
-}
-
-// OCPResources returns the resources a call of "read_graph" touches, rendered
-// from the resource template "graph".
-func (a ReadGraphArgs) OCPResources() ([]string, error) {
-	var r ocprt.Resources
-	r.Text("graph")
-	return r.Build()
-}
-
-// OCPConfirmPrompt renders the confirm prompt of "read_graph" with the call's
-// arguments, each shown as JSON.
-func (a ReadGraphArgs) OCPConfirmPrompt() string {
-	var p ocprt.Prompt
-	p.Text("Run read tool \"read_graph\" with arguments ")
-	p.Arg(a)
-	return p.String()
 }
 
 // ReadGraphResult is the structured result of the MCP tool "read_graph", as its output schema describes it.

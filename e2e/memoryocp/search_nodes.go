@@ -11,27 +11,30 @@ import ocprt "github.com/ocpgen/ocpgen/runtime"
 // # Search for nodes in the knowledge graph based on a query
 //
 // Server hints (not trusted): readOnly=true, destructive=false, idempotent=true, openWorld=false.
-var SearchNodes = ocprt.NewTool[SearchNodesArgs](ocprt.Descriptor{
-	Name:        "search_nodes",
-	Title:       "Search Nodes",
-	Description: "Search for nodes in the knowledge graph based on a query",
-	InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"query\":{\"description\":\"The search query to match against entity names, types, and observation content\",\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"}",
-	Fingerprint: "sha256:71205bf235256b270ba5b0e20bdc6729c241f73ac81828077c76630fbcbaf6b6",
-	Policy: ocprt.Policy{
-		Kind:       ocprt.KindRead,
-		Classified: true,
-		Tier:       "visitor",
-		Scopes:     []string{"memory.read"},
-		Resource:   "graph",
-		Failure:    "The memory store could not do that.",
+var SearchNodes = &ocprt.Tool{
+	Args: (*SearchNodesArgs)(nil),
+	Desc: ocprt.Descriptor{
+		Name:        "search_nodes",
+		Title:       "Search Nodes",
+		Description: "Search for nodes in the knowledge graph based on a query",
+		InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"query\":{\"description\":\"The search query to match against entity names, types, and observation content\",\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"}",
+		Fingerprint: "sha256:71205bf235256b270ba5b0e20bdc6729c241f73ac81828077c76630fbcbaf6b6",
+		Policy: ocprt.Policy{
+			Kind:       ocprt.KindRead,
+			Classified: true,
+			Tier:       "visitor",
+			Scopes:     []string{"memory.read"},
+			Resource:   "graph",
+			Failure:    "The memory store could not do that.",
+		},
+		Hints: ocprt.ServerHints{
+			ReadOnly:    &ocpTrue,
+			Destructive: &ocpFalse,
+			Idempotent:  &ocpTrue,
+			OpenWorld:   &ocpFalse,
+		},
 	},
-	Hints: ocprt.ServerHints{
-		ReadOnly:    ocpHint(true),
-		Destructive: ocpHint(false),
-		Idempotent:  ocpHint(true),
-		OpenWorld:   ocpHint(false),
-	},
-})
+}
 
 // SearchNodesArgs are the arguments of the MCP tool "search_nodes".
 type SearchNodesArgs struct {
@@ -39,23 +42,6 @@ type SearchNodesArgs struct {
 
 	// The search query to match against entity names, types, and observation content
 	Query string `json:"query"`
-}
-
-// OCPResources returns the resources a call of "search_nodes" touches, rendered
-// from the resource template "graph".
-func (a SearchNodesArgs) OCPResources() ([]string, error) {
-	var r ocprt.Resources
-	r.Text("graph")
-	return r.Build()
-}
-
-// OCPConfirmPrompt renders the confirm prompt of "search_nodes" with the call's
-// arguments, each shown as JSON.
-func (a SearchNodesArgs) OCPConfirmPrompt() string {
-	var p ocprt.Prompt
-	p.Text("Run read tool \"search_nodes\" with arguments ")
-	p.Arg(a)
-	return p.String()
 }
 
 // SearchNodesResult is the structured result of the MCP tool "search_nodes", as its output schema describes it.

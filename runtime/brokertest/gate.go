@@ -24,41 +24,11 @@ type closeTicketArgs struct {
 	Ticket        string `json:"ticket"`
 }
 
-func (a closeTicketArgs) OCPResources() ([]string, error) {
-	var r runtime.Resources
-	r.Text("tickets/")
-	runtime.ResourceValue(&r, "ticket", a.Ticket)
-	return r.Build()
-}
-
-func (a closeTicketArgs) OCPConfirmPrompt() string {
-	var p runtime.Prompt
-	p.Text("Close ticket ")
-	p.Arg(a.Ticket)
-	p.Text("?")
-	return p.String()
-}
-
 // snoozeTicketArgs are the arguments of snooze_ticket, a write whose confirm
 // expires quickly.
 type snoozeTicketArgs struct {
 	runtime.Write `json:"-"`
 	Ticket        string `json:"ticket"`
-}
-
-func (a snoozeTicketArgs) OCPResources() ([]string, error) {
-	var r runtime.Resources
-	r.Text("tickets/")
-	runtime.ResourceValue(&r, "ticket", a.Ticket)
-	return r.Build()
-}
-
-func (a snoozeTicketArgs) OCPConfirmPrompt() string {
-	var p runtime.Prompt
-	p.Text("Snooze ticket ")
-	p.Arg(a.Ticket)
-	p.Text("?")
-	return p.String()
 }
 
 func descriptor(d runtime.Descriptor) runtime.Descriptor {
@@ -74,7 +44,7 @@ func descriptor(d runtime.Descriptor) runtime.Descriptor {
 const ticketSchema = `{"type":"object","properties":{"ticket":{"type":"string","minLength":1}},"required":["ticket"],"additionalProperties":false}`
 
 var (
-	closeTicket = runtime.NewTool[closeTicketArgs](descriptor(runtime.Descriptor{
+	closeTicket = &runtime.Tool{Args: (*closeTicketArgs)(nil), Desc: descriptor(runtime.Descriptor{
 		Name:        "close_ticket",
 		Description: "Close a ticket.",
 		InputSchema: ticketSchema,
@@ -83,8 +53,8 @@ var (
 			Resource: "tickets/{ticket}", ConfirmPrompt: "Close ticket {ticket}?", ConfirmTTL: 2 * time.Minute,
 			Failure: "Could not close the ticket.",
 		},
-	}))
-	snoozeTicket = runtime.NewTool[snoozeTicketArgs](descriptor(runtime.Descriptor{
+	})}
+	snoozeTicket = &runtime.Tool{Args: (*snoozeTicketArgs)(nil), Desc: descriptor(runtime.Descriptor{
 		Name:        "snooze_ticket",
 		Description: "Snooze a ticket.",
 		InputSchema: ticketSchema,
@@ -92,7 +62,7 @@ var (
 			Kind: runtime.KindWrite, Classified: true, Tier: "member", Scopes: []string{"tickets.write"},
 			Resource: "tickets/{ticket}", ConfirmPrompt: "Snooze ticket {ticket}?", ConfirmTTL: 300 * time.Millisecond,
 		},
-	}))
+	})}
 	catalogue = runtime.NewCatalogue([]string{"visitor", "member", "operator"}, closeTicket, snoozeTicket)
 )
 

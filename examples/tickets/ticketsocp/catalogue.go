@@ -8,14 +8,17 @@ import ocprt "github.com/ocpgen/ocpgen/runtime"
 
 // Catalogue lists every generated tool, in name order, with the
 // classification's tiers (lowest first).
-var Catalogue = ocprt.NewCatalogue(
-	[]string{"anonymous", "visitor", "member", "operator", "admin"},
+var Catalogue = ocprt.NewCatalogue([]string{"anonymous", "visitor", "member", "operator", "admin"}, ocpTools[:]...)
+
+// ocpTools are the tools of Catalogue. An array, not arguments of
+// NewCatalogue: the compiler lays it out as data, so no code runs per tool.
+var ocpTools = [...]*ocprt.Tool{
 	CloseTicket,
 	CreateTicket,
 	EscalateTicket,
 	ListTickets,
 	TicketStats,
-)
+}
 
 // Each tool's arguments carry the marker of its classification: a read's
 // satisfy ReadArgs, a write's WriteArgs. A compile error here means this
@@ -28,7 +31,5 @@ var (
 	_ ocprt.ReadArgs  = TicketStatsArgs{}
 )
 
-// ocpHint returns the address of a server hint.
-func ocpHint(b bool) *bool {
-	return &b
-}
+// ocpTrue and ocpFalse are the values the server hints point to.
+var ocpTrue, ocpFalse = true, false

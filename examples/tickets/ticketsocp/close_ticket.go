@@ -14,27 +14,30 @@ import (
 // Close a ticket.
 //
 // Server hints (not trusted): readOnly=false, destructive=false, idempotent=false.
-var CloseTicket = ocprt.NewTool[CloseTicketArgs](ocprt.Descriptor{
-	Name:        "close_ticket",
-	Description: "Close a ticket.",
-	InputSchema: "{\"additionalProperties\":false,\"properties\":{\"id\":{\"pattern\":\"^T-[0-9]+$\",\"type\":\"string\"},\"resolution\":{\"type\":\"string\"}},\"required\":[\"id\"],\"type\":\"object\"}",
-	Fingerprint: "sha256:7161e31ee079193d77a638f33a14f29a5bfe0c3cbe9bcf3eb20bd1d319e5251c",
-	Policy: ocprt.Policy{
-		Kind:          ocprt.KindWrite,
-		Classified:    true,
-		Tier:          "member",
-		Scopes:        []string{"tickets.write"},
-		Resource:      "tickets/{id}",
-		ConfirmPrompt: "Close ticket {id}?",
-		ConfirmTTL:    2 * time.Minute,
-		Failure:       "Could not close that ticket.",
+var CloseTicket = &ocprt.Tool{
+	Args: (*CloseTicketArgs)(nil),
+	Desc: ocprt.Descriptor{
+		Name:        "close_ticket",
+		Description: "Close a ticket.",
+		InputSchema: "{\"additionalProperties\":false,\"properties\":{\"id\":{\"pattern\":\"^T-[0-9]+$\",\"type\":\"string\"},\"resolution\":{\"type\":\"string\"}},\"required\":[\"id\"],\"type\":\"object\"}",
+		Fingerprint: "sha256:7161e31ee079193d77a638f33a14f29a5bfe0c3cbe9bcf3eb20bd1d319e5251c",
+		Policy: ocprt.Policy{
+			Kind:          ocprt.KindWrite,
+			Classified:    true,
+			Tier:          "member",
+			Scopes:        []string{"tickets.write"},
+			Resource:      "tickets/{id}",
+			ConfirmPrompt: "Close ticket {id}?",
+			ConfirmTTL:    2 * time.Minute,
+			Failure:       "Could not close that ticket.",
+		},
+		Hints: ocprt.ServerHints{
+			ReadOnly:    &ocpFalse,
+			Destructive: &ocpFalse,
+			Idempotent:  &ocpFalse,
+		},
 	},
-	Hints: ocprt.ServerHints{
-		ReadOnly:    ocpHint(false),
-		Destructive: ocpHint(false),
-		Idempotent:  ocpHint(false),
-	},
-})
+}
 
 // CloseTicketArgs are the arguments of the MCP tool "close_ticket".
 type CloseTicketArgs struct {
@@ -42,23 +45,4 @@ type CloseTicketArgs struct {
 
 	ID         string  `json:"id"`
 	Resolution *string `json:"resolution,omitzero"`
-}
-
-// OCPResources returns the resources a call of "close_ticket" touches, rendered
-// from the resource template "tickets/{id}".
-func (a CloseTicketArgs) OCPResources() ([]string, error) {
-	var r ocprt.Resources
-	r.Text("tickets/")
-	ocprt.ResourceValue(&r, "id", a.ID)
-	return r.Build()
-}
-
-// OCPConfirmPrompt renders the confirm prompt of "close_ticket" with the call's
-// arguments, each shown as JSON.
-func (a CloseTicketArgs) OCPConfirmPrompt() string {
-	var p ocprt.Prompt
-	p.Text("Close ticket ")
-	p.Arg(a.ID)
-	p.Text("?")
-	return p.String()
 }

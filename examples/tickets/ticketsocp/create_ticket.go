@@ -12,22 +12,25 @@ import (
 // CreateTicket is the MCP tool "create_ticket", classified as a write.
 //
 // Open a new ticket.
-var CreateTicket = ocprt.NewTool[CreateTicketArgs](ocprt.Descriptor{
-	Name:        "create_ticket",
-	Description: "Open a new ticket.",
-	InputSchema: "{\"additionalProperties\":false,\"properties\":{\"priority\":{\"default\":\"normal\",\"enum\":[\"low\",\"normal\",\"high\"],\"type\":\"string\"},\"tags\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"title\":{\"maxLength\":200,\"minLength\":1,\"type\":\"string\"}},\"required\":[\"title\"],\"type\":\"object\"}",
-	Fingerprint: "sha256:835f5b1e2593e077934928bf0488c167f7bf03ce4e732169f6242af8bca7d0fd",
-	Policy: ocprt.Policy{
-		Kind:          ocprt.KindWrite,
-		Classified:    true,
-		Tier:          "member",
-		Scopes:        []string{"tickets.write"},
-		Resource:      "tickets",
-		ConfirmPrompt: "Open a ticket titled {title}?",
-		ConfirmTTL:    2 * time.Minute,
-		Failure:       "The ticket desk could not do that.",
+var CreateTicket = &ocprt.Tool{
+	Args: (*CreateTicketArgs)(nil),
+	Desc: ocprt.Descriptor{
+		Name:        "create_ticket",
+		Description: "Open a new ticket.",
+		InputSchema: "{\"additionalProperties\":false,\"properties\":{\"priority\":{\"default\":\"normal\",\"enum\":[\"low\",\"normal\",\"high\"],\"type\":\"string\"},\"tags\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"title\":{\"maxLength\":200,\"minLength\":1,\"type\":\"string\"}},\"required\":[\"title\"],\"type\":\"object\"}",
+		Fingerprint: "sha256:835f5b1e2593e077934928bf0488c167f7bf03ce4e732169f6242af8bca7d0fd",
+		Policy: ocprt.Policy{
+			Kind:          ocprt.KindWrite,
+			Classified:    true,
+			Tier:          "member",
+			Scopes:        []string{"tickets.write"},
+			Resource:      "tickets",
+			ConfirmPrompt: "Open a ticket titled {title}?",
+			ConfirmTTL:    2 * time.Minute,
+			Failure:       "The ticket desk could not do that.",
+		},
 	},
-})
+}
 
 // CreateTicketArgs are the arguments of the MCP tool "create_ticket".
 type CreateTicketArgs struct {
@@ -37,24 +40,6 @@ type CreateTicketArgs struct {
 	Priority *CreateTicketArgsPriority `json:"priority,omitzero"`
 	Tags     []string                  `json:"tags,omitzero"`
 	Title    string                    `json:"title"`
-}
-
-// OCPResources returns the resources a call of "create_ticket" touches, rendered
-// from the resource template "tickets".
-func (a CreateTicketArgs) OCPResources() ([]string, error) {
-	var r ocprt.Resources
-	r.Text("tickets")
-	return r.Build()
-}
-
-// OCPConfirmPrompt renders the confirm prompt of "create_ticket" with the call's
-// arguments, each shown as JSON.
-func (a CreateTicketArgs) OCPConfirmPrompt() string {
-	var p ocprt.Prompt
-	p.Text("Open a ticket titled ")
-	p.Arg(a.Title)
-	p.Text("?")
-	return p.String()
 }
 
 // CreateTicketArgsPriority is the type of CreateTicketArgs.Priority: one of the constants below.

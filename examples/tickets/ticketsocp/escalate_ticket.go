@@ -12,22 +12,25 @@ import (
 // EscalateTicket is the MCP tool "escalate_ticket", classified as a write.
 //
 // Escalate a ticket to another team.
-var EscalateTicket = ocprt.NewTool[EscalateTicketArgs](ocprt.Descriptor{
-	Name:        "escalate_ticket",
-	Description: "Escalate a ticket to another team.",
-	InputSchema: "{\"additionalProperties\":false,\"properties\":{\"id\":{\"type\":\"string\"},\"team\":{\"enum\":[\"network\",\"facilities\",\"security\"],\"type\":\"string\"}},\"required\":[\"id\",\"team\"],\"type\":\"object\"}",
-	Fingerprint: "sha256:416da35be38fd6907cc002b2fa571c1405712a232200f540bfccbbcb805ce522",
-	Policy: ocprt.Policy{
-		Kind:          ocprt.KindWrite,
-		Classified:    true,
-		Tier:          "operator",
-		Scopes:        []string{"tickets.escalate"},
-		Resource:      "tickets/{id}",
-		ConfirmPrompt: "Escalate ticket {id} to the {team} team?",
-		ConfirmTTL:    1 * time.Second,
-		Failure:       "The escalation did not go through.",
+var EscalateTicket = &ocprt.Tool{
+	Args: (*EscalateTicketArgs)(nil),
+	Desc: ocprt.Descriptor{
+		Name:        "escalate_ticket",
+		Description: "Escalate a ticket to another team.",
+		InputSchema: "{\"additionalProperties\":false,\"properties\":{\"id\":{\"type\":\"string\"},\"team\":{\"enum\":[\"network\",\"facilities\",\"security\"],\"type\":\"string\"}},\"required\":[\"id\",\"team\"],\"type\":\"object\"}",
+		Fingerprint: "sha256:416da35be38fd6907cc002b2fa571c1405712a232200f540bfccbbcb805ce522",
+		Policy: ocprt.Policy{
+			Kind:          ocprt.KindWrite,
+			Classified:    true,
+			Tier:          "operator",
+			Scopes:        []string{"tickets.escalate"},
+			Resource:      "tickets/{id}",
+			ConfirmPrompt: "Escalate ticket {id} to the {team} team?",
+			ConfirmTTL:    1 * time.Second,
+			Failure:       "The escalation did not go through.",
+		},
 	},
-})
+}
 
 // EscalateTicketArgs are the arguments of the MCP tool "escalate_ticket".
 type EscalateTicketArgs struct {
@@ -35,27 +38,6 @@ type EscalateTicketArgs struct {
 
 	ID   string                 `json:"id"`
 	Team EscalateTicketArgsTeam `json:"team"`
-}
-
-// OCPResources returns the resources a call of "escalate_ticket" touches, rendered
-// from the resource template "tickets/{id}".
-func (a EscalateTicketArgs) OCPResources() ([]string, error) {
-	var r ocprt.Resources
-	r.Text("tickets/")
-	ocprt.ResourceValue(&r, "id", a.ID)
-	return r.Build()
-}
-
-// OCPConfirmPrompt renders the confirm prompt of "escalate_ticket" with the call's
-// arguments, each shown as JSON.
-func (a EscalateTicketArgs) OCPConfirmPrompt() string {
-	var p ocprt.Prompt
-	p.Text("Escalate ticket ")
-	p.Arg(a.ID)
-	p.Text(" to the ")
-	p.Arg(a.Team)
-	p.Text(" team?")
-	return p.String()
 }
 
 // EscalateTicketArgsTeam is the type of EscalateTicketArgs.Team: one of the constants below.

@@ -11,24 +11,27 @@ import ocprt "github.com/ocpgen/ocpgen/runtime"
 // List tickets, optionally only those with the given status.
 //
 // Server hints (not trusted): readOnly=true, idempotent=false.
-var ListTickets = ocprt.NewTool[ListTicketsArgs](ocprt.Descriptor{
-	Name:        "list_tickets",
-	Description: "List tickets, optionally only those with the given status.",
-	InputSchema: "{\"additionalProperties\":false,\"properties\":{\"limit\":{\"default\":20,\"maximum\":100,\"minimum\":1,\"type\":\"integer\"},\"status\":{\"description\":\"Only tickets with this status.\",\"enum\":[\"open\",\"closed\"],\"type\":\"string\"}},\"type\":\"object\"}",
-	Fingerprint: "sha256:1f8a374f547bf8b3d15f5048796bebf8ab427b3a609665f604121d9ea60ae094",
-	Policy: ocprt.Policy{
-		Kind:       ocprt.KindRead,
-		Classified: true,
-		Tier:       "visitor",
-		Scopes:     []string{"tickets.read"},
-		Resource:   "tickets",
-		Failure:    "The ticket desk could not do that.",
+var ListTickets = &ocprt.Tool{
+	Args: (*ListTicketsArgs)(nil),
+	Desc: ocprt.Descriptor{
+		Name:        "list_tickets",
+		Description: "List tickets, optionally only those with the given status.",
+		InputSchema: "{\"additionalProperties\":false,\"properties\":{\"limit\":{\"default\":20,\"maximum\":100,\"minimum\":1,\"type\":\"integer\"},\"status\":{\"description\":\"Only tickets with this status.\",\"enum\":[\"open\",\"closed\"],\"type\":\"string\"}},\"type\":\"object\"}",
+		Fingerprint: "sha256:1f8a374f547bf8b3d15f5048796bebf8ab427b3a609665f604121d9ea60ae094",
+		Policy: ocprt.Policy{
+			Kind:       ocprt.KindRead,
+			Classified: true,
+			Tier:       "visitor",
+			Scopes:     []string{"tickets.read"},
+			Resource:   "tickets",
+			Failure:    "The ticket desk could not do that.",
+		},
+		Hints: ocprt.ServerHints{
+			ReadOnly:   &ocpTrue,
+			Idempotent: &ocpFalse,
+		},
 	},
-	Hints: ocprt.ServerHints{
-		ReadOnly:   ocpHint(true),
-		Idempotent: ocpHint(false),
-	},
-})
+}
 
 // ListTicketsArgs are the arguments of the MCP tool "list_tickets".
 type ListTicketsArgs struct {
@@ -39,23 +42,6 @@ type ListTicketsArgs struct {
 
 	// Only tickets with this status.
 	Status *ListTicketsArgsStatus `json:"status,omitzero"`
-}
-
-// OCPResources returns the resources a call of "list_tickets" touches, rendered
-// from the resource template "tickets".
-func (a ListTicketsArgs) OCPResources() ([]string, error) {
-	var r ocprt.Resources
-	r.Text("tickets")
-	return r.Build()
-}
-
-// OCPConfirmPrompt renders the confirm prompt of "list_tickets" with the call's
-// arguments, each shown as JSON.
-func (a ListTicketsArgs) OCPConfirmPrompt() string {
-	var p ocprt.Prompt
-	p.Text("Run read tool \"list_tickets\" with arguments ")
-	p.Arg(a)
-	return p.String()
 }
 
 // ListTicketsArgsStatus is the type of ListTicketsArgs.Status: one of the constants below.

@@ -11,43 +11,29 @@ import ocprt "github.com/ocpgen/ocpgen/runtime"
 // How many tickets are open, as a card, a sentence to speak and the figures.
 //
 // Server hints (not trusted): readOnly=true, idempotent=false.
-var TicketStats = ocprt.NewTool[TicketStatsArgs](ocprt.Descriptor{
-	Name:        "ticket_stats",
-	Description: "How many tickets are open, as a card, a sentence to speak and the figures.",
-	InputSchema: "{\"additionalProperties\":false,\"properties\":{},\"type\":\"object\"}",
-	Fingerprint: "sha256:99334726611ccf58a148b0814696bfa6fe08c1b2d027e946beccf5a74331c9aa",
-	Policy: ocprt.Policy{
-		Kind:       ocprt.KindRead,
-		Classified: true,
-		Tier:       "visitor",
-		Scopes:     []string{"tickets.read"},
-		Resource:   "tickets/stats",
-		Failure:    "The ticket desk could not do that.",
+var TicketStats = &ocprt.Tool{
+	Args: (*TicketStatsArgs)(nil),
+	Desc: ocprt.Descriptor{
+		Name:        "ticket_stats",
+		Description: "How many tickets are open, as a card, a sentence to speak and the figures.",
+		InputSchema: "{\"additionalProperties\":false,\"properties\":{},\"type\":\"object\"}",
+		Fingerprint: "sha256:99334726611ccf58a148b0814696bfa6fe08c1b2d027e946beccf5a74331c9aa",
+		Policy: ocprt.Policy{
+			Kind:       ocprt.KindRead,
+			Classified: true,
+			Tier:       "visitor",
+			Scopes:     []string{"tickets.read"},
+			Resource:   "tickets/stats",
+			Failure:    "The ticket desk could not do that.",
+		},
+		Hints: ocprt.ServerHints{
+			ReadOnly:   &ocpTrue,
+			Idempotent: &ocpFalse,
+		},
 	},
-	Hints: ocprt.ServerHints{
-		ReadOnly:   ocpHint(true),
-		Idempotent: ocpHint(false),
-	},
-})
+}
 
 // TicketStatsArgs are the arguments of the MCP tool "ticket_stats".
 type TicketStatsArgs struct {
 	ocprt.Read `json:"-"`
-}
-
-// OCPResources returns the resources a call of "ticket_stats" touches, rendered
-// from the resource template "tickets/stats".
-func (a TicketStatsArgs) OCPResources() ([]string, error) {
-	var r ocprt.Resources
-	r.Text("tickets/stats")
-	return r.Build()
-}
-
-// OCPConfirmPrompt renders the confirm prompt of "ticket_stats" with the call's
-// arguments, each shown as JSON.
-func (a TicketStatsArgs) OCPConfirmPrompt() string {
-	var p ocprt.Prompt
-	p.Text("Run read tool \"ticket_stats\" with arguments ")
-	p.Arg(a)
-	return p.String()
 }

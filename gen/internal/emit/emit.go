@@ -21,8 +21,13 @@ const (
 	// its package name, runtime, would shadow the standard library's.
 	rtPath = "github.com/ocpgen/ocpgen/runtime"
 	rtName = "ocprt"
-	// hintFunc is the unexported helper that takes the address of a hint.
-	hintFunc = "ocpHint"
+	// hintTrue and hintFalse are the package's two addressable server-hint
+	// values: a hint is &hintTrue or &hintFalse, so every tool is data the
+	// compiler lays out statically, with no code run at init.
+	hintTrue  = "ocpTrue"
+	hintFalse = "ocpFalse"
+	// toolsVar is the unexported array of the package's tools.
+	toolsVar = "ocpTools"
 )
 
 // Header is the first line of every generated file.
@@ -180,12 +185,17 @@ func catalogueFile(p *model.Package) *jen.File {
 	}
 	f.Comment("// Catalogue lists every generated tool, in name order, with the")
 	f.Comment("// classification's tiers (lowest first).")
-	f.Var().Id("Catalogue").Op("=").Qual(rtPath, "NewCatalogue").CallFunc(func(g *jen.Group) {
-		g.Line().Add(tiers)
+	f.Var().Id("Catalogue").Op("=").Qual(rtPath, "NewCatalogue").Call(tiers, jen.Id(toolsVar).Index(jen.Op(":")).Op("..."))
+	f.Line()
+	f.Comment("// " + toolsVar + " are the tools of Catalogue. An array, not arguments of")
+	f.Comment("// NewCatalogue: the compiler lays it out as data, so no code runs per tool.")
+	f.Var().Id(toolsVar).Op("=").Index(jen.Op("...")).Op("*").Qual(rtPath, "Tool").ValuesFunc(func(g *jen.Group) {
 		for _, t := range p.Tools {
 			g.Line().Id(t.GoName)
 		}
-		g.Line()
+		if len(p.Tools) > 0 {
+			g.Line()
+		}
 	})
 	if len(p.Tools) > 0 {
 		f.Line()
@@ -204,8 +214,8 @@ func catalogueFile(p *model.Package) *jen.File {
 	}
 	if hasHints(p) {
 		f.Line()
-		f.Comment("// " + hintFunc + " returns the address of a server hint.")
-		f.Func().Id(hintFunc).Params(jen.Id("b").Bool()).Op("*").Bool().Block(jen.Return(jen.Op("&").Id("b")))
+		f.Comment("// " + hintTrue + " and " + hintFalse + " are the values the server hints point to.")
+		f.Var().List(jen.Id(hintTrue), jen.Id(hintFalse)).Op("=").List(jen.True(), jen.False())
 	}
 	return f
 }
@@ -236,12 +246,6 @@ func toolFile(p *model.Package, t *model.Tool) *jen.File {
 			f.Add(enumDecl(x))
 		case *model.Union:
 			f.Add(unionDecl(x))
-		}
-		if d == model.Decl(t.Args) {
-			f.Line()
-			f.Add(resourcesMethod(t))
-			f.Line()
-			f.Add(promptMethod(t))
 		}
 	}
 	return f
@@ -306,15 +310,20 @@ func toolVar(t *model.Tool) *jen.Statement {
 		v    *bool
 	}{{"ReadOnly", t.Hints.ReadOnly}, {"Destructive", t.Hints.Destructive}, {"Idempotent", t.Hints.Idempotent}, {"OpenWorld", t.Hints.OpenWorld}} {
 		if h.v != nil {
-			hints = append(hints, kv{h.name, jen.Id(hintFunc).Call(jen.Lit(*h.v))})
+			v := hintFalse
+			if *h.v {
+				v = hintTrue
+			}
+			hints = append(hints, kv{h.name, jen.Op("&").Id(v)})
 		}
 	}
 	if len(hints) > 0 {
 		desc = append(desc, kv{"Hints", jen.Qual(rtPath, "ServerHints").Add(values(hints))})
 	}
-	return lines.Var().Id(t.GoName).Op("=").Qual(rtPath, "NewTool").Types(jen.Id(t.Args.Name)).Call(
-		jen.Qual(rtPath, "Descriptor").Add(values(desc)),
-	)
+	return lines.Var().Id(t.GoName).Op("=").Op("&").Qual(rtPath, "Tool").Add(values([]kv{
+		{"Args", jen.Parens(jen.Op("*").Id(t.Args.Name)).Call(jen.Nil())},
+		{"Desc", jen.Qual(rtPath, "Descriptor").Add(values(desc))},
+	}))
 }
 
 // kv is one key of a composite literal.
@@ -535,53 +544,4 @@ func enumDecl(e *model.Enum) *jen.Statement {
 		}
 	})
 	return st
-}
-
-func resourcesMethod(t *model.Tool) *jen.Statement {
-	st := jen.Comment(fmt.Sprintf("// OCPResources returns the resources a call of %q touches, rendered", t.Name)).Line().
-		Comment(fmt.Sprintf("// from the resource template %s.", oneLine(fmt.Sprintf("%q", t.Policy.Resource)))).Line()
-	return st.Func().Params(jen.Id("a").Id(t.Args.Name)).Id("OCPResources").Params().
-		Params(jen.Index().String(), jen.Error()).BlockFunc(func(g *jen.Group) {
-		g.Var().Id("r").Qual(rtPath, "Resources")
-		for _, sg := range t.Policy.ResourceSegments {
-			switch sg.Mode {
-			case model.BindText:
-				g.Id("r").Dot("Text").Call(jen.Lit(sg.Text))
-			case model.BindValue:
-				g.Qual(rtPath, "ResourceValue").Call(jen.Op("&").Id("r"), jen.Lit(sg.Field.JSONName), jen.Id("a").Dot(sg.Field.GoName))
-			case model.BindOptional:
-				g.Qual(rtPath, "ResourceOptional").Call(jen.Op("&").Id("r"), jen.Lit(sg.Field.JSONName), jen.Id("a").Dot(sg.Field.GoName))
-			case model.BindNullable:
-				g.Qual(rtPath, "ResourceNullable").Call(jen.Op("&").Id("r"), jen.Lit(sg.Field.JSONName), jen.Id("a").Dot(sg.Field.GoName))
-			case model.BindEach:
-				g.Qual(rtPath, "ResourceEach").Call(jen.Op("&").Id("r"), jen.Lit(sg.Field.JSONName), jen.Id("a").Dot(sg.Field.GoName))
-			case model.BindNullableEach:
-				// A null or absent array has no elements: ResourceEach fails.
-				g.Block(
-					jen.List(jen.Id("v"), jen.Id("_")).Op(":=").Id("a").Dot(sg.Field.GoName).Dot("Get").Call(),
-					jen.Qual(rtPath, "ResourceEach").Call(jen.Op("&").Id("r"), jen.Lit(sg.Field.JSONName), jen.Id("v")),
-				)
-			}
-		}
-		g.Return(jen.Id("r").Dot("Build").Call())
-	})
-}
-
-func promptMethod(t *model.Tool) *jen.Statement {
-	st := jen.Comment(fmt.Sprintf("// OCPConfirmPrompt renders the confirm prompt of %q with the call's", t.Name)).Line().
-		Comment("// arguments, each shown as JSON.").Line()
-	return st.Func().Params(jen.Id("a").Id(t.Args.Name)).Id("OCPConfirmPrompt").Params().String().BlockFunc(func(g *jen.Group) {
-		g.Var().Id("p").Qual(rtPath, "Prompt")
-		for _, sg := range t.Policy.PromptSegments {
-			switch {
-			case sg.All:
-				g.Id("p").Dot("Arg").Call(jen.Id("a"))
-			case sg.Field != nil:
-				g.Id("p").Dot("Arg").Call(jen.Id("a").Dot(sg.Field.GoName))
-			default:
-				g.Id("p").Dot("Text").Call(jen.Lit(sg.Text))
-			}
-		}
-		g.Return(jen.Id("p").Dot("String").Call())
-	})
 }

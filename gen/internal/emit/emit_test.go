@@ -7,6 +7,8 @@ import (
 	"github.com/ocpgen/ocpgen/gen/internal/model"
 )
 
+var readOnly = true
+
 func pkg(argsName string) *model.Package {
 	args := &model.Struct{Name: argsName, Fields: []*model.Field{
 		{GoName: "ID", JSONName: "id", Type: model.Scalar{Kind: model.String}, Required: true, Tag: "id"},
@@ -17,6 +19,7 @@ func pkg(argsName string) *model.Package {
 		Tools: []*model.Tool{{
 			Name: "get", GoName: "Get", File: "get.go", Kind: model.Read, Args: args, Decls: []model.Decl{args},
 			CanonicalSchema: []byte(`{"type":"object"}`), Fingerprint: "sha256:01",
+			Hints: model.Hints{ReadOnly: &readOnly},
 			Policy: model.Policy{
 				Resource:         "x/{id}",
 				ResourceSegments: []model.ResourceSegment{{Mode: model.BindText, Text: "x/"}, {Mode: model.BindValue, Field: args.Fields[0]}},
@@ -43,8 +46,11 @@ func TestFilesHeader(t *testing.T) {
 	get := string(files["get.go"])
 	for _, want := range []string{
 		"ocprt.Read `json:\"-\"`",
-		`ocprt.ResourceValue(&r, "id", a.ID)`,
-		`p.Arg(a.ID)`,
+		"var Get = &ocprt.Tool{",
+		"Args: (*GetArgs)(nil),",
+		`Resource:   "x/{id}",`,
+		"ReadOnly: &ocpTrue,",
+		"var ocpTrue, ocpFalse = true, false",
 		"_ ocprt.ReadArgs = GetArgs{}",
 	} {
 		if !strings.Contains(get+string(files["catalogue.go"]), want) {

@@ -95,16 +95,22 @@ type Hints struct {
 type Policy struct {
 	Tier   string
 	Scopes []string
-	// Resource is the resource template, for display. When the
-	// classification sets none it is the tool's name (escaped as a
-	// template), so the ACL always has a resource to check.
+	// Resource is the resource template, which the runtime's gate renders
+	// with each call's arguments. When the classification sets none it is
+	// the tool's name (escaped as a template), so the ACL always has a
+	// resource to check.
 	Resource string
-	// ResourceSegments render the resource, in template order.
+	// ResourceSegments are Resource parsed and bound to the argument
+	// fields, in template order: Build checks the template with them (the
+	// emitter prints only Resource).
 	ResourceSegments []ResourceSegment
-	// ConfirmPrompt is the classification's confirm prompt template, for
-	// display ("" when the default prompt is used, and for reads).
+	// ConfirmPrompt is the classification's confirm prompt template, which
+	// the gate renders with each call's arguments ("" when the default
+	// prompt is used, and for reads).
 	ConfirmPrompt string
-	// PromptSegments render the confirm prompt, in template order.
+	// PromptSegments are the confirm prompt parsed and bound to the
+	// argument fields, in template order (the default prompt's when
+	// ConfirmPrompt is ""): Build checks the template with them.
 	PromptSegments []PromptSegment
 	// ConfirmTTL is how long a write's confirm waits (0 for reads).
 	ConfirmTTL time.Duration
@@ -112,24 +118,24 @@ type Policy struct {
 	Failure string
 }
 
-// BindMode says which runtime helper renders a resource placeholder.
+// BindMode says how the gate turns a resource placeholder's field into
+// values. The runtime derives the same mode from the field's Go type.
 type BindMode uint8
 
 // The resource placeholder modes, one per field representation.
 const (
 	// BindText is a literal segment.
 	BindText BindMode = iota
-	// BindValue: a required scalar (ResourceValue).
+	// BindValue: a required scalar.
 	BindValue
-	// BindOptional: a pointer to a scalar (ResourceOptional; nil fails).
+	// BindOptional: a pointer to a scalar (nil fails).
 	BindOptional
-	// BindNullable: a Nullable scalar (ResourceNullable; absent or null fails).
+	// BindNullable: a Nullable scalar (absent or null fails).
 	BindNullable
-	// BindEach: a slice of scalars (ResourceEach; one resource per element,
-	// empty fails).
+	// BindEach: a slice of scalars (one resource per element, empty fails).
 	BindEach
-	// BindNullableEach: a Nullable slice of scalars (its value, then
-	// ResourceEach).
+	// BindNullableEach: a Nullable slice of scalars (absent, null or empty
+	// fails).
 	BindNullableEach
 )
 

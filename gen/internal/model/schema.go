@@ -1060,10 +1060,11 @@ func appendNote(doc []string, notes ...string) []string {
 }
 
 // reservedFields are the method and field names an argument struct already
-// has (the markers, the Args methods, the catch-all field and
-// encoding/json's and fmt's methods): a property that would map to one gets
-// the suffix "_", whether or not the struct has the field or method, so
-// that names do not change when the schema gains one.
+// has or may have (the markers, the catch-all field, encoding/json's and
+// fmt's methods, and OCPResources and OCPConfirmPrompt, the names of Args
+// methods of earlier versions): a property that would map to one gets the
+// suffix "_", whether or not the struct has the field or method, so that
+// names do not change when the schema gains one or the generator changes.
 var reservedFields = map[string]bool{
 	"Read": true, "Write": true, "OCPResources": true, "OCPConfirmPrompt": true,
 	"MarshalJSON": true, "UnmarshalJSON": true, "String": true, ExtraField: true,
