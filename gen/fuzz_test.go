@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"go/ast"
+	"go/format"
 	"go/importer"
 	"go/parser"
 	"go/scanner"
@@ -162,7 +163,7 @@ func checkGenerate(t *testing.T, in Input, typecheck bool) *Result {
 
 // checkGenerated checks a successful generation:
 //
-//   - every file parses, and every comment in it is a "//" line comment
+//   - every file is gofmt-clean and parses, and every comment in it is a "//" line comment
 //     that is not a compiler directive (so nothing from an input can end a
 //     comment, or turn one into a directive);
 //   - every tool of the snapshot has exactly one descriptor, whose Name,
@@ -182,6 +183,11 @@ func checkGenerated(in Input, res *Result) error {
 	for name, src := range res.Files {
 		if err := checkComments(name, src); err != nil {
 			return err
+		}
+		// Emit formats once (emit.gofmt): the output must be gofmt's fixed
+		// point whatever the descriptions say.
+		if again, err := format.Source(src); err != nil || !bytes.Equal(again, src) {
+			return fmt.Errorf("%s: gofmt would change the generated file (err %v)", name, err)
 		}
 		ds, err := descriptors(name, src)
 		if err != nil {
