@@ -126,10 +126,12 @@ func pointer(tokens ...string) string {
 	var b strings.Builder
 	for _, t := range tokens {
 		b.WriteByte('/')
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(t))
+		b.WriteString(pointerEscaper.Replace(t))
 	}
 	return b.String()
 }
+
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
 
 // toolPointer is the pointer to the tool at index i of the "tools" array,
 // followed by tokens.

@@ -328,8 +328,10 @@ func resolvable(canon []byte) error {
 
 // escapeTemplate escapes literal braces for display as a template.
 func escapeTemplate(s string) string {
-	return strings.NewReplacer("{", "{{", "}", "}}").Replace(s)
+	return templateEscaper.Replace(s)
 }
+
+var templateEscaper = strings.NewReplacer("{", "{{", "}", "}}")
 
 // bindMode returns how a field renders as a resource placeholder, BindText
 // when it cannot.
