@@ -182,7 +182,7 @@ func buildTool(mt *Tool, t *load.Tool, e *load.Entry, d load.Defaults, snapFile 
 	}
 	mt.CanonicalSchema = canon
 	mt.Fingerprint = runtime.Fingerprint(canon)
-	if err := resolvable(canon); err != nil {
+	if err := resolvable(t, canon); err != nil {
 		return diag.List{{Severity: diag.Error, File: snapFile, Tool: t.Name, Pointer: t.Pointer("inputSchema"),
 			Msg: err.Error()}}
 	}
@@ -312,7 +312,26 @@ func buildTool(mt *Tool, t *load.Tool, e *load.Entry, d load.Defaults, snapFile 
 // with it. A $ref to anything outside the schema fails here: ocpgen and the
 // runtime never fetch a schema (no loader is given), so a remote $ref is
 // never followed.
-func resolvable(canon []byte) error {
+//
+// The schema the runtime resolves is canon parsed. When no object of the
+// input schema has two keys that encoding/json matches to the same field
+// (see foldDistinct), that is the loaded schema, t.InputSchema, up to the
+// bytes of "default" values, which only matter to a $ref that points into
+// one, an error either way: the loaded schema is resolved as it is (Resolve
+// does not change it), and canon is parsed only when that fails, so that the
+// error says what the runtime would.
+func resolvable(t *load.Tool, canon []byte) error {
+	if foldDistinct(t.InputSchemaRaw) {
+		if _, err := t.InputSchema.Resolve(nil); err == nil {
+			return nil
+		}
+	}
+	return resolveCanonical(canon)
+}
+
+// resolveCanonical parses and resolves a canonical input schema as the
+// runtime does.
+func resolveCanonical(canon []byte) error {
 	var s jsonschema.Schema
 	if err := json.Unmarshal(canon, &s); err != nil {
 		return fmt.Errorf("input schema: %v", err)
