@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -77,31 +78,141 @@ func countObjects(raw []byte) int {
 	return n
 }
 
-// duplicateKey returns the first key that occurs twice in the JSON object
-// raw, or "". encoding/json keeps the last of two equal keys silently; a
-// reviewer reading the file would likely see the first.
-func duplicateKey(raw []byte) string {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+// firstRepeated returns the first key equal to one before it, or "": the
+// first key that occurs twice in an object. encoding/json keeps the last of
+// two equal keys silently; a reviewer reading the file would likely see the
+// first.
+func firstRepeated(keys []string) string {
+	if len(keys) <= 8 {
+		for i, k := range keys {
+			if slices.Contains(keys[:i], k) {
+				return k
+			}
+		}
 		return ""
 	}
-	seen := make(map[string]bool)
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return ""
+	seen := make(map[string]bool, len(keys))
+	for _, k := range keys {
+		if seen[k] {
+			return k
 		}
-		key, _ := tok.(string)
-		if seen[key] {
-			return key
-		}
-		seen[key] = true
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return ""
-		}
+		seen[k] = true
 	}
 	return ""
+}
+
+// members splits the JSON object raw, which must be valid JSON, into its
+// keys, decoded as encoding/json decodes them, and its values, the exact
+// bytes of each (sub-slices of raw), in the file's order. It is what
+// json.Unmarshal into a map[string]json.RawMessage sees, without checking
+// the syntax again.
+func members(raw []byte) (keys []string, vals []json.RawMessage) {
+	i := skipSpace(raw, 0) + 1 // past '{'
+	for {
+		i = skipSpace(raw, i)
+		if i >= len(raw) || raw[i] == '}' {
+			return keys, vals
+		}
+		if raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+		}
+		end := skipString(raw, i)
+		keys = append(keys, decodeKey(raw[i:end]))
+		i = skipSpace(raw, end) + 1 // past ':'
+		i = skipSpace(raw, i)
+		end = skipValue(raw, i)
+		vals = append(vals, raw[i:end:end])
+		i = end
+	}
+}
+
+// elements splits the JSON array raw, which must be valid JSON, into the
+// exact bytes of its values, as json.Unmarshal into a []json.RawMessage
+// would, without checking the syntax again.
+func elements(raw []byte) []json.RawMessage {
+	var vals []json.RawMessage
+	i := skipSpace(raw, 0) + 1 // past '['
+	for {
+		i = skipSpace(raw, i)
+		if i >= len(raw) || raw[i] == ']' {
+			return vals
+		}
+		if raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+		}
+		end := skipValue(raw, i)
+		vals = append(vals, raw[i:end:end])
+		i = end
+	}
+}
+
+// decodeKey decodes the JSON string quoted (with its quotes).
+func decodeKey(quoted []byte) string {
+	inner := quoted[1 : len(quoted)-1]
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return string(inner)
+	}
+	var s string
+	_ = json.Unmarshal(quoted, &s)
+	return s
+}
+
+func skipSpace(raw []byte, i int) int {
+	for i < len(raw) {
+		switch raw[i] {
+		case ' ', '\t', '\r', '\n':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// skipString returns the index just past the JSON string starting at i.
+func skipString(raw []byte, i int) int {
+	for i++; i < len(raw); i++ {
+		switch raw[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return len(raw)
+}
+
+// skipValue returns the index just past the valid JSON value starting at
+// i. It keeps no stack: in valid JSON, brackets match.
+func skipValue(raw []byte, i int) int {
+	switch raw[i] {
+	case '"':
+		return skipString(raw, i)
+	case '{', '[':
+		depth := 0
+		for ; i < len(raw); i++ {
+			switch raw[i] {
+			case '"':
+				i = skipString(raw, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return len(raw)
+	}
+	// A number, true, false or null: up to the next delimiter.
+	for i < len(raw) {
+		switch raw[i] {
+		case ',', '}', ']', ' ', '\t', '\r', '\n':
+			return i
+		}
+		i++
+	}
+	return i
 }
 
 // firstByte returns the first non-space byte of a JSON value, or 0.

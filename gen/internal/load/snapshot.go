@@ -111,21 +111,25 @@ func (l *snapLoader) load(data []byte) *Snapshot {
 	}
 	// Then the syntax of the whole file: encoding/json reports the offset,
 	// which becomes a line and column.
-	var whole json.RawMessage
-	if err := json.Unmarshal(data, &whole); err != nil {
-		l.syntaxError(data, err)
+	if !json.Valid(data) {
+		var whole json.RawMessage
+		l.syntaxError(data, json.Unmarshal(data, &whole))
 		return nil
 	}
 	if firstByte(data) != '{' {
 		l.errorf("", "", "the top level must be a JSON object with a \"tools\" array")
 		return nil
 	}
-	var top map[string]json.RawMessage
-	if err := json.Unmarshal(data, &top); err != nil {
-		l.errorf("", "", "%v", err)
-		return nil
+	// The file is valid JSON from here on: it is split into members and
+	// elements without being checked again. The copy keeps the raw schemas
+	// (slices of it) from sharing the caller's buffer.
+	data = bytes.Clone(data)
+	keys, vals := members(data)
+	top := make(map[string]json.RawMessage, len(keys))
+	for i, k := range keys {
+		top[k] = vals[i]
 	}
-	if k := duplicateKey(data); k != "" {
+	if k := firstRepeated(keys); k != "" {
 		l.errorf("", pointer(k), "duplicate key at the top level")
 		return nil
 	}
@@ -160,11 +164,7 @@ func (l *snapLoader) load(data []byte) *Snapshot {
 		l.errorf("", "/tools", "must be an array of tools")
 		return nil
 	}
-	var items []json.RawMessage
-	if err := json.Unmarshal(rawTools, &items); err != nil {
-		l.errorf("", "/tools", "%v", err)
-		return nil
-	}
+	items := elements(rawTools)
 	if len(items) > MaxTools {
 		l.errorf("", "/tools", "%d tools, over the limit of %d", len(items), MaxTools)
 		return nil
@@ -238,12 +238,16 @@ func (l *snapLoader) server(raw json.RawMessage, s *Snapshot) {
 
 // tool loads the tool at index i, or returns nil after reporting why not.
 func (l *snapLoader) tool(i int, raw json.RawMessage) *Tool {
-	var m map[string]json.RawMessage
-	if firstByte(raw) != '{' || json.Unmarshal(raw, &m) != nil {
+	if firstByte(raw) != '{' {
 		l.errorf("", toolPointer(i), "a tool must be a JSON object")
 		return nil
 	}
-	if k := duplicateKey(raw); k != "" {
+	keys, vals := members(raw)
+	m := make(map[string]json.RawMessage, len(keys))
+	for j, k := range keys {
+		m[k] = vals[j]
+	}
+	if k := firstRepeated(keys); k != "" {
 		l.errorf("", toolPointer(i, k), "duplicate key in the tool object")
 		return nil
 	}
