@@ -11,6 +11,8 @@ var membersCases = []string{
 	"{\n  \"a\" : {\"b\": [ ] } ,\n  \"c\": \"\\\"{[\" , \"d\":null,\"e\":true , \"f\":-1.5e3 }",
 	`{"\u0061":1,"a\\b":2,"é":3,"\ud800":4}`, "{\"\xff\":1,\"\xfe\":2}", `[1, "a", {"b": [2]}, [3], null, false, -0.5E-2 ]`,
 	`{"tools":[{"name":"a","inputSchema":{"type":"object"}}],"server":{"name":"s"}}`, `"s"`, `1`,
+	`{"type":"object","TYPE":"string"}`, `{"Type":"x","type":null}`, `{"type":{"a":[1]} }`, `{"tyPe" : [ "a" ,"b"] ,"x":1}`,
+	`{"\u0074ype":"object"}`, `{"typ":1,"types":2,"type ":3}`, `{"tyſe":1}`,
 }
 
 // checkMembers compares members and elements with json.Unmarshal.
@@ -34,6 +36,15 @@ func checkMembers(t *testing.T, raw []byte) {
 			if !bytes.Equal(got[k], v) {
 				t.Fatalf("%s: member %q = %s, want %s", raw, k, got[k], v)
 			}
+		}
+		var probe struct {
+			Type json.RawMessage `json:"type"`
+		}
+		if err := json.Unmarshal(raw, &probe); err != nil {
+			t.Fatal(err)
+		}
+		if got := typeMember(raw); !bytes.Equal(got, probe.Type) || (got == nil) != (probe.Type == nil) {
+			t.Fatalf("%s: typeMember = %q, want %q", raw, got, probe.Type)
 		}
 		// Order and repeats, as a json.Decoder sees them.
 		dec := json.NewDecoder(bytes.NewReader(raw))

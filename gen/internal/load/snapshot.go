@@ -330,16 +330,13 @@ func (l *snapLoader) schema(t *Tool, key string, raw json.RawMessage) *jsonschem
 		l.errorf(t.Name, ptr, "schema nests deeper than the limit of %d levels", MaxSchemaDepth)
 		return nil
 	}
-	var probe struct {
-		Type json.RawMessage `json:"type"`
-	}
-	if err := json.Unmarshal(raw, &probe); err == nil && len(probe.Type) > 0 {
+	if probe := typeMember(raw); len(probe) > 0 {
 		var typ string
-		if firstByte(probe.Type) != '"' || json.Unmarshal(probe.Type, &typ) != nil || typ != "object" {
+		if firstByte(probe) != '"' || json.Unmarshal(probe, &typ) != nil || typ != "object" {
 			var typ bytes.Buffer
-			if json.Compact(&typ, probe.Type) != nil {
+			if json.Compact(&typ, probe) != nil {
 				typ.Reset()
-				typ.Write(probe.Type)
+				typ.Write(probe)
 			}
 			l.errorf(t.Name, t.Pointer(key, "type"), "must be \"object\", not %s (MCP requires an object schema)", typ.String())
 			return nil
@@ -351,6 +348,21 @@ func (l *snapLoader) schema(t *Tool, key string, raw json.RawMessage) *jsonschem
 		return nil
 	}
 	return &s
+}
+
+// typeMember returns the value of the schema object raw (valid JSON) that
+// json.Unmarshal would put in a struct field tagged `json:"type"`: the last
+// member whose key is "type" up to case folding (encoding/json matches keys
+// to fields so), nil if none.
+func typeMember(raw []byte) json.RawMessage {
+	var v json.RawMessage
+	keys, vals := members(raw)
+	for i, k := range keys {
+		if strings.EqualFold(k, "type") {
+			v = vals[i]
+		}
+	}
+	return v
 }
 
 func sortedKeys[V any](m map[string]V) []string {
