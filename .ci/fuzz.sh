@@ -16,6 +16,8 @@ targets=(
   "./gen FuzzClassification"
   "./gen/internal/load FuzzLoadSnapshot"
   "./gen/internal/load FuzzLoadClassification"
+  "./gen/internal/load FuzzMembers"
+  "./gen/internal/model FuzzFoldDistinct"
   "./internal/tmpl FuzzParse"
   "./runtime FuzzDispatch"
   "./runtime FuzzTape"
