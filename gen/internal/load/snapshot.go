@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -78,6 +81,14 @@ func LoadSnapshot(file string, data []byte) (*Snapshot, diag.List) {
 type snapLoader struct {
 	file  string
 	diags diag.List
+	// parsed holds the schemas parsed ahead, in parallel, by parseAhead,
+	// keyed by the address of their raw bytes (slices of one buffer).
+	parsed map[*byte]parsedSchema
+}
+
+type parsedSchema struct {
+	s   *jsonschema.Schema
+	err error
 }
 
 func (l *snapLoader) add(sev diag.Severity, tool, ptr, format string, args ...any) {
@@ -169,6 +180,7 @@ func (l *snapLoader) load(data []byte) *Snapshot {
 		l.errorf("", "/tools", "%d tools, over the limit of %d", len(items), MaxTools)
 		return nil
 	}
+	l.parseAhead(items)
 	first := make(map[string]int, len(items)) // tool name → index
 	objects := 0                              // JSON objects in all schemas, against MaxSchemaNodes
 	for i, raw := range items {
@@ -342,12 +354,66 @@ func (l *snapLoader) schema(t *Tool, key string, raw json.RawMessage) *jsonschem
 			return nil
 		}
 	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(raw, &s); err != nil {
-		l.errorf(t.Name, ptr, "invalid JSON Schema: %v", err)
+	p, ok := l.parsed[&raw[0]]
+	if !ok {
+		p = parseSchema(raw)
+	}
+	if p.err != nil {
+		l.errorf(t.Name, ptr, "invalid JSON Schema: %v", p.err)
 		return nil
 	}
-	return &s
+	return p.s
+}
+
+func parseSchema(raw []byte) parsedSchema {
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return parsedSchema{err: err}
+	}
+	return parsedSchema{s: &s}
+}
+
+// parseAhead parses the tools' input and output schemas with jsonschema-go,
+// the largest part of loading, on all CPUs. It decides nothing: schema
+// makes every check, in tool order, and takes the parse from here only for
+// a schema that passes them (it parses one itself if it is missing). A
+// schema that is not an object, or nests too deep, is left to schema.
+func (l *snapLoader) parseAhead(items []json.RawMessage) {
+	var raws [][]byte
+	for _, item := range items {
+		if firstByte(item) != '{' {
+			continue
+		}
+		keys, vals := members(item)
+		for i, k := range keys {
+			if (k == "inputSchema" || k == "outputSchema") && firstByte(vals[i]) == '{' && !depthExceeds(vals[i], MaxSchemaDepth) {
+				raws = append(raws, vals[i])
+			}
+		}
+	}
+	workers := min(runtime.GOMAXPROCS(0), len(raws))
+	if workers < 2 {
+		return
+	}
+	results := make([]parsedSchema, len(raws))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= len(raws) {
+					return
+				}
+				results[i] = parseSchema(raws[i])
+			}
+		})
+	}
+	wg.Wait()
+	l.parsed = make(map[*byte]parsedSchema, len(raws))
+	for i, raw := range raws {
+		l.parsed[&raw[0]] = results[i]
+	}
 }
 
 // typeMember returns the value of the schema object raw (valid JSON) that
