@@ -122,21 +122,8 @@ func TestResolvable(t *testing.T) {
 		`{"type":"object","$id":"rel","properties":{"a":{"$ref":"#"}}}`,
 		`{"type":"object","$id":"https://x.example/a#frag"}`,
 	}
-	corpus, _ := filepath.Glob(filepath.Join("..", "..", "..", "..", "shared", "corpus", "*.tools.json"))
-	for _, p := range corpus {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var snap struct {
-			Tools []struct{ InputSchema json.RawMessage }
-		}
-		if err := json.Unmarshal(data, &snap); err != nil {
-			t.Fatal(err)
-		}
-		for _, tl := range snap.Tools {
-			schemas = append(schemas, string(tl.InputSchema))
-		}
+	for _, c := range corpusSchemas(t) {
+		schemas = append(schemas, string(c.input))
 	}
 	for _, raw := range schemas {
 		var s jsonschema.Schema
@@ -153,4 +140,37 @@ func TestResolvable(t *testing.T) {
 			t.Errorf("%s:\nresolvable:   %s\ncanonical:    %s", raw, got, want)
 		}
 	}
+}
+
+// corpusSchema is one tool's schemas from ../shared/corpus.
+type corpusSchema struct{ input, output json.RawMessage }
+
+// corpusSchemas returns the schemas of every tool of the shared corpus. It
+// fails when there is no corpus, so that a test built on it cannot pass by
+// checking nothing.
+func corpusSchemas(t *testing.T) []corpusSchema {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join("..", "..", "..", "..", "shared", "corpus", "*.tools.json"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no corpus snapshots in ../shared/corpus (err %v)", err)
+	}
+	var out []corpusSchema
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var snap struct {
+			Tools []struct {
+				InputSchema, OutputSchema json.RawMessage
+			}
+		}
+		if err := json.Unmarshal(data, &snap); err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		for _, tl := range snap.Tools {
+			out = append(out, corpusSchema{tl.InputSchema, tl.OutputSchema})
+		}
+	}
+	return out
 }

@@ -2,8 +2,6 @@ package model
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -139,25 +137,10 @@ func TestTrueFalseSchema(t *testing.T) {
 		`{"required":[]}`, `{"const":null}`, `{"default":null}`, `{"description":""}`, `{"minLength":0}`,
 		`{"not":{"minLength":0}}`, `{"additionalProperties":false,"properties":{"a":false,"b":true,"c":{"not":{}}}}`,
 	}
-	corpus, _ := filepath.Glob(filepath.Join("..", "..", "..", "..", "shared", "corpus", "*.tools.json"))
-	for _, p := range corpus {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var snap struct {
-			Tools []struct {
-				InputSchema, OutputSchema json.RawMessage
-			}
-		}
-		if err := json.Unmarshal(data, &snap); err != nil {
-			t.Fatal(err)
-		}
-		for _, tl := range snap.Tools {
-			docs = append(docs, string(tl.InputSchema))
-			if tl.OutputSchema != nil {
-				docs = append(docs, string(tl.OutputSchema))
-			}
+	for _, c := range corpusSchemas(t) {
+		docs = append(docs, string(c.input))
+		if c.output != nil {
+			docs = append(docs, string(c.output))
 		}
 	}
 	for _, d := range docs {
