@@ -151,6 +151,25 @@ func BenchmarkInmemPaired(b *testing.B) {
 	b.Run("gate", func(b *testing.B) {
 		paired(b, rawCall(b, inmemSession(b)), gateCall(b, inmemGate(b)))
 	})
+	// The same over Streamable HTTP on 127.0.0.1, each with its own server
+	// (as BenchmarkCall/raw-http and gate-http).
+	b.Run("gate-http", func(b *testing.B) {
+		ctx := context.Background()
+		cs, err := newClient().Connect(ctx, &mcp.StreamableClientTransport{Endpoint: httpServer(b)}, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { cs.Close() })
+		late := &lateCaller{}
+		g := benchGate(b, late, nil)
+		c, err := Connect(ctx, &mcp.StreamableClientTransport{Endpoint: httpServer(b)}, ClientOptions{Syncer: g})
+		if err != nil {
+			b.Fatal(err)
+		}
+		late.c.Store(c)
+		b.Cleanup(func() { c.Close() })
+		paired(b, rawCall(b, cs), gateCall(b, g))
+	})
 }
 
 // BenchmarkInmemSame pairs calls over one ClientCaller's session and

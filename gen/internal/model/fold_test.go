@@ -145,14 +145,24 @@ func TestResolvable(t *testing.T) {
 // corpusSchema is one tool's schemas from ../shared/corpus.
 type corpusSchema struct{ input, output json.RawMessage }
 
-// corpusSchemas returns the schemas of every tool of the shared corpus. It
-// fails when there is no corpus, so that a test built on it cannot pass by
-// checking nothing.
+// corpusSchemas returns the schemas of every tool of the shared corpus
+// (OCPGEN_CORPUS, or ../shared/corpus beside the module). Without a corpus
+// it fails under CI=true, so that CI cannot pass by checking nothing, and
+// elsewhere says so and returns none.
 func corpusSchemas(t *testing.T) []corpusSchema {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join("..", "..", "..", "..", "shared", "corpus", "*.tools.json"))
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no corpus snapshots in ../shared/corpus (err %v)", err)
+	var paths []string
+	for _, dir := range []string{os.Getenv("OCPGEN_CORPUS"), filepath.Join("..", "..", "..", "..", "shared", "corpus")} {
+		if dir != "" && len(paths) == 0 {
+			paths, _ = filepath.Glob(filepath.Join(dir, "*.tools.json"))
+		}
+	}
+	if len(paths) == 0 {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("corpus not found: set OCPGEN_CORPUS or check out ../shared")
+		}
+		t.Log("corpus not found (set OCPGEN_CORPUS): its schemas are not checked")
+		return nil
 	}
 	var out []corpusSchema
 	for _, p := range paths {
