@@ -1,4 +1,6 @@
-// Package vet holds ocpgen's vet check: an analyzer that reports calls to
+// Package vet holds ocpgen's vet checks. [ToolArgs] (ocptoolargs) reports
+// typed calls of a generated tool with another tool's arguments.
+// [Analyzer] (ocpbypass) reports calls to
 // the go-sdk's (*mcp.ClientSession).CallTool outside ocpgen's runtime and
 // the packages ocpgen generates. A Hub that calls an MCP server's tool
 // directly has bypassed its own authorization (§9) and confirm gate (§10):

@@ -1,7 +1,12 @@
-// Command ocpgen-vet reports calls to the go-sdk's
-// (*mcp.ClientSession).CallTool made outside ocpgen's runtime and the
-// packages ocpgen generates: such a call reaches the MCP server without the
-// Hub's authorization and confirm gate.
+// Command ocpgen-vet runs ocpgen's vet checks:
+//
+//   - ocpbypass reports calls to the go-sdk's (*mcp.ClientSession).CallTool
+//     made outside ocpgen's runtime and the packages ocpgen generates: such
+//     a call reaches the MCP server without the Hub's authorization and
+//     confirm gate;
+//   - ocptoolargs reports typed calls of a generated tool with another
+//     tool's arguments (X.Call(ctx, gate, p, YArgs{})), which the gate
+//     refuses.
 //
 // Use it as a vet tool or on its own:
 //
@@ -9,13 +14,13 @@
 //	go vet -vettool=$(which ocpgen-vet) ./...
 //	ocpgen-vet ./...
 //
-// "ocpgen vet ./..." runs the same check.
+// "ocpgen vet ./..." runs the same checks.
 package main
 
 import (
-	"golang.org/x/tools/go/analysis/singlechecker"
+	"golang.org/x/tools/go/analysis/multichecker"
 
 	"github.com/ocpgen/ocpgen/vet"
 )
 
-func main() { singlechecker.Main(vet.Analyzer) }
+func main() { multichecker.Main(vet.Analyzer, vet.ToolArgs) }

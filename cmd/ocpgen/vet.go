@@ -18,8 +18,10 @@ func cmdVet(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("vet", "[-tests=false] [packages]\n\n"+
 		"Reports calls to the go-sdk's (*mcp.ClientSession).CallTool outside ocpgen's\n"+
 		"runtime and generated code: they reach the MCP server without the Hub's\n"+
-		"authorization and confirm gate. The same check runs as\n"+
-		"go vet -vettool=$(which ocpgen-vet). Packages default to ./...", stderr)
+		"authorization and confirm gate (ocpbypass). Also reports typed calls of a\n"+
+		"generated tool with another tool's arguments, which the gate refuses\n"+
+		"(ocptoolargs). The same checks run as go vet -vettool=$(which ocpgen-vet).\n"+
+		"Packages default to ./...", stderr)
 	tests := fs.Bool("tests", true, "also check test files")
 	if err := fs.Parse(args); err != nil {
 		return parseError(err)
@@ -36,7 +38,7 @@ func cmdVet(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, d)
 	}
 	if len(diags) > 0 {
-		return fmt.Errorf("ocpgen vet: %d call(s) bypass the gate", len(diags))
+		return fmt.Errorf("ocpgen vet: %d finding(s)", len(diags))
 	}
 	return nil
 }
@@ -54,7 +56,7 @@ func parseError(err error) error {
 
 // vetPackages loads the packages matching patterns (from dir; "" is the
 // working directory; overlay replaces or adds files, by absolute path) and
-// runs the analyzer on them. It returns the
+// runs the analyzers on them. It returns the
 // findings as "file:line:col: message", sorted, or an error when a package
 // does not load or type-check.
 func vetPackages(dir string, tests bool, overlay map[string][]byte, patterns ...string) ([]string, error) {
@@ -69,7 +71,7 @@ func vetPackages(dir string, tests bool, overlay map[string][]byte, patterns ...
 	if len(pkgs) == 0 {
 		return nil, fmt.Errorf("ocpgen vet: no packages match %q", patterns)
 	}
-	graph, err := checker.Analyze([]*analysis.Analyzer{vet.Analyzer}, pkgs, nil)
+	graph, err := checker.Analyze([]*analysis.Analyzer{vet.Analyzer, vet.ToolArgs}, pkgs, nil)
 	if err != nil {
 		return nil, fmt.Errorf("ocpgen vet: %w", err)
 	}
