@@ -266,3 +266,43 @@ func writeArg(b *strings.Builder, v any) {
 		b.Write(out)
 	}
 }
+
+// Resources renders the resources that a call with args would touch, as the
+// gate's authorization step does: the resource template of the tool whose
+// argument struct args is (or points to), with these arguments. It fails
+// for arguments of no tool of g, and with [ErrMissingResourceArg].
+func (g *Gate) Resources(args Args) ([]string, error) {
+	gt, v, err := g.typedArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	return gt.resource.resources(v)
+}
+
+// ConfirmPrompt renders the confirm prompt that a call with args would show
+// to the peers, as the gate's confirm step does (writes only ask).
+func (g *Gate) ConfirmPrompt(args Args) (string, error) {
+	gt, v, err := g.typedArgs(args)
+	if err != nil {
+		return "", err
+	}
+	return gt.prompt.prompt(v), nil
+}
+
+// typedArgs finds args' tool and returns the argument struct, addressable.
+func (g *Gate) typedArgs(args Args) (*gateTool, reflect.Value, error) {
+	var gt *gateTool
+	if g != nil {
+		gt = g.byType[argsStructType(args)]
+	}
+	if gt == nil || isNilPointer(args) {
+		return nil, reflect.Value{}, fmt.Errorf("ocp gate: %T is not the arguments of a tool of this gate", args)
+	}
+	v := reflect.ValueOf(args)
+	if v.Kind() == reflect.Pointer {
+		return gt, v.Elem(), nil
+	}
+	c := reflect.New(gt.typ).Elem()
+	c.Set(v)
+	return gt, c, nil
+}

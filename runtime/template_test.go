@@ -123,3 +123,31 @@ func TestPromptTemplates(t *testing.T) {
 		t.Errorf("default prompt:\n got %s\nwant %s", got, want)
 	}
 }
+
+// Gate.Resources and Gate.ConfirmPrompt render what the gate's steps 3 and
+// 4 would, for a value or a pointer, and refuse other arguments.
+func TestGateRendersTemplates(t *testing.T) {
+	h := newHarness(t, true, nil)
+	for _, a := range []Args{DeleteEntitiesArgs{EntityNames: []string{"a/b", "c"}}, &DeleteEntitiesArgs{EntityNames: []string{"a/b", "c"}}} {
+		rs, err := h.g.Resources(a)
+		if want := []string{"graph/a%2Fb", "graph/c"}; err != nil || !slices.Equal(rs, want) {
+			t.Errorf("Resources(%T) = %q, %v; want %q", a, rs, err, want)
+		}
+		p, err := h.g.ConfirmPrompt(a)
+		if want := `Delete ["a/b","c"]?`; err != nil || p != want {
+			t.Errorf("ConfirmPrompt(%T) = %q, %v; want %q", a, p, err, want)
+		}
+	}
+	if _, err := h.g.Resources(DeleteEntitiesArgs{}); !errors.Is(err, ErrMissingResourceArg) {
+		t.Errorf("empty array: %v", err)
+	}
+	type stray struct{ Read }
+	for _, a := range []Args{stray{}, nil, (*DeleteEntitiesArgs)(nil)} {
+		if _, err := h.g.Resources(a); err == nil {
+			t.Errorf("Resources(%#v): no error", a)
+		}
+		if _, err := h.g.ConfirmPrompt(a); err == nil {
+			t.Errorf("ConfirmPrompt(%#v): no error", a)
+		}
+	}
+}
