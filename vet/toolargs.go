@@ -73,7 +73,7 @@ func runToolArgs(pass *analysis.Pass) (any, error) {
 			continue
 		}
 		s, ok := pass.TypesInfo.Selections[sel]
-		if !ok || s.Kind() != types.MethodVal || !isRuntimeToolMethod(s.Obj(), "Call") {
+		if !ok || s.Kind() != types.MethodVal || !isMethodOf(s.Obj(), RuntimePath, "Tool", "Call") {
 			continue
 		}
 		tool := toolVar(pass, sel.X)
@@ -157,22 +157,4 @@ func byName(p *types.Package) string { return p.Name() }
 func isRuntimeTool(t types.Type) bool {
 	named, ok := types.Unalias(t).(*types.Named)
 	return ok && named.Obj().Name() == "Tool" && named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == RuntimePath
-}
-
-// isRuntimeToolMethod reports whether obj is the method name of
-// *runtime.Tool.
-func isRuntimeToolMethod(obj types.Object, name string) bool {
-	fn, ok := obj.(*types.Func)
-	if !ok || fn.Name() != name {
-		return false
-	}
-	recv := fn.Signature().Recv()
-	if recv == nil {
-		return false
-	}
-	t := recv.Type()
-	if p, ok := t.(*types.Pointer); ok {
-		t = p.Elem()
-	}
-	return isRuntimeTool(t)
 }

@@ -118,8 +118,14 @@ func fileOf(pass *analysis.Pass, n ast.Node) *ast.File {
 // isClientSessionCallTool reports whether obj is the method CallTool of
 // *mcp.ClientSession.
 func isClientSessionCallTool(obj types.Object) bool {
+	return isMethodOf(obj, MCPPath, "ClientSession", "CallTool")
+}
+
+// isMethodOf reports whether obj is the method named method of the type
+// pkgPath.typeName (value or pointer receiver).
+func isMethodOf(obj types.Object, pkgPath, typeName, method string) bool {
 	fn, ok := obj.(*types.Func)
-	if !ok || fn.Name() != "CallTool" || fn.Pkg() == nil || fn.Pkg().Path() != MCPPath {
+	if !ok || fn.Name() != method || fn.Pkg() == nil || fn.Pkg().Path() != pkgPath {
 		return false
 	}
 	recv := fn.Signature().Recv()
@@ -131,5 +137,5 @@ func isClientSessionCallTool(obj types.Object) bool {
 		t = p.Elem()
 	}
 	named, ok := types.Unalias(t).(*types.Named)
-	return ok && named.Obj().Name() == "ClientSession"
+	return ok && named.Obj().Name() == typeName
 }
