@@ -503,6 +503,27 @@ func advNames(all []ocprt.ToolsAdvertise) string {
 	return strings.Join(parts, " ")
 }
 
+// snapshotTwice runs ocpgen snapshot on the server that the source flags
+// name (-command or -url) into first and then into second, fails unless the
+// two files are byte for byte the same, and returns the snapshot.
+func snapshotTwice(t *testing.T, env []string, first, second string, source ...string) []byte {
+	t.Helper()
+	runOcpgen(t, ".", env, append(append([]string{"snapshot"}, source...), "-o", first)...)
+	runOcpgen(t, ".", env, append(append([]string{"snapshot"}, source...), "-o", second)...)
+	a, err := os.ReadFile(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) {
+		t.Fatalf("two snapshots of the same server differ:\n--- first\n%s\n--- second\n%s", a, b)
+	}
+	return a
+}
+
 // syncBuffer is an io.Writer safe for concurrent use, for audit logs.
 type syncBuffer struct {
 	mu sync.Mutex

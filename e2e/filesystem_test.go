@@ -33,19 +33,7 @@ func TestFilesystemPipeline(t *testing.T) {
 
 	in := t.TempDir()
 	first, second := filepath.Join(in, "filesystem.tools.json"), filepath.Join(tmp, "second.tools.json")
-	runOcpgen(t, ".", nil, "snapshot", "-command", command, "-o", first)
-	runOcpgen(t, ".", nil, "snapshot", "-command", command, "-o", second)
-	a, err := os.ReadFile(first)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(a, b) {
-		t.Fatalf("two snapshots of the same server differ:\n--- first\n%s\n--- second\n%s", a, b)
-	}
+	a := snapshotTwice(t, nil, first, second, "-command", command)
 	snap := parseSnapshot(t, "snapshot", a)
 	tools := toolNames(t, snap)
 	// A few tools every recent server-filesystem has; the generated

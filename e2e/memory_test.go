@@ -44,19 +44,7 @@ func TestMemoryPipeline(t *testing.T) {
 
 	// snapshot, twice.
 	first, second := filepath.Join(tmp, "first.tools.json"), filepath.Join(tmp, "second.tools.json")
-	runOcpgen(t, ".", env, "snapshot", "-command", command, "-o", first)
-	runOcpgen(t, ".", env, "snapshot", "-command", command, "-o", second)
-	a, err := os.ReadFile(first)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(a, b) {
-		t.Fatalf("two snapshots of the same server differ:\n--- first\n%s\n--- second\n%s", a, b)
-	}
+	a := snapshotTwice(t, env, first, second, "-command", command)
 	if _, err := os.Stat(filepath.Join(tmp, "memory.jsonl")); err == nil {
 		t.Errorf("listing the tools made the server write its memory file")
 	}

@@ -158,37 +158,14 @@ func TestSynthCatalogueGenerates(t *testing.T) {
 	requireTypeChecks(t, []tcPackage{{name: "synth100", files: res.Files}})
 }
 
-// benchCorpus finds the shared corpus, or skips.
+// benchCorpus returns the snapshots of the shared corpus (see corpusDir).
 func benchCorpus(b *testing.B) []string {
 	b.Helper()
-	for _, c := range []string{os.Getenv("OCPGEN_CORPUS"), filepath.Join(moduleRootB(b), "..", "shared", "corpus"), "/work/shared/corpus"} {
-		if c == "" {
-			continue
-		}
-		if m, _ := filepath.Glob(filepath.Join(c, "*.tools.json")); len(m) > 0 {
-			return m
-		}
-	}
-	b.Skip("corpus not found; set OCPGEN_CORPUS")
-	return nil
-}
-
-func moduleRootB(b *testing.B) string {
-	b.Helper()
-	dir, err := os.Getwd()
+	m, err := filepath.Glob(filepath.Join(corpusDir(b), "*.tools.json"))
 	if err != nil {
 		b.Fatal(err)
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			b.Fatal("go.mod not found")
-		}
-		dir = parent
-	}
+	return m
 }
 
 func serverName(path string) string {
@@ -447,15 +424,11 @@ func (bp *benchPackages) build(b *testing.B) {
 }
 
 func BenchmarkBuild(b *testing.B) {
-	root := moduleRootB(b)
+	root := moduleRoot(b)
 	// Generated packages import the runtime, so they are built inside this
 	// module, in a directory whose name starts with "_" (./... never sees it).
 	inModule := func(b *testing.B) (*benchPackages, string) {
-		dir, err := os.MkdirTemp(root, "_bench-")
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.Cleanup(func() { os.RemoveAll(dir) })
+		dir, _ := moduleTempDir(b, "_bench-")
 		return &benchPackages{modDir: root, dirs: map[string]string{}}, dir
 	}
 	b.Run("ocpgen-corpus", func(b *testing.B) {

@@ -142,7 +142,7 @@ func itoa(i int) string {
 
 // corpusDir finds the shared corpus of real tools/list results. With CI=true
 // a missing corpus fails the test instead of skipping it.
-func corpusDir(t *testing.T) string {
+func corpusDir(t testing.TB) string {
 	t.Helper()
 	candidates := []string{
 		os.Getenv("OCPGEN_CORPUS"),

@@ -330,16 +330,7 @@ type rtOut struct {
 func runDriver(t *testing.T, pkgs []tcPackage, samples []rtSample) []rtOut {
 	t.Helper()
 	root := moduleRoot(t)
-	dir, err := os.MkdirTemp(root, "_roundtrip-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	rel, err := filepath.Rel(root, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	importBase := "github.com/ocpgen/ocpgen/" + filepath.ToSlash(rel)
+	dir, importBase := moduleTempDir(t, "_roundtrip-")
 	keys := map[string]bool{}
 	for _, s := range samples {
 		keys[s.Key] = true
@@ -455,7 +446,7 @@ func runDriver(t *testing.T, pkgs []tcPackage, samples []rtSample) []rtOut {
 		input.Write(line)
 		input.WriteByte('\n')
 	}
-	cmd := exec.Command("go", "run", "./"+filepath.ToSlash(filepath.Join(rel, "driver")))
+	cmd := exec.Command("go", "run", importBase+"/driver")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
 	cmd.Stdin = &input

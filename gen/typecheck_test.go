@@ -12,7 +12,7 @@ import (
 )
 
 // moduleRoot returns the directory of this module's go.mod.
-func moduleRoot(t *testing.T) string {
+func moduleRoot(t testing.TB) string {
 	t.Helper()
 	dir, err := os.Getwd()
 	if err != nil {
@@ -41,14 +41,13 @@ type tcPackage struct {
 	gate bool
 }
 
-// typeCheck writes the packages into a temporary directory inside the module
-// (its name starts with "_", so ./... patterns never see it) and type-checks
-// them all with one go/packages load. It returns each package's errors, by
-// package name; a package without errors is absent.
-func typeCheck(t *testing.T, pkgs []tcPackage) map[string][]string {
+// moduleTempDir makes a temporary directory inside the module, removed
+// when the test ends, whose name starts with prefix ("_…", so ./... never
+// sees it). It returns the directory and its import path.
+func moduleTempDir(t testing.TB, prefix string) (dir, importPath string) {
 	t.Helper()
 	root := moduleRoot(t)
-	dir, err := os.MkdirTemp(root, "_typecheck-")
+	dir, err := os.MkdirTemp(root, prefix)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +56,17 @@ func typeCheck(t *testing.T, pkgs []tcPackage) map[string][]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	importBase := "github.com/ocpgen/ocpgen/" + filepath.ToSlash(rel)
+	return dir, "github.com/ocpgen/ocpgen/" + filepath.ToSlash(rel)
+}
+
+// typeCheck writes the packages into a temporary directory inside the module
+// (its name starts with "_", so ./... patterns never see it) and type-checks
+// them all with one go/packages load. It returns each package's errors, by
+// package name; a package without errors is absent.
+func typeCheck(t *testing.T, pkgs []tcPackage) map[string][]string {
+	t.Helper()
+	root := moduleRoot(t)
+	dir, importBase := moduleTempDir(t, "_typecheck-")
 	patterns := make([]string, 0, len(pkgs))
 	byPath := map[string]string{}
 	for _, p := range pkgs {
@@ -72,7 +81,7 @@ func typeCheck(t *testing.T, pkgs []tcPackage) map[string][]string {
 				t.Fatal(err)
 			}
 		}
-		patterns = append(patterns, "./"+filepath.ToSlash(filepath.Join(rel, p.name)))
+		patterns = append(patterns, importBase+"/"+p.name)
 		byPath[importBase+"/"+p.name] = p.name
 	}
 	cfg := &packages.Config{

@@ -89,6 +89,24 @@ func (t *tape) parse(s string) error {
 	return nil
 }
 
+// next consumes what follows a member or an element: a comma (another
+// follows: true) or the closing byte of its object or array (false).
+func (t *tape) next(closing byte) (bool, error) {
+	t.skipSpace()
+	if t.pos >= len(t.src) {
+		return false, errTapeEOF
+	}
+	switch t.src[t.pos] {
+	case ',':
+		t.pos++
+		return true, nil
+	case closing:
+		t.pos++
+		return false, nil
+	}
+	return false, errTapeSyntax
+}
+
 func (t *tape) skipSpace() {
 	for t.pos < len(t.src) {
 		switch t.src[t.pos] {
@@ -147,19 +165,11 @@ func (t *tape) value(key string, depth int) error {
 					return err
 				}
 				n++
-				t.skipSpace()
-				if t.pos >= len(t.src) {
-					return errTapeEOF
+				if more, err := t.next('}'); err != nil {
+					return err
+				} else if !more {
+					break
 				}
-				if t.src[t.pos] == ',' {
-					t.pos++
-					continue
-				}
-				if t.src[t.pos] != '}' {
-					return errTapeSyntax
-				}
-				t.pos++
-				break
 			}
 		}
 		t.nodes[i].n = n
@@ -176,19 +186,11 @@ func (t *tape) value(key string, depth int) error {
 					return err
 				}
 				n++
-				t.skipSpace()
-				if t.pos >= len(t.src) {
-					return errTapeEOF
+				if more, err := t.next(']'); err != nil {
+					return err
+				} else if !more {
+					break
 				}
-				if t.src[t.pos] == ',' {
-					t.pos++
-					continue
-				}
-				if t.src[t.pos] != ']' {
-					return errTapeSyntax
-				}
-				t.pos++
-				break
 			}
 		}
 		t.nodes[i].n = n

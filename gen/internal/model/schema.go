@@ -939,21 +939,25 @@ func (b *schemaBuilder) intEnum(vals []int64, name string) mapped {
 	return mapped{t: e}
 }
 
+// allOfMember returns an allOf member, its $ref followed, or a reason.
+func (b *schemaBuilder) allOfMember(sub *jsonschema.Schema) (*jsonschema.Schema, string) {
+	if sub == nil {
+		return nil, "empty allOf member"
+	}
+	if sub.Ref != "" {
+		return b.deref(sub)
+	}
+	return sub, ""
+}
+
 // mergeAllOf merges an allOf of objects into one object schema.
 func (b *schemaBuilder) mergeAllOf(s *jsonschema.Schema) (*jsonschema.Schema, string) {
 	m := *s
 	m.AllOf = nil
 	if len(s.AllOf) == 1 && len(typeList(s)) == 0 && len(s.Properties) == 0 && s.Ref == "" {
-		sub := s.AllOf[0]
-		if sub == nil {
-			return nil, "empty allOf member"
-		}
-		if sub.Ref != "" {
-			t, reason := b.deref(sub)
-			if reason != "" {
-				return nil, reason
-			}
-			sub = t
+		sub, reason := b.allOfMember(s.AllOf[0])
+		if reason != "" {
+			return nil, reason
 		}
 		c := *sub
 		if s.Description != "" {
@@ -974,15 +978,9 @@ func (b *schemaBuilder) mergeAllOf(s *jsonschema.Schema) (*jsonschema.Schema, st
 	}
 	m.Required = slices.Clone(s.Required)
 	for _, sub := range s.AllOf {
-		if sub == nil {
-			return nil, "empty allOf member"
-		}
-		if sub.Ref != "" {
-			t, reason := b.deref(sub)
-			if reason != "" {
-				return nil, reason
-			}
-			sub = t
+		sub, reason := b.allOfMember(sub)
+		if reason != "" {
+			return nil, reason
 		}
 		if !objectish(sub) || len(sub.AllOf) > 0 || len(sub.AnyOf) > 0 || len(sub.OneOf) > 0 {
 			return nil, "allOf of a non-object (or nested composition)"
