@@ -27,5 +27,24 @@ targets=(
 for t in "${targets[@]}"; do
   read -r pkg name <<<"$t"
   echo "== fuzz $pkg $name ($FUZZTIME)"
-  go test "$pkg" -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME"
+  dir="$pkg/testdata/fuzz/$name"
+  before=$(ls "$dir" 2>/dev/null | sort || true)
+  log=$(mktemp)
+  if go test "$pkg" -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" 2>&1 | tee "$log"; then
+    rm -f "$log"
+    continue
+  fi
+  after=$(ls "$dir" 2>/dev/null | sort || true)
+  # Go 1.26's fuzz coordinator can fail a target with a bare "context
+  # deadline exceeded" when -fuzztime ends while a worker is mid-call
+  # (golang/go#75804, fixed in Go 1.27). That is not a finding: no input
+  # is written. Anything else, or any new input, fails the script.
+  if [[ "$before" == "$after" ]] && grep -q '^    context deadline exceeded$' "$log" &&
+    ! grep -q 'Failing input written' "$log"; then
+    echo "== fuzz $pkg $name: the fuzz coordinator's deadline race (golang/go#75804), no input found; not a failure"
+    rm -f "$log"
+    continue
+  fi
+  rm -f "$log"
+  exit 1
 done
