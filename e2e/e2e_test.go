@@ -16,7 +16,7 @@ import (
 
 	"go.uber.org/goleak"
 
-	ocprt "github.com/ocpgen/ocpgen/runtime"
+	ocp "github.com/ocpgen/ocpgen/runtime/ocp"
 )
 
 // Environment variables the tests read.
@@ -334,27 +334,27 @@ func toolNames(t *testing.T, s snapshotFile) []string {
 
 // confirms collects the confirm requests a broker publishes.
 type confirms struct {
-	ch   chan ocprt.ConfirmRequest
+	ch   chan ocp.ConfirmRequest
 	stop func()
 }
 
-func watchConfirms(t *testing.T, b ocprt.ConfirmBroker) *confirms {
+func watchConfirms(t *testing.T, b ocp.ConfirmBroker) *confirms {
 	t.Helper()
-	c := &confirms{ch: make(chan ocprt.ConfirmRequest, 16)}
-	c.stop = b.Subscribe(func(r ocprt.ConfirmRequest) { c.ch <- r })
+	c := &confirms{ch: make(chan ocp.ConfirmRequest, 16)}
+	c.stop = b.Subscribe(func(r ocp.ConfirmRequest) { c.ch <- r })
 	t.Cleanup(c.stop)
 	return c
 }
 
 // next returns the next published confirm request.
-func (c *confirms) next(t *testing.T) ocprt.ConfirmRequest {
+func (c *confirms) next(t *testing.T) ocp.ConfirmRequest {
 	t.Helper()
 	select {
 	case r := <-c.ch:
 		return r
 	case <-time.After(bound):
 		t.Fatalf("no confirm request was published within %v", bound)
-		return ocprt.ConfirmRequest{}
+		return ocp.ConfirmRequest{}
 	}
 }
 
@@ -371,26 +371,26 @@ func (c *confirms) none(t *testing.T) {
 }
 
 // async runs a call on its own goroutine; the result arrives on the channel.
-func async(call func() ocprt.ActionResult) <-chan ocprt.ActionResult {
-	ch := make(chan ocprt.ActionResult, 1)
+func async(call func() ocp.ActionResult) <-chan ocp.ActionResult {
+	ch := make(chan ocp.ActionResult, 1)
 	go func() { ch <- call() }()
 	return ch
 }
 
 // await returns the result of an async call.
-func await(t *testing.T, ch <-chan ocprt.ActionResult) ocprt.ActionResult {
+func await(t *testing.T, ch <-chan ocp.ActionResult) ocp.ActionResult {
 	t.Helper()
 	select {
 	case r := <-ch:
 		return r
 	case <-time.After(bound):
 		t.Fatalf("the call did not return within %v", bound)
-		return ocprt.ActionResult{}
+		return ocp.ActionResult{}
 	}
 }
 
 // mustOK fails the test unless r is ok, and returns its output.
-func mustOK(t *testing.T, what string, r ocprt.ActionResult) json.RawMessage {
+func mustOK(t *testing.T, what string, r ocp.ActionResult) json.RawMessage {
 	t.Helper()
 	if !r.OK {
 		t.Fatalf("%s: not ok: reason %q, error %q", what, r.Reason, r.Error)
@@ -400,7 +400,7 @@ func mustOK(t *testing.T, what string, r ocprt.ActionResult) json.RawMessage {
 
 // mustRefuse fails the test unless r is a refusal for reason with exactly
 // the error text want and no output.
-func mustRefuse(t *testing.T, what string, r ocprt.ActionResult, reason ocprt.Reason, want string) {
+func mustRefuse(t *testing.T, what string, r ocp.ActionResult, reason ocp.Reason, want string) {
 	t.Helper()
 	if r.OK || r.Reason != reason || r.Error != want || len(r.Output) != 0 {
 		t.Fatalf("%s: got ok=%v reason=%q error=%q output=%s; want a refusal %q with error %q", what, r.OK, r.Reason, r.Error, r.Output, reason, want)
@@ -410,16 +410,16 @@ func mustRefuse(t *testing.T, what string, r ocprt.ActionResult, reason ocprt.Re
 // mustFail fails the test unless r is reason "failed" with exactly the
 // tool's safe failure text and a reference id, and none of the canaries
 // (bits of the server's error or its address) appears anywhere in it.
-func mustFail(t *testing.T, what string, r ocprt.ActionResult, failure string, canaries ...string) {
+func mustFail(t *testing.T, what string, r ocp.ActionResult, failure string, canaries ...string) {
 	t.Helper()
-	if r.OK || r.Reason != ocprt.ReasonFailed || r.Ref == "" || r.Error != failure+" (ref "+r.Ref+")" || len(r.Output) != 0 {
+	if r.OK || r.Reason != ocp.ReasonFailed || r.Ref == "" || r.Error != failure+" (ref "+r.Ref+")" || len(r.Output) != 0 {
 		t.Fatalf("%s: got ok=%v reason=%q error=%q ref=%q output=%s; want failed with %q and a ref", what, r.OK, r.Reason, r.Error, r.Ref, r.Output, failure)
 	}
 	noLeak(t, what, r, canaries...)
 }
 
 // noLeak fails the test if any canary appears in the wire form of r.
-func noLeak(t *testing.T, what string, r ocprt.ActionResult, canaries ...string) {
+func noLeak(t *testing.T, what string, r ocp.ActionResult, canaries ...string) {
 	t.Helper()
 	b, err := json.Marshal(r)
 	if err != nil {
@@ -445,7 +445,7 @@ func decode[T any](t *testing.T, what string, out json.RawMessage) T {
 // advertisements records what a gate advertises, in order.
 type advertisements struct {
 	mu     sync.Mutex
-	all    []ocprt.ToolsAdvertise
+	all    []ocp.ToolsAdvertise
 	notify chan struct{} // capacity 1: "something new"
 }
 
@@ -454,7 +454,7 @@ func newAdvertisements() *advertisements {
 }
 
 // record is a Config.Advertise callback.
-func (a *advertisements) record(adv ocprt.ToolsAdvertise) {
+func (a *advertisements) record(adv ocp.ToolsAdvertise) {
 	a.mu.Lock()
 	a.all = append(a.all, adv)
 	a.mu.Unlock()
@@ -465,14 +465,14 @@ func (a *advertisements) record(adv ocprt.ToolsAdvertise) {
 }
 
 // snapshot returns the advertisements so far.
-func (a *advertisements) snapshot() []ocprt.ToolsAdvertise {
+func (a *advertisements) snapshot() []ocp.ToolsAdvertise {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return append([]ocprt.ToolsAdvertise(nil), a.all...)
+	return append([]ocp.ToolsAdvertise(nil), a.all...)
 }
 
 // waitFor waits until cond holds for the advertisements so far.
-func (a *advertisements) waitFor(ctx context.Context, t *testing.T, what string, cond func([]ocprt.ToolsAdvertise) bool) {
+func (a *advertisements) waitFor(ctx context.Context, t *testing.T, what string, cond func([]ocp.ToolsAdvertise) bool) {
 	t.Helper()
 	for {
 		if cond(a.snapshot()) {
@@ -487,7 +487,7 @@ func (a *advertisements) waitFor(ctx context.Context, t *testing.T, what string,
 }
 
 // names returns the tool names of adv.
-func names(adv ocprt.ToolsAdvertise) []string {
+func names(adv ocp.ToolsAdvertise) []string {
 	out := make([]string, len(adv.Tools))
 	for i, td := range adv.Tools {
 		out[i] = td.Name
@@ -495,7 +495,7 @@ func names(adv ocprt.ToolsAdvertise) []string {
 	return out
 }
 
-func advNames(all []ocprt.ToolsAdvertise) string {
+func advNames(all []ocp.ToolsAdvertise) string {
 	parts := make([]string, len(all))
 	for i, a := range all {
 		parts[i] = fmt.Sprint(names(a))

@@ -59,10 +59,10 @@ func TestFilesystemPipeline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(catalogue), "_ ocprt.WriteArgs"); n != len(tools) {
+	if n := strings.Count(string(catalogue), "_ ocpimpl.WriteArgs"); n != len(tools) {
 		t.Errorf("catalogue.go asserts %d write markers, want one per tool (%d):\n%s", n, len(tools), catalogue)
 	}
-	if strings.Contains(string(catalogue), "ocprt.ReadArgs") {
+	if strings.Contains(string(catalogue), "ocpimpl.ReadArgs") {
 		t.Errorf("an unedited skeleton generated a read:\n%s", catalogue)
 	}
 }
@@ -107,7 +107,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	fsocp "IMPORT"
-	ocprt "github.com/ocpgen/ocpgen/runtime"
+	ocp "github.com/ocpgen/ocpgen/runtime/ocp"
 )
 
 func main() {
@@ -120,32 +120,38 @@ func main() {
 
 func run(node, entry, root, outside string) error {
 	ctx := context.Background()
-	broker := ocprt.NewMemoryBroker()
-	confirms := make(chan ocprt.ConfirmRequest, 4)
-	defer broker.Subscribe(func(r ocprt.ConfirmRequest) { confirms <- r })()
-	g, client, err := ocprt.DialGate(ctx, ocprt.Config{
-		Catalogue: fsocp.Catalogue,
-		ACL:       ocprt.AllowAllResources,
-		Broker:    broker,
-	}, func(context.Context) (mcp.Transport, error) {
+	broker := ocp.NewMemoryBroker()
+	confirms := make(chan ocp.ConfirmRequest, 4)
+	defer broker.Subscribe(func(r ocp.ConfirmRequest) { confirms <- r })()
+	client, err := ocp.Dial(ctx, func(context.Context) (mcp.Transport, error) {
 		return &mcp.CommandTransport{Command: exec.Command(node, entry, root)}, nil
-	}, ocprt.ClientOptions{})
+	}, ocp.ClientOptions{})
 	if err != nil {
+		return err
+	}
+	g, err := ocp.NewGate(ocp.Config{
+		Server:    client,
+		Catalogue: fsocp.Catalogue,
+		ACL:       ocp.AllowAllResources,
+		Broker:    broker,
+	})
+	if err != nil {
+		client.Close()
 		return err
 	}
 	defer client.Close()
 
-	next := func() (ocprt.ConfirmRequest, error) {
+	next := func() (ocp.ConfirmRequest, error) {
 		select {
 		case r := <-confirms:
 			return r, nil
 		case <-time.After(time.Minute):
-			return ocprt.ConfirmRequest{}, fmt.Errorf("no confirm request was published")
+			return ocp.ConfirmRequest{}, fmt.Errorf("no confirm request was published")
 		}
 	}
-	reader := ocprt.Principal{ID: "ann", Tier: "visitor", Scopes: []string{"fs.read"}, Peer: "model"}
-	writer := ocprt.Principal{ID: "ann", Tier: "member", Scopes: []string{"fs.read", "fs.write"}, Peer: "model"}
-	peer := ocprt.Principal{ID: "bob", Tier: "member", Peer: "phone"}
+	reader := ocp.Principal{ID: "ann", Tier: "visitor", Scopes: []string{"fs.read"}, Peer: "model"}
+	writer := ocp.Principal{ID: "ann", Tier: "member", Scopes: []string{"fs.read", "fs.write"}, Peer: "model"}
+	peer := ocp.Principal{ID: "bob", Tier: "member", Peer: "phone"}
 
 	adv := g.Advertisement()
 	if len(adv.Tools) != len(fsocp.Catalogue.Tools()) {
@@ -159,15 +165,15 @@ func run(node, entry, root, outside string) error {
 	}
 
 	// A read.
-	r := fsocp.ReadTextFile.Call(ctx, g, reader, fsocp.ReadTextFileArgs{Path: root + "/hello.txt"})
+	r := g.Call(ctx, reader, fsocp.ReadTextFileArgs{Path: root + "/hello.txt"})
 	if !r.OK || !strings.Contains(string(r.Output), "hello") {
 		return fmt.Errorf("read_text_file: %+v", r)
 	}
 
 	// A write, held until the peer approves.
-	done := make(chan ocprt.ActionResult, 1)
+	done := make(chan ocp.ActionResult, 1)
 	go func() {
-		done <- fsocp.WriteFile.Call(ctx, g, writer, fsocp.WriteFileArgs{Path: root + "/approved.txt", Content: "approved\n"})
+		done <- g.Call(ctx, writer, fsocp.WriteFileArgs{Path: root + "/approved.txt", Content: "approved\n"})
 	}()
 	req, err := next()
 	if err != nil {
@@ -176,7 +182,7 @@ func run(node, entry, root, outside string) error {
 	if _, err := os.Stat(root + "/approved.txt"); err == nil {
 		return fmt.Errorf("the file exists before the confirm resolved")
 	}
-	if err := g.Resolve(ctx, peer, ocprt.ConfirmDecision{ID: req.ID, Approve: true, Digest: req.Digest}); err != nil {
+	if err := g.Resolve(ctx, peer, ocp.ConfirmDecision{ID: req.ID, Approve: true, Digest: req.Digest}); err != nil {
 		return err
 	}
 	if r := <-done; !r.OK {
@@ -185,25 +191,25 @@ func run(node, entry, root, outside string) error {
 
 	// A denied write.
 	go func() {
-		done <- fsocp.WriteFile.Call(ctx, g, writer, fsocp.WriteFileArgs{Path: root + "/denied.txt", Content: "denied\n"})
+		done <- g.Call(ctx, writer, fsocp.WriteFileArgs{Path: root + "/denied.txt", Content: "denied\n"})
 	}()
 	if req, err = next(); err != nil {
 		return err
 	}
-	if err := g.Resolve(ctx, peer, ocprt.ConfirmDecision{ID: req.ID, Approve: false, Digest: req.Digest}); err != nil {
+	if err := g.Resolve(ctx, peer, ocp.ConfirmDecision{ID: req.ID, Approve: false, Digest: req.Digest}); err != nil {
 		return err
 	}
-	if r := <-done; r.OK || r.Reason != ocprt.ReasonDenied {
+	if r := <-done; r.OK || r.Reason != ocp.ReasonDenied {
 		return fmt.Errorf("denied write_file: %+v", r)
 	}
 
 	// A tool the classification does not list is a write at the default
 	// tier: it asks for a confirm (denied here), and the reader may not.
-	if r := fsocp.CreateDirectory.Call(ctx, g, reader, fsocp.CreateDirectoryArgs{Path: root + "/sub"}); r.Reason != ocprt.ReasonForbidden {
+	if r := g.Call(ctx, reader, fsocp.CreateDirectoryArgs{Path: root + "/sub"}); r.Reason != ocp.ReasonForbidden {
 		return fmt.Errorf("unclassified create_directory as a visitor: %+v", r)
 	}
 	go func() {
-		done <- fsocp.CreateDirectory.Call(ctx, g, writer, fsocp.CreateDirectoryArgs{Path: root + "/sub"})
+		done <- g.Call(ctx, writer, fsocp.CreateDirectoryArgs{Path: root + "/sub"})
 	}()
 	if req, err = next(); err != nil {
 		return err
@@ -211,26 +217,26 @@ func run(node, entry, root, outside string) error {
 	if req.Tool != "create_directory" {
 		return fmt.Errorf("confirm for %q", req.Tool)
 	}
-	if err := g.Resolve(ctx, peer, ocprt.ConfirmDecision{ID: req.ID, Approve: false, Digest: req.Digest}); err != nil {
+	if err := g.Resolve(ctx, peer, ocp.ConfirmDecision{ID: req.ID, Approve: false, Digest: req.Digest}); err != nil {
 		return err
 	}
-	if r := <-done; r.Reason != ocprt.ReasonDenied {
+	if r := <-done; r.Reason != ocp.ReasonDenied {
 		return fmt.Errorf("denied create_directory: %+v", r)
 	}
 
 	// Outside the allowed directory the server refuses; its error text
 	// (which names paths) does not reach the result.
 	go func() {
-		done <- fsocp.WriteFile.Call(ctx, g, writer, fsocp.WriteFileArgs{Path: outside, Content: "x"})
+		done <- g.Call(ctx, writer, fsocp.WriteFileArgs{Path: outside, Content: "x"})
 	}()
 	if req, err = next(); err != nil {
 		return err
 	}
-	if err := g.Resolve(ctx, peer, ocprt.ConfirmDecision{ID: req.ID, Approve: true, Digest: req.Digest}); err != nil {
+	if err := g.Resolve(ctx, peer, ocp.ConfirmDecision{ID: req.ID, Approve: true, Digest: req.Digest}); err != nil {
 		return err
 	}
 	r = <-done
-	if r.OK || r.Reason != ocprt.ReasonFailed || !strings.HasPrefix(r.Error, "Could not write that file. (ref ") || strings.Contains(r.Error, outside) || strings.Contains(r.Error, "denied") {
+	if r.OK || r.Reason != ocp.ReasonFailed || !strings.HasPrefix(r.Error, "Could not write that file. (ref ") || strings.Contains(r.Error, outside) || strings.Contains(r.Error, "denied") {
 		return fmt.Errorf("write_file outside the root: %+v", r)
 	}
 	return nil

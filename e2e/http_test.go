@@ -20,7 +20,7 @@ import (
 
 	"github.com/ocpgen/ocpgen/examples/tickets/ticketsocp"
 	"github.com/ocpgen/ocpgen/ocpgentest"
-	ocprt "github.com/ocpgen/ocpgen/runtime"
+	ocp "github.com/ocpgen/ocpgen/runtime/ocp"
 )
 
 // ticketTools are the example desk's tools, all generated and classified.
@@ -173,22 +173,28 @@ func TestTicketsHTTP(t *testing.T) {
 	// idle connections can be closed at the end.
 	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	defer hc.CloseIdleConnections()
-	broker := ocprt.NewMemoryBroker()
+	broker := ocp.NewMemoryBroker()
 	confirms := watchConfirms(t, broker)
 	advs := newAdvertisements()
 	audit := &syncBuffer{}
 	logger := slog.New(slog.NewJSONHandler(audit, nil))
-	g, client, err := ocprt.DialGate(ctx, ocprt.Config{
+	client, err := ocp.Dial(ctx, func(context.Context) (mcp.Transport, error) {
+		return &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil
+	}, ocp.ClientOptions{Audit: logger})
+	if err != nil {
+		t.Fatalf("Dial: %v", err)
+	}
+	g, err := ocp.NewGate(ocp.Config{
+		Server:    client,
 		Catalogue: ticketsocp.Catalogue,
-		ACL:       ocprt.AllowAllResources,
+		ACL:       ocp.AllowAllResources,
 		Broker:    broker,
 		Audit:     logger,
 		Advertise: advs.record,
-	}, func(context.Context) (mcp.Transport, error) {
-		return &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil
-	}, ocprt.ClientOptions{Audit: logger})
+	})
 	if err != nil {
-		t.Fatalf("DialGate: %v", err)
+		client.Close()
+		t.Fatalf("NewGate: %v", err)
 	}
 	closed := false
 	defer func() {
@@ -202,12 +208,12 @@ func TestTicketsHTTP(t *testing.T) {
 
 	list := func(what string) ticketList {
 		t.Helper()
-		out := mustOK(t, what, ticketsocp.ListTickets.Call(ctx, g, visitor, ticketsocp.ListTicketsArgs{}))
+		out := mustOK(t, what, g.Call(ctx, visitor, ticketsocp.ListTicketsArgs{}))
 		return decode[ticketList](t, what, out)
 	}
-	approve := func(req ocprt.ConfirmRequest, yes bool) {
+	approve := func(req ocp.ConfirmRequest, yes bool) {
 		t.Helper()
-		if err := g.Resolve(ctx, approver, ocprt.ConfirmDecision{ID: req.ID, Approve: yes, Digest: req.Digest}); err != nil {
+		if err := g.Resolve(ctx, approver, ocp.ConfirmDecision{ID: req.ID, Approve: yes, Digest: req.Digest}); err != nil {
 			t.Fatalf("decision on %s: %v", req.Tool, err)
 		}
 	}
@@ -220,14 +226,14 @@ func TestTicketsHTTP(t *testing.T) {
 	stats := decode[struct {
 		Speech  string         `json:"speech"`
 		Figures map[string]int `json:"figures"`
-	}](t, "ticket_stats", mustOK(t, "ticket_stats", ticketsocp.TicketStats.Call(ctx, g, visitor, ticketsocp.TicketStatsArgs{})))
+	}](t, "ticket_stats", mustOK(t, "ticket_stats", g.Call(ctx, visitor, ticketsocp.TicketStatsArgs{})))
 	if stats.Figures["open"] != 2 || stats.Speech == "" {
 		t.Fatalf("ticket_stats: the §9.1 triple did not pass through: %+v", stats)
 	}
 
 	// An approved write, read back.
-	pending := async(func() ocprt.ActionResult {
-		return ticketsocp.CreateTicket.Call(ctx, g, member, ticketsocp.CreateTicketArgs{Title: "Badge reader broken"})
+	pending := async(func() ocp.ActionResult {
+		return g.Call(ctx, member, ticketsocp.CreateTicketArgs{Title: "Badge reader broken"})
 	})
 	req := confirms.next(t)
 	if req.Prompt != `Open a ticket titled "Badge reader broken"?` {
@@ -243,25 +249,25 @@ func TestTicketsHTTP(t *testing.T) {
 	}
 
 	// A denied write.
-	pending = async(func() ocprt.ActionResult {
-		return ticketsocp.CloseTicket.Call(ctx, g, member, ticketsocp.CloseTicketArgs{ID: "T-101"})
+	pending = async(func() ocp.ActionResult {
+		return g.Call(ctx, member, ticketsocp.CloseTicketArgs{ID: "T-101"})
 	})
 	approve(confirms.next(t), false)
-	mustRefuse(t, "denied close_ticket", await(t, pending), ocprt.ReasonDenied, textDenied)
+	mustRefuse(t, "denied close_ticket", await(t, pending), ocp.ReasonDenied, textDenied)
 	if s := list("list_tickets after the denied write").status("T-101"); s != "open" {
 		t.Fatalf("the denied write changed T-101 to %q", s)
 	}
 
 	// A server error names an internal host: it is redacted.
-	pending = async(func() ocprt.ActionResult {
-		return ticketsocp.EscalateTicket.Call(ctx, g, operator, ticketsocp.EscalateTicketArgs{ID: "T-102", Team: ticketsocp.EscalateTicketArgsTeamNetwork})
+	pending = async(func() ocp.ActionResult {
+		return g.Call(ctx, operator, ticketsocp.EscalateTicketArgs{ID: "T-102", Team: ticketsocp.EscalateTicketArgsTeamNetwork})
 	})
 	approve(confirms.next(t), true)
 	mustFail(t, "escalate_ticket", await(t, pending), "The escalation did not go through.", "db-primary", "tickets.internal", "5432", "refused", "escalation failed")
 
 	// A write awaits its confirm when the server dies.
-	stranded := async(func() ocprt.ActionResult {
-		return ticketsocp.CloseTicket.Call(ctx, g, member, ticketsocp.CloseTicketArgs{ID: "T-102"})
+	stranded := async(func() ocp.ActionResult {
+		return g.Call(ctx, member, ticketsocp.CloseTicketArgs{ID: "T-102"})
 	})
 	strandedReq := confirms.next(t)
 
@@ -284,14 +290,14 @@ func TestTicketsHTTP(t *testing.T) {
 	sawFailed := false
 	for i := range 3 {
 		before := withdrawn()
-		r := ticketsocp.ListTickets.Call(ctx, g, visitor, ticketsocp.ListTicketsArgs{})
+		r := g.Call(ctx, visitor, ticketsocp.ListTicketsArgs{})
 		after := withdrawn()
 		switch {
-		case r.Reason == ocprt.ReasonFailed && !before:
+		case r.Reason == ocp.ReasonFailed && !before:
 			mustFail(t, "list_tickets while the server is down", r, "The ticket desk could not do that.", leaks...)
 			sawFailed = true
-		case r.Reason == ocprt.ReasonUnknown && after:
-			mustRefuse(t, "list_tickets once the catalogue is withdrawn", r, ocprt.ReasonUnknown, textUnknown)
+		case r.Reason == ocp.ReasonUnknown && after:
+			mustRefuse(t, "list_tickets once the catalogue is withdrawn", r, ocp.ReasonUnknown, textUnknown)
 			noLeak(t, "list_tickets once the catalogue is withdrawn", r, leaks...)
 		default:
 			t.Fatalf("call %d while the server is down (catalogue withdrawn before: %v, after: %v): ok=%v reason=%q error=%q", i, before, after, r.OK, r.Reason, r.Error)
@@ -305,10 +311,10 @@ func TestTicketsHTTP(t *testing.T) {
 	srv.start()
 	wctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
-	advs.waitFor(wctx, t, "the catalogue re-synced after the restart", func(all []ocprt.ToolsAdvertise) bool {
+	advs.waitFor(wctx, t, "the catalogue re-synced after the restart", func(all []ocp.ToolsAdvertise) bool {
 		all = all[mark:]
-		i := slices.IndexFunc(all, func(a ocprt.ToolsAdvertise) bool { return len(a.Tools) == 0 })
-		return i >= 0 && slices.ContainsFunc(all[i+1:], func(a ocprt.ToolsAdvertise) bool { return slices.Equal(names(a), ticketTools) })
+		i := slices.IndexFunc(all, func(a ocp.ToolsAdvertise) bool { return len(a.Tools) == 0 })
+		return i >= 0 && slices.ContainsFunc(all[i+1:], func(a ocp.ToolsAdvertise) bool { return slices.Equal(names(a), ticketTools) })
 	})
 	if got := names(g.Advertisement()); !slices.Equal(got, ticketTools) {
 		t.Fatalf("after the restart the gate advertises %v", got)
@@ -317,8 +323,8 @@ func TestTicketsHTTP(t *testing.T) {
 	// The write that was waiting when the server died was denied, because
 	// the catalogue it was confirmed against is gone; its confirm cannot be
 	// approved any more.
-	mustRefuse(t, "the write pending across the restart", await(t, stranded), ocprt.ReasonDenied, textCatalogue)
-	if err := g.Resolve(ctx, approver, ocprt.ConfirmDecision{ID: strandedReq.ID, Approve: true, Digest: strandedReq.Digest}); !errors.Is(err, ocprt.ErrConfirmNotPending) {
+	mustRefuse(t, "the write pending across the restart", await(t, stranded), ocp.ReasonDenied, textCatalogue)
+	if err := g.Resolve(ctx, approver, ocp.ConfirmDecision{ID: strandedReq.ID, Approve: true, Digest: strandedReq.Digest}); !errors.Is(err, ocp.ErrConfirmNotPending) {
 		t.Fatalf("approving the voided confirm: %v, want ErrConfirmNotPending", err)
 	}
 
@@ -327,8 +333,8 @@ func TestTicketsHTTP(t *testing.T) {
 	if len(l.Tickets) != 2 || l.status("T-102") != "open" || slices.Contains(l.titles(), "Badge reader broken") {
 		t.Fatalf("after the restart list_tickets gives %+v; want the new server's two tickets", l)
 	}
-	pending = async(func() ocprt.ActionResult {
-		return ticketsocp.CloseTicket.Call(ctx, g, member, ticketsocp.CloseTicketArgs{ID: "T-102"})
+	pending = async(func() ocp.ActionResult {
+		return g.Call(ctx, member, ticketsocp.CloseTicketArgs{ID: "T-102"})
 	})
 	approve(confirms.next(t), true)
 	mustOK(t, "close_ticket after the restart", await(t, pending))

@@ -21,7 +21,7 @@ import (
 
 	"github.com/ocpgen/ocpgen/e2e/memoryocp"
 	"github.com/ocpgen/ocpgen/ocpgentest"
-	ocprt "github.com/ocpgen/ocpgen/runtime"
+	ocp "github.com/ocpgen/ocpgen/runtime/ocp"
 )
 
 // The memory server's nine tools, and the ones memory.ocp.yaml makes reads.
@@ -162,7 +162,7 @@ func sameDir(t *testing.T, got, want string) {
 }
 
 // memoryACL allows every resource of the graph except "graph/Secret".
-var memoryACL = ocprt.ACLFunc(func(_ context.Context, _ ocprt.Principal, _ *ocprt.Descriptor, resources []string) error {
+var memoryACL = ocp.ACLFunc(func(_ context.Context, _ ocp.Principal, _ *ocp.Descriptor, resources []string) error {
 	for _, r := range resources {
 		if r == "graph/Secret" {
 			return fmt.Errorf("resource %s is off limits", r)
@@ -174,10 +174,10 @@ var memoryACL = ocprt.ACLFunc(func(_ context.Context, _ ocprt.Principal, _ *ocpr
 // Principals of the memory and tickets tests. The model's channel is
 // "model"; the person who confirms writes is connected on "phone".
 var (
-	visitor  = ocprt.Principal{ID: "ann", Tier: "visitor", Scopes: []string{"memory.read", "tickets.read"}, Peer: "model"}
-	member   = ocprt.Principal{ID: "ann", Tier: "member", Scopes: []string{"memory.read", "memory.write", "tickets.read", "tickets.write"}, Peer: "model"}
-	operator = ocprt.Principal{ID: "ann", Tier: "operator", Scopes: []string{"tickets.read", "tickets.write", "tickets.escalate"}, Peer: "model"}
-	approver = ocprt.Principal{ID: "bob", Tier: "member", Scopes: []string{"memory.read", "tickets.read"}, Peer: "phone"}
+	visitor  = ocp.Principal{ID: "ann", Tier: "visitor", Scopes: []string{"memory.read", "tickets.read"}, Peer: "model"}
+	member   = ocp.Principal{ID: "ann", Tier: "member", Scopes: []string{"memory.read", "memory.write", "tickets.read", "tickets.write"}, Peer: "model"}
+	operator = ocp.Principal{ID: "ann", Tier: "operator", Scopes: []string{"tickets.read", "tickets.write", "tickets.escalate"}, Peer: "model"}
+	approver = ocp.Principal{ID: "bob", Tier: "member", Scopes: []string{"memory.read", "tickets.read"}, Peer: "phone"}
 )
 
 // TestMemoryGate runs the committed memoryocp bridge through the gate
@@ -197,7 +197,7 @@ func TestMemoryGate(t *testing.T) {
 	ctx := context.Background()
 	memFile := filepath.Join(t.TempDir(), "memory.jsonl")
 
-	broker := ocprt.NewMemoryBroker()
+	broker := ocp.NewMemoryBroker()
 	confirms := watchConfirms(t, broker)
 	advs := newAdvertisements()
 	audit := &syncBuffer{}
@@ -210,22 +210,28 @@ func TestMemoryGate(t *testing.T) {
 		defer procMu.Unlock()
 		return slices.Clone(procs)
 	}
-	g, client, err := ocprt.DialGate(ctx, ocprt.Config{
-		Catalogue: memoryocp.Catalogue,
-		ACL:       memoryACL,
-		Broker:    broker,
-		Audit:     slog.New(slog.NewJSONHandler(audit, nil)),
-		Advertise: advs.record,
-	}, func(context.Context) (mcp.Transport, error) {
+	client, err := ocp.Dial(ctx, func(context.Context) (mcp.Transport, error) {
 		cmd := exec.Command(srv.node, srv.entry)
 		cmd.Env = append(os.Environ(), "MEMORY_FILE_PATH="+memFile)
 		procMu.Lock()
 		procs = append(procs, cmd)
 		procMu.Unlock()
 		return &mcp.CommandTransport{Command: cmd}, nil
-	}, ocprt.ClientOptions{})
+	}, ocp.ClientOptions{})
 	if err != nil {
-		t.Fatalf("DialGate: %v", err)
+		t.Fatalf("Dial: %v", err)
+	}
+	g, err := ocp.NewGate(ocp.Config{
+		Server:    client,
+		Catalogue: memoryocp.Catalogue,
+		ACL:       memoryACL,
+		Broker:    broker,
+		Audit:     slog.New(slog.NewJSONHandler(audit, nil)),
+		Advertise: advs.record,
+	})
+	if err != nil {
+		client.Close()
+		t.Fatalf("NewGate: %v", err)
 	}
 	closed := false
 	defer func() {
@@ -250,7 +256,7 @@ func TestMemoryGate(t *testing.T) {
 
 	readGraph := func(what string) memoryocp.ReadGraphResult {
 		t.Helper()
-		out := mustOK(t, what, memoryocp.ReadGraph.Call(ctx, g, visitor, memoryocp.ReadGraphArgs{}))
+		out := mustOK(t, what, g.Call(ctx, visitor, memoryocp.ReadGraphArgs{}))
 		return decode[memoryocp.ReadGraphResult](t, what, out)
 	}
 	fileBytes := func() []byte {
@@ -271,12 +277,12 @@ func TestMemoryGate(t *testing.T) {
 	alice := memoryocp.CreateEntitiesArgs{Entities: []memoryocp.CreateEntitiesArgsEntitiesItem{
 		{Name: "Alice", EntityType: "person", Observations: []string{"likes tea"}},
 	}}
-	mustRefuse(t, "create_entities as visitor", memoryocp.CreateEntities.Call(ctx, g, visitor, alice), ocprt.ReasonForbidden,
+	mustRefuse(t, "create_entities as visitor", g.Call(ctx, visitor, alice), ocp.ReasonForbidden,
 		"Not performed: the caller is not allowed to use this tool on these resources.")
 	confirms.none(t)
 
 	// A write is held until a peer approves.
-	pending := async(func() ocprt.ActionResult { return memoryocp.CreateEntities.Call(ctx, g, member, alice) })
+	pending := async(func() ocp.ActionResult { return g.Call(ctx, member, alice) })
 	req := confirms.next(t)
 	if req.Tool != "create_entities" || req.Requester != "ann" || !strings.Contains(req.Prompt, `"Alice"`) {
 		t.Fatalf("confirm request %+v", req)
@@ -296,13 +302,13 @@ func TestMemoryGate(t *testing.T) {
 		t.Fatalf("Pending() = %+v, %v; want the one request", got, err)
 	}
 	// The model's own channel cannot approve it, nor can a wrong digest.
-	if err := g.Resolve(ctx, member, ocprt.ConfirmDecision{ID: req.ID, Approve: true, Digest: req.Digest}); !errors.Is(err, ocprt.ErrConfirmSelf) {
+	if err := g.Resolve(ctx, member, ocp.ConfirmDecision{ID: req.ID, Approve: true, Digest: req.Digest}); !errors.Is(err, ocp.ErrConfirmSelf) {
 		t.Fatalf("approval from the requesting channel: %v, want ErrConfirmSelf", err)
 	}
-	if err := g.Resolve(ctx, approver, ocprt.ConfirmDecision{ID: req.ID, Approve: true, Digest: "sha256:00"}); !errors.Is(err, ocprt.ErrConfirmDigest) {
+	if err := g.Resolve(ctx, approver, ocp.ConfirmDecision{ID: req.ID, Approve: true, Digest: "sha256:00"}); !errors.Is(err, ocp.ErrConfirmDigest) {
 		t.Fatalf("approval with another digest: %v, want ErrConfirmDigest", err)
 	}
-	if err := g.Resolve(ctx, approver, ocprt.ConfirmDecision{ID: req.ID, Approve: true, Digest: req.Digest}); err != nil {
+	if err := g.Resolve(ctx, approver, ocp.ConfirmDecision{ID: req.ID, Approve: true, Digest: req.Digest}); err != nil {
 		t.Fatalf("approval from a peer: %v", err)
 	}
 	res := await(t, pending)
@@ -311,7 +317,7 @@ func TestMemoryGate(t *testing.T) {
 		t.Fatalf("create_entities returned %+v", created)
 	}
 	// The decision is single-use.
-	if err := g.Resolve(ctx, approver, ocprt.ConfirmDecision{ID: req.ID, Approve: true, Digest: req.Digest}); !errors.Is(err, ocprt.ErrConfirmNotPending) {
+	if err := g.Resolve(ctx, approver, ocp.ConfirmDecision{ID: req.ID, Approve: true, Digest: req.Digest}); !errors.Is(err, ocp.ErrConfirmNotPending) {
 		t.Fatalf("replayed approval: %v, want ErrConfirmNotPending", err)
 	}
 	// The server's state changed: through the gate and on disk.
@@ -325,17 +331,17 @@ func TestMemoryGate(t *testing.T) {
 	}
 
 	// A denied write leaves the server unchanged.
-	pending = async(func() ocprt.ActionResult {
-		return memoryocp.DeleteEntities.Call(ctx, g, member, memoryocp.DeleteEntitiesArgs{EntityNames: []string{"Alice"}})
+	pending = async(func() ocp.ActionResult {
+		return g.Call(ctx, member, memoryocp.DeleteEntitiesArgs{EntityNames: []string{"Alice"}})
 	})
 	req = confirms.next(t)
 	if req.Tool != "delete_entities" || req.Prompt != `Delete ["Alice"] and their relations?` {
 		t.Fatalf("confirm request %+v", req)
 	}
-	if err := g.Resolve(ctx, approver, ocprt.ConfirmDecision{ID: req.ID, Approve: false, Digest: req.Digest}); err != nil {
+	if err := g.Resolve(ctx, approver, ocp.ConfirmDecision{ID: req.ID, Approve: false, Digest: req.Digest}); err != nil {
 		t.Fatalf("denial from a peer: %v", err)
 	}
-	mustRefuse(t, "denied delete_entities", await(t, pending), ocprt.ReasonDenied, textDenied)
+	mustRefuse(t, "denied delete_entities", await(t, pending), ocp.ReasonDenied, textDenied)
 	if g3 := readGraph("read_graph after the denied write"); len(g3.Entities) != 1 || g3.Entities[0].Name != "Alice" {
 		t.Fatalf("after the denied write the graph is %+v", g3)
 	}
@@ -346,20 +352,20 @@ func TestMemoryGate(t *testing.T) {
 	// The ACL sees one resource per array element: one refused element
 	// forbids the call, before anyone is asked.
 	mustRefuse(t, "delete_entities of an ACL-protected entity",
-		memoryocp.DeleteEntities.Call(ctx, g, member, memoryocp.DeleteEntitiesArgs{EntityNames: []string{"Alice", "Secret"}}),
-		ocprt.ReasonForbidden, "Not performed: the caller is not allowed to use this tool on these resources.")
+		g.Call(ctx, member, memoryocp.DeleteEntitiesArgs{EntityNames: []string{"Alice", "Secret"}}),
+		ocp.ReasonForbidden, "Not performed: the caller is not allowed to use this tool on these resources.")
 	confirms.none(t)
 
 	// The server's error (an unknown entity) is redacted: the model reads
 	// the classification's failure text and a reference, never the server's.
 	const canary = "Zq7canaryEntity"
-	pending = async(func() ocprt.ActionResult {
-		return memoryocp.AddObservations.Call(ctx, g, member, memoryocp.AddObservationsArgs{Observations: []memoryocp.AddObservationsArgsObservationsItem{
+	pending = async(func() ocp.ActionResult {
+		return g.Call(ctx, member, memoryocp.AddObservationsArgs{Observations: []memoryocp.AddObservationsArgsObservationsItem{
 			{EntityName: canary, Contents: []string{"x"}},
 		}})
 	})
 	req = confirms.next(t)
-	if err := g.Resolve(ctx, approver, ocprt.ConfirmDecision{ID: req.ID, Approve: true, Digest: req.Digest}); err != nil {
+	if err := g.Resolve(ctx, approver, ocp.ConfirmDecision{ID: req.ID, Approve: true, Digest: req.Digest}); err != nil {
 		t.Fatal(err)
 	}
 	res = await(t, pending)
@@ -369,8 +375,8 @@ func TestMemoryGate(t *testing.T) {
 	}
 
 	// The wire path: action.request frames, as a model sends them.
-	frame := func(tool, args string) ocprt.ActionResult {
-		return g.Dispatch(ctx, visitor, ocprt.ActionRequest{ID: "r-" + tool, Tool: tool, Args: json.RawMessage(args)})
+	frame := func(tool, args string) ocp.ActionResult {
+		return g.Dispatch(ctx, visitor, ocp.ActionRequest{ID: "r-" + tool, Tool: tool, Args: json.RawMessage(args)})
 	}
 	found := decode[memoryocp.SearchNodesResult](t, "search_nodes", mustOK(t, "search_nodes", frame("search_nodes", `{"query":"tea"}`)))
 	if len(found.Entities) != 1 || found.Entities[0].Name != "Alice" {
@@ -380,10 +386,10 @@ func TestMemoryGate(t *testing.T) {
 	if len(opened.Entities) != 1 || opened.Entities[0].Name != "Alice" {
 		t.Fatalf("open_nodes returned %+v", opened)
 	}
-	mustRefuse(t, "a tool the server does not have", frame("drop_database", `{}`), ocprt.ReasonUnknown, textUnknown)
+	mustRefuse(t, "a tool the server does not have", frame("drop_database", `{}`), ocp.ReasonUnknown, textUnknown)
 	const invalid = "Not performed: the arguments do not match the tool's input schema."
-	mustRefuse(t, "search_nodes with a number", frame("search_nodes", `{"query":5}`), ocprt.ReasonInvalid, invalid)
-	mustRefuse(t, "search_nodes with an extra argument", frame("search_nodes", `{"query":"tea","_meta":{"principal":"ann"}}`), ocprt.ReasonInvalid, invalid)
+	mustRefuse(t, "search_nodes with a number", frame("search_nodes", `{"query":5}`), ocp.ReasonInvalid, invalid)
+	mustRefuse(t, "search_nodes with an extra argument", frame("search_nodes", `{"query":"tea","_meta":{"principal":"ann"}}`), ocp.ReasonInvalid, invalid)
 	if r := frame("search_nodes", `{"query":"tea"}`); r.ID != "r-search_nodes" {
 		t.Errorf("action.result id %q, want the request's", r.ID)
 	}
@@ -401,10 +407,10 @@ func TestMemoryGate(t *testing.T) {
 	}
 	wctx, cancel := context.WithTimeout(ctx, bound)
 	defer cancel()
-	advs.waitFor(wctx, t, "the catalogue re-synced after the server process died", func(all []ocprt.ToolsAdvertise) bool {
+	advs.waitFor(wctx, t, "the catalogue re-synced after the server process died", func(all []ocp.ToolsAdvertise) bool {
 		all = all[mark:]
-		i := slices.IndexFunc(all, func(a ocprt.ToolsAdvertise) bool { return len(a.Tools) == 0 })
-		return i >= 0 && slices.ContainsFunc(all[i+1:], func(a ocprt.ToolsAdvertise) bool { return slices.Equal(names(a), memoryTools) })
+		i := slices.IndexFunc(all, func(a ocp.ToolsAdvertise) bool { return len(a.Tools) == 0 })
+		return i >= 0 && slices.ContainsFunc(all[i+1:], func(a ocp.ToolsAdvertise) bool { return slices.Equal(names(a), memoryTools) })
 	})
 	if n := len(started()); n < 2 {
 		t.Fatal("the catalogue was re-advertised without a new server process")
@@ -421,5 +427,5 @@ func TestMemoryGate(t *testing.T) {
 	if got := g.Advertisement(); len(got.Tools) != 0 {
 		t.Fatalf("after Close the gate still advertises %v", names(got))
 	}
-	mustRefuse(t, "read_graph after Close", memoryocp.ReadGraph.Call(ctx, g, visitor, memoryocp.ReadGraphArgs{}), ocprt.ReasonUnknown, textUnknown)
+	mustRefuse(t, "read_graph after Close", g.Call(ctx, visitor, memoryocp.ReadGraphArgs{}), ocp.ReasonUnknown, textUnknown)
 }

@@ -25,7 +25,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
-	"github.com/ocpgen/ocpgen/runtime"
+	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
 // The generator's fuzz targets. Each runs Generate, the pure function every
@@ -208,7 +208,7 @@ func checkGenerated(in Input, res *Result) error {
 		if !ok {
 			return fmt.Errorf("no descriptor for tool %q", tl.Name)
 		}
-		canon, err := runtime.CanonicalJSON(tl.InputSchema)
+		canon, err := ocpimpl.CanonicalJSON(tl.InputSchema)
 		if err != nil {
 			return fmt.Errorf("tool %q: canonical schema: %v", tl.Name, err)
 		}
@@ -219,8 +219,8 @@ func checkGenerated(in Input, res *Result) error {
 			return fmt.Errorf("tool %q: Title literal %q, want %q", tl.Name, d.Title, tl.Title)
 		case d.InputSchema != string(canon):
 			return fmt.Errorf("tool %q: InputSchema literal\n%s\nwant the canonical schema\n%s", tl.Name, d.InputSchema, canon)
-		case d.Fingerprint != runtime.Fingerprint(canon):
-			return fmt.Errorf("tool %q: Fingerprint %s, want %s", tl.Name, d.Fingerprint, runtime.Fingerprint(canon))
+		case d.Fingerprint != ocpimpl.Fingerprint(canon):
+			return fmt.Errorf("tool %q: Fingerprint %s, want %s", tl.Name, d.Fingerprint, ocpimpl.Fingerprint(canon))
 		}
 	}
 
@@ -487,7 +487,7 @@ var fuzzImporter = sync.OnceValues(func() (types.Importer, error) {
 		Mode: packages.NeedName | packages.NeedTypes | packages.NeedImports | packages.NeedDeps,
 		Env:  append(os.Environ(), "GOFLAGS=-mod=mod"),
 	}
-	pkgs, err := packages.Load(cfg, "github.com/ocpgen/ocpgen/runtime", "encoding/json", "time")
+	pkgs, err := packages.Load(cfg, "github.com/ocpgen/ocpgen/runtime/ocpimpl", "encoding/json", "time")
 	if err != nil {
 		return nil, err
 	}

@@ -325,7 +325,7 @@ func digestOf(t *testing.T, data []byte) string {
 }
 
 // TestMarker checks that the markers are enforced by the compiler: a write's
-// arguments do not satisfy runtime.ReadArgs (a Hub function that must never
+// arguments do not satisfy ocp.ReadArgs (a Hub function that must never
 // write cannot be given one), and a read's do.
 func TestMarker(t *testing.T) {
 	snap := []byte(`{"tools": [
@@ -341,13 +341,13 @@ func TestMarker(t *testing.T) {
 		return map[string][]byte{"use.go": []byte(`package use
 
 import (
-	ocprt "github.com/ocpgen/ocpgen/runtime"
+	ocp "github.com/ocpgen/ocpgen/runtime/ocp"
 	pkg "{{pkg:markerpkg}}"
 )
 
-func onlyReads[A ocprt.ReadArgs](a A) {}
+func onlyReads[A ocp.ReadArgs](a A) {}
 
-func onlyWrites[A ocprt.WriteArgs](a A) {}
+func onlyWrites[A ocp.WriteArgs](a A) {}
 
 func _() { ` + expr + ` }
 `)}

@@ -104,7 +104,7 @@ func samplesFor(t *testing.T, raw json.RawMessage, root *jsonschema.Schema) (sam
 // TestRoundTrip is the lossless round-trip check over the whole corpus: for
 // every tool of every snapshot it derives instances of the input schema (and
 // of the output schema, for XxxResult), checks that each validates against
-// the schema, decodes it with runtime.DecodeStrict into the generated type,
+// the schema, decodes it strictly (unknown fields refused) into the generated type,
 // encodes it back and compares the two as JSON values (numbers exactly). A
 // difference fails the test naming the tool and the JSON pointer.
 func TestRoundTrip(t *testing.T) {
@@ -351,16 +351,19 @@ func runDriver(t *testing.T, pkgs []tcPackage, samples []rtSample) []rtOut {
 			}
 		}
 	}
-	const rt = "github.com/ocpgen/ocpgen/runtime"
+	const rt = "github.com/ocpgen/ocpgen/runtime/ocp"
 	f := jen.NewFile("main")
-	f.ImportAlias(rt, "ocprt")
+	f.ImportAlias(rt, "ocp")
 	for _, p := range pkgs {
 		f.ImportName(importBase+"/"+p.name, p.name)
 	}
 	f.Comment("rt decodes one value strictly into a T and encodes it again.")
 	f.Func().Id("rt").Types(jen.Id("T").Any()).Params(jen.Id("b").Index().Byte()).Params(jen.Index().Byte(), jen.Error()).Block(
-		jen.List(jen.Id("v"), jen.Err()).Op(":=").Qual(rt, "DecodeStrict").Types(jen.Id("T")).Call(jen.Id("b")),
-		jen.If(jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.Var().Id("v").Id("T"),
+		jen.Id("dec").Op(":=").Qual("encoding/json", "NewDecoder").Call(jen.Qual("bytes", "NewReader").Call(jen.Id("b"))),
+		jen.Id("dec").Dot("DisallowUnknownFields").Call(),
+		jen.If(jen.Err().Op(":=").Id("dec").Dot("Decode").Call(jen.Op("&").Id("v")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
+		jen.If(jen.Id("dec").Dot("More").Call()).Block(jen.Return(jen.Nil(), jen.Qual("errors", "New").Call(jen.Lit("trailing data")))),
 		jen.Return(jen.Qual("encoding/json", "Marshal").Call(jen.Id("v"))),
 	)
 	f.Var().Id("types").Op("=").Map(jen.String()).Func().Params(jen.Index().Byte()).Params(jen.Index().Byte(), jen.Error()).
@@ -380,6 +383,7 @@ func runDriver(t *testing.T, pkgs []tcPackage, samples []rtSample) []rtOut {
 		Params(jen.Op("*").Qual(mcpPath, "CallToolResult"), jen.Error()).Block(
 		jen.Return(jen.Nil(), jen.Qual("errors", "New").Call(jen.Lit("no server"))),
 	)
+	f.Func().Params(jen.Id("noCaller")).Id("WatchTools").Params(jen.Func().Params(jen.Index().Qual(rt, "LiveTool"))).Error().Block(jen.Return(jen.Nil()))
 	f.Var().Id("catalogues").Op("=").Map(jen.String()).Op("*").Qual(rt, "Catalogue").Values(jen.DictFunc(func(d jen.Dict) {
 		for _, p := range pkgs {
 			if p.gate {
@@ -391,7 +395,7 @@ func runDriver(t *testing.T, pkgs []tcPackage, samples []rtSample) []rtOut {
 		jen.For(jen.List(jen.Id("name"), jen.Id("c")).Op(":=").Range().Id("catalogues")).Block(
 			jen.List(jen.Id("_"), jen.Err()).Op(":=").Qual(rt, "NewGate").Call(jen.Qual(rt, "Config").Values(jen.Dict{
 				jen.Id("Catalogue"): jen.Id("c"),
-				jen.Id("Caller"):    jen.Id("noCaller").Values(),
+				jen.Id("Server"):    jen.Id("noCaller").Values(),
 				jen.Id("ACL"):       jen.Qual(rt, "AllowAllResources"),
 				jen.Id("Broker"):    jen.Qual(rt, "NewMemoryBroker").Call(),
 			})),

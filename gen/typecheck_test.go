@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -75,8 +76,7 @@ func typeCheck(t *testing.T, pkgs []tcPackage) map[string][]string {
 			t.Fatal(err)
 		}
 		for name, src := range p.files {
-			src = []byte(strings.ReplaceAll(string(src), "{{pkg:", "{{"+importBase+"/"))
-			src = []byte(strings.NewReplacer("{{", "", "}}", "").Replace(string(src)))
+			src = pkgRef.ReplaceAll(src, []byte(importBase+"/$1"))
 			if err := os.WriteFile(filepath.Join(pdir, name), src, 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -114,6 +114,10 @@ func typeCheck(t *testing.T, pkgs []tcPackage) map[string][]string {
 }
 
 // requireTypeChecks fails the test for every package with errors.
+// pkgRef is a test source's reference {{pkg:NAME}} to another package of
+// the same type check.
+var pkgRef = regexp.MustCompile(`\{\{pkg:([^}]*)\}\}`)
+
 func requireTypeChecks(t *testing.T, pkgs []tcPackage) {
 	t.Helper()
 	errs := typeCheck(t, pkgs)

@@ -1,4 +1,4 @@
-// Package redisbroker is a [runtime.ConfirmBroker] on Redis, for a Hub of
+// Package redisbroker is a [ocp.ConfirmBroker] on Redis, for a Hub of
 // several replicas: a write's confirm can be requested on one replica and
 // approved by a peer connected to another.
 //
@@ -48,7 +48,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/ocpgen/ocpgen/runtime"
+	"github.com/ocpgen/ocpgen/runtime/ocp"
 )
 
 // Defaults of [Options].
@@ -96,7 +96,7 @@ var (
 // subscribers before the pub/sub reader waits for them.
 const notesBuffer = 4096
 
-// Broker is a [runtime.ConfirmBroker] on Redis. Create it with [New]; it is
+// Broker is a [ocp.ConfirmBroker] on Redis. Create it with [New]; it is
 // safe for concurrent use. Each replica has its own Broker (and its own
 // client), with the same Options.Prefix.
 type Broker struct {
@@ -119,7 +119,7 @@ type Broker struct {
 
 	mu      sync.Mutex
 	waiters map[string]chan struct{} // confirm id → wake-up of its waiting Request
-	subs    map[int]func(runtime.ConfirmRequest)
+	subs    map[int]func(ocp.ConfirmRequest)
 	nextSub int
 	ready   chan struct{} // closed while the pub/sub connection is subscribed
 	up      bool
@@ -127,7 +127,7 @@ type Broker struct {
 	closed  bool
 }
 
-var _ runtime.ConfirmBroker = (*Broker)(nil)
+var _ ocp.ConfirmBroker = (*Broker)(nil)
 
 // New returns a Broker that keeps its confirms in rdb, and starts its pub/sub
 // reader. It does not wait for Redis: while Redis is unreachable, requests
@@ -166,7 +166,7 @@ func New(rdb redis.UniversalClient, opt Options) (*Broker, error) {
 		cancel:    cancel,
 		notes:     make(chan string, notesBuffer),
 		waiters:   make(map[string]chan struct{}),
-		subs:      make(map[int]func(runtime.ConfirmRequest)),
+		subs:      make(map[int]func(ocp.ConfirmRequest)),
 		ready:     make(chan struct{}),
 	}
 	b.wg.Add(2)
@@ -217,34 +217,34 @@ func peerHash(peer string) string {
 	return hex.EncodeToString(s[:])
 }
 
-// Request implements [runtime.ConfirmBroker]: it registers p in Redis,
+// Request implements [ocp.ConfirmBroker]: it registers p in Redis,
 // announces it to every replica's subscribers, and waits until a peer on any
 // replica decides, p.Request.Expires passes (OutcomeExpired), or ctx is done
 // (OutcomeCancelled). It returns an error, which the gate turns into a
 // denial, when Redis cannot be reached to register the confirm, when the
 // confirm vanishes from Redis ([ErrLost]), when Redis stays unreachable for
 // the lease, and after Close.
-func (b *Broker) Request(ctx context.Context, p runtime.PendingConfirm) (runtime.Decision, error) {
+func (b *Broker) Request(ctx context.Context, p ocp.PendingConfirm) (ocp.Decision, error) {
 	id := p.Request.ID
 	if id == "" {
-		return runtime.Decision{}, errors.New("redisbroker: empty confirm id")
+		return ocp.Decision{}, errors.New("redisbroker: empty confirm id")
 	}
 	if ctx.Err() != nil {
-		return runtime.Decision{Outcome: runtime.OutcomeCancelled}, nil
+		return ocp.Decision{Outcome: ocp.OutcomeCancelled}, nil
 	}
 	reqJSON, err := json.Marshal(p.Request)
 	if err != nil {
-		return runtime.Decision{}, fmt.Errorf("redisbroker: encode confirm request: %w", err)
+		return ocp.Decision{}, fmt.Errorf("redisbroker: encode confirm request: %w", err)
 	}
 	kick := make(chan struct{}, 1)
 	b.mu.Lock()
 	switch {
 	case b.closed:
 		b.mu.Unlock()
-		return runtime.Decision{}, ErrClosed
+		return ocp.Decision{}, ErrClosed
 	case b.waiters[id] != nil:
 		b.mu.Unlock()
-		return runtime.Decision{}, fmt.Errorf("redisbroker: confirm id %q already pending", id)
+		return ocp.Decision{}, fmt.Errorf("redisbroker: confirm id %q already pending", id)
 	}
 	b.waiters[id] = kick // before the confirm exists, so no wake-up is missed
 	b.mu.Unlock()
@@ -264,17 +264,17 @@ func (b *Broker) Request(ctx context.Context, p runtime.PendingConfirm) (runtime
 		// The script may have run with its reply lost: withdraw the confirm
 		// if it is there, so no peer approves a write nobody waits for. In
 		// the background: the denial need not wait for it.
-		go func() { _, _ = b.finish(id, string(runtime.OutcomeCancelled)) }() // bounded by OpTimeout
-		return runtime.Decision{}, fmt.Errorf("redisbroker: register confirm: %w", err)
+		go func() { _, _ = b.finish(id, string(ocp.OutcomeCancelled)) }() // bounded by OpTimeout
+		return ocp.Decision{}, fmt.Errorf("redisbroker: register confirm: %w", err)
 	}
 	switch res {
 	case "ok":
 	case "dup":
-		return runtime.Decision{}, fmt.Errorf("redisbroker: confirm id %q already pending", id)
+		return ocp.Decision{}, fmt.Errorf("redisbroker: confirm id %q already pending", id)
 	case "expired":
-		return runtime.Decision{Outcome: runtime.OutcomeExpired}, nil
+		return ocp.Decision{Outcome: ocp.OutcomeExpired}, nil
 	default:
-		return runtime.Decision{}, fmt.Errorf("redisbroker: register confirm: unexpected reply %q", res)
+		return ocp.Decision{}, fmt.Errorf("redisbroker: register confirm: unexpected reply %q", res)
 	}
 	return b.wait(ctx, p, kick)
 }
@@ -283,7 +283,7 @@ func (b *Broker) Request(ctx context.Context, p runtime.PendingConfirm) (runtime
 // its decision's announcement, when the pub/sub connection comes back (an
 // announcement may have been missed), and every heartbeat (which also renews
 // the lease); it closes it at the deadline or on cancellation.
-func (b *Broker) wait(ctx context.Context, p runtime.PendingConfirm, kick <-chan struct{}) (runtime.Decision, error) {
+func (b *Broker) wait(ctx context.Context, p ocp.PendingConfirm, kick <-chan struct{}) (ocp.Decision, error) {
 	id := p.Request.ID
 	deadline := time.NewTimer(p.Request.Expires.Sub(b.now()))
 	defer deadline.Stop()
@@ -296,22 +296,22 @@ func (b *Broker) wait(ctx context.Context, p runtime.PendingConfirm, kick <-chan
 		case <-kick:
 		case <-tick.C:
 		case <-deadline.C:
-			closeAs = string(runtime.OutcomeExpired)
+			closeAs = string(ocp.OutcomeExpired)
 		case <-ctx.Done():
-			closeAs = string(runtime.OutcomeCancelled)
+			closeAs = string(ocp.OutcomeCancelled)
 		case <-b.ctx.Done():
-			_, _ = b.finish(id, string(runtime.OutcomeCancelled))
-			return runtime.Decision{}, ErrClosed
+			_, _ = b.finish(id, string(ocp.OutcomeCancelled))
+			return ocp.Decision{}, ErrClosed
 		}
 		st, err := b.finish(id, closeAs)
 		if err != nil {
 			if closeAs != "" {
 				// The wait ends either way; a decision that cannot be read
 				// is not an approval.
-				return runtime.Decision{Outcome: runtime.Outcome(closeAs)}, nil
+				return ocp.Decision{Outcome: ocp.Outcome(closeAs)}, nil
 			}
 			if time.Since(lastOK) >= b.lease {
-				return runtime.Decision{}, fmt.Errorf("redisbroker: confirm %s: Redis unreachable for the whole lease: %w", id, err)
+				return ocp.Decision{}, fmt.Errorf("redisbroker: confirm %s: Redis unreachable for the whole lease: %w", id, err)
 			}
 			continue // retried at the next heartbeat
 		}
@@ -320,7 +320,7 @@ func (b *Broker) wait(ctx context.Context, p runtime.PendingConfirm, kick <-chan
 			lastOK = time.Now()
 			continue
 		case "gone":
-			return runtime.Decision{}, ErrLost
+			return ocp.Decision{}, ErrLost
 		}
 		return decision(p, st)
 	}
@@ -348,29 +348,29 @@ func (b *Broker) finish(id, closeAs string) (finished, error) {
 // decision maps an ended confirm to the Decision. An approval must carry the
 // request's digest: one that does not was not written by the decide script,
 // and is refused.
-func decision(p runtime.PendingConfirm, st finished) (runtime.Decision, error) {
-	switch runtime.Outcome(st.state) {
-	case runtime.OutcomeApproved:
+func decision(p ocp.PendingConfirm, st finished) (ocp.Decision, error) {
+	switch ocp.Outcome(st.state) {
+	case ocp.OutcomeApproved:
 		if st.digest != p.Request.Digest {
-			return runtime.Decision{}, fmt.Errorf("redisbroker: confirm %s: an approval without the request's digest; denied", p.Request.ID)
+			return ocp.Decision{}, fmt.Errorf("redisbroker: confirm %s: an approval without the request's digest; denied", p.Request.ID)
 		}
-		return runtime.Decision{Outcome: runtime.OutcomeApproved, Peer: st.peer, PrincipalID: st.principal}, nil
-	case runtime.OutcomeDenied:
-		return runtime.Decision{Outcome: runtime.OutcomeDenied, Peer: st.peer, PrincipalID: st.principal}, nil
-	case runtime.OutcomeExpired, runtime.OutcomeCancelled:
-		return runtime.Decision{Outcome: runtime.Outcome(st.state)}, nil
+		return ocp.Decision{Outcome: ocp.OutcomeApproved, Peer: st.peer, PrincipalID: st.principal}, nil
+	case ocp.OutcomeDenied:
+		return ocp.Decision{Outcome: ocp.OutcomeDenied, Peer: st.peer, PrincipalID: st.principal}, nil
+	case ocp.OutcomeExpired, ocp.OutcomeCancelled:
+		return ocp.Decision{Outcome: ocp.Outcome(st.state)}, nil
 	}
-	return runtime.Decision{}, fmt.Errorf("redisbroker: confirm %s: unknown state %q", p.Request.ID, st.state)
+	return ocp.Decision{}, fmt.Errorf("redisbroker: confirm %s: unknown state %q", p.Request.ID, st.state)
 }
 
-// Resolve implements [runtime.ConfirmBroker]. The decision is checked and
+// Resolve implements [ocp.ConfirmBroker]. The decision is checked and
 // applied by one script on the server; its refusals are the runtime's
 // (ErrConfirmNotPending, ErrConfirmExpired, ErrConfirmSelf,
 // ErrConfirmDigest). Any other error means Redis could not be asked, and
 // nothing was decided by this call.
-func (b *Broker) Resolve(ctx context.Context, peer runtime.Principal, d runtime.ConfirmDecision) error {
+func (b *Broker) Resolve(ctx context.Context, peer ocp.Principal, d ocp.ConfirmDecision) error {
 	if d.ID == "" {
-		return runtime.ErrConfirmNotPending
+		return ocp.ErrConfirmNotPending
 	}
 	approve := "0"
 	if d.Approve {
@@ -386,20 +386,20 @@ func (b *Broker) Resolve(ctx context.Context, peer runtime.Principal, d runtime.
 	case "ok":
 		return nil
 	case "notpending":
-		return runtime.ErrConfirmNotPending
+		return ocp.ErrConfirmNotPending
 	case "expired":
-		return runtime.ErrConfirmExpired
+		return ocp.ErrConfirmExpired
 	case "self":
-		return runtime.ErrConfirmSelf
+		return ocp.ErrConfirmSelf
 	case "digest":
-		return runtime.ErrConfirmDigest
+		return ocp.ErrConfirmDigest
 	}
 	return fmt.Errorf("redisbroker: resolve: unexpected reply %q", res)
 }
 
-// Pending implements [runtime.ConfirmBroker]: the confirms pending on every
+// Pending implements [ocp.ConfirmBroker]: the confirms pending on every
 // replica, ordered by expiry, then id.
-func (b *Broker) Pending(ctx context.Context) ([]runtime.ConfirmRequest, error) {
+func (b *Broker) Pending(ctx context.Context) ([]ocp.ConfirmRequest, error) {
 	now := b.now()
 	ids, err := b.rdb.ZRangeByScore(ctx, b.keyIndex, &redis.ZRangeBy{
 		Min: "(" + strconv.FormatInt(now.UnixMicro(), 10),
@@ -408,7 +408,7 @@ func (b *Broker) Pending(ctx context.Context) ([]runtime.ConfirmRequest, error) 
 	if err != nil {
 		return nil, fmt.Errorf("redisbroker: pending: %w", err)
 	}
-	out := make([]runtime.ConfirmRequest, 0, len(ids))
+	out := make([]ocp.ConfirmRequest, 0, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}
@@ -431,7 +431,7 @@ func (b *Broker) Pending(ctx context.Context) ([]runtime.ConfirmRequest, error) 
 			continue // decided or gone since the index was read
 		}
 		s, _ := v[1].(string)
-		var r runtime.ConfirmRequest
+		var r ocp.ConfirmRequest
 		if err := json.Unmarshal([]byte(s), &r); err != nil || !now.Before(r.Expires) {
 			continue
 		}
@@ -445,7 +445,7 @@ func (b *Broker) Pending(ctx context.Context) ([]runtime.ConfirmRequest, error) 
 		// Best effort: an index entry left behind only costs a lookup.
 		_ = scriptPrune.Run(ctx, b.rdb, append([]string{b.keyIndex}, goneKeys...), args...).Err()
 	}
-	slices.SortFunc(out, func(x, y runtime.ConfirmRequest) int {
+	slices.SortFunc(out, func(x, y ocp.ConfirmRequest) int {
 		if c := x.Expires.Compare(y.Expires); c != 0 {
 			return c
 		}
@@ -454,14 +454,14 @@ func (b *Broker) Pending(ctx context.Context) ([]runtime.ConfirmRequest, error) 
 	return out, nil
 }
 
-// Subscribe implements [runtime.ConfirmBroker]: fn is called for every
+// Subscribe implements [ocp.ConfirmBroker]: fn is called for every
 // confirm requested on any replica from now on, on one goroutine of the
 // broker, in subscription order, after the confirm is registered (so fn may
 // call Resolve). A panic in fn is recovered. Subscribe waits (at most
 // OpTimeout) until the pub/sub connection is subscribed; while it is down,
 // announcements are missed, and a peer catches up with Pending. After stop
 // returns, fn is not called for confirms announced later.
-func (b *Broker) Subscribe(fn func(runtime.ConfirmRequest)) (stop func()) {
+func (b *Broker) Subscribe(fn func(ocp.ConfirmRequest)) (stop func()) {
 	b.mu.Lock()
 	k := b.nextSub
 	b.nextSub++
@@ -495,7 +495,7 @@ func (b *Broker) announce() {
 		case <-b.ctx.Done():
 			return
 		case s := <-b.notes:
-			var r runtime.ConfirmRequest
+			var r ocp.ConfirmRequest
 			if json.Unmarshal([]byte(s), &r) != nil {
 				continue
 			}
@@ -514,7 +514,7 @@ func (b *Broker) announce() {
 	}
 }
 
-func notify(fn func(runtime.ConfirmRequest), r runtime.ConfirmRequest) {
+func notify(fn func(ocp.ConfirmRequest), r ocp.ConfirmRequest) {
 	defer func() { _ = recover() }()
 	fn(r)
 }

@@ -18,12 +18,12 @@ import (
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/goleak"
 
-	"github.com/ocpgen/ocpgen/runtime"
 	"github.com/ocpgen/ocpgen/runtime/brokertest"
+	"github.com/ocpgen/ocpgen/runtime/ocp"
 )
 
-func conformance(opt Options) func(t *testing.T) (a, b runtime.ConfirmBroker) {
-	return func(t *testing.T) (a, b runtime.ConfirmBroker) {
+func conformance(opt Options) func(t *testing.T) (a, b ocp.ConfirmBroker) {
+	return func(t *testing.T) (a, b ocp.ConfirmBroker) {
 		ra, rb := newPair(t, redisAddr(t), opt)
 		return ra, rb
 	}
@@ -71,7 +71,7 @@ func TestUnreachableRedisDeniesWrite(t *testing.T) {
 	br := newBroker(t, addr, Options{OpTimeout: 500 * time.Millisecond})
 	r := brokertest.NewReplica(t, br)
 	res := <-r.Dispatch(brokertest.Requester, "close_ticket", `{"ticket":"T-1"}`)
-	if res.OK || res.Reason != runtime.ReasonDenied {
+	if res.OK || res.Reason != ocp.ReasonDenied {
 		t.Fatalf("result = %+v, want denied", res)
 	}
 	if c := r.Calls(); len(c) != 0 {
@@ -79,14 +79,14 @@ func TestUnreachableRedisDeniesWrite(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	err := br.Resolve(ctx, peer, runtime.ConfirmDecision{ID: "x", Approve: true, Digest: "d"})
-	if err == nil || errors.Is(err, runtime.ErrConfirmNotPending) {
+	err := br.Resolve(ctx, peer, ocp.ConfirmDecision{ID: "x", Approve: true, Digest: "d"})
+	if err == nil || errors.Is(err, ocp.ErrConfirmNotPending) {
 		t.Fatalf("Resolve = %v, want a Redis error", err)
 	}
 	if _, err := br.Pending(ctx); err == nil {
 		t.Fatal("Pending without Redis succeeded")
 	}
-	stop := br.Subscribe(func(runtime.ConfirmRequest) {}) // returns after OpTimeout
+	stop := br.Subscribe(func(ocp.ConfirmRequest) {}) // returns after OpTimeout
 	stop()
 }
 
@@ -101,11 +101,11 @@ func TestRedisRestartDeniesPending(t *testing.T) {
 	ra, rb := brokertest.NewReplica(t, a), brokertest.NewReplica(t, b)
 
 	const n = 5
-	var results []<-chan runtime.ActionResult
+	var results []<-chan ocp.ActionResult
 	for i := range n {
 		results = append(results, ra.Dispatch(brokertest.Requester, "close_ticket", fmt.Sprintf(`{"ticket":"T-%d"}`, i)))
 	}
-	var seen []runtime.ConfirmRequest
+	var seen []ocp.ConfirmRequest
 	deadline := time.Now().Add(30 * time.Second) // a hang guard
 	for len(seen) < n {
 		var err error
@@ -123,7 +123,7 @@ func TestRedisRestartDeniesPending(t *testing.T) {
 
 	// Approvals sent after the restart find nothing to approve.
 	for _, r := range seen {
-		err := rb.Gate().Resolve(context.Background(), brokertest.Decider, runtime.ConfirmDecision{ID: r.ID, Approve: true, Digest: r.Digest})
+		err := rb.Gate().Resolve(context.Background(), brokertest.Decider, ocp.ConfirmDecision{ID: r.ID, Approve: true, Digest: r.Digest})
 		if err == nil {
 			t.Fatalf("approval of %s accepted after the restart", r.ID)
 		}
@@ -131,7 +131,7 @@ func TestRedisRestartDeniesPending(t *testing.T) {
 	for i, ch := range results {
 		select {
 		case res := <-ch:
-			if res.OK || res.Reason != runtime.ReasonDenied {
+			if res.OK || res.Reason != ocp.ReasonDenied {
 				t.Fatalf("write %d after the restart: %+v, want denied", i, res)
 			}
 		case <-time.After(30 * time.Second):
@@ -144,7 +144,7 @@ func TestRedisRestartDeniesPending(t *testing.T) {
 
 	// Both replicas work again: a new write is announced across and approved.
 	out := ra.Dispatch(brokertest.Requester, "close_ticket", `{"ticket":"T-after"}`)
-	var r runtime.ConfirmRequest
+	var r ocp.ConfirmRequest
 	for r.ID == "" {
 		p, err := b.Pending(context.Background())
 		if err != nil {
@@ -157,7 +157,7 @@ func TestRedisRestartDeniesPending(t *testing.T) {
 			t.Fatal("the write after the restart never became pending")
 		}
 	}
-	if err := rb.Gate().Resolve(context.Background(), brokertest.Decider, runtime.ConfirmDecision{ID: r.ID, Approve: true, Digest: r.Digest}); err != nil {
+	if err := rb.Gate().Resolve(context.Background(), brokertest.Decider, ocp.ConfirmDecision{ID: r.ID, Approve: true, Digest: r.Digest}); err != nil {
 		t.Fatal(err)
 	}
 	if res := <-out; !res.OK {
@@ -203,7 +203,7 @@ func runChild() {
 		fmt.Println("ERROR", err)
 		os.Exit(1)
 	}
-	stop := br.Subscribe(func(r runtime.ConfirmRequest) { fmt.Println("PENDING", r.ID) })
+	stop := br.Subscribe(func(r ocp.ConfirmRequest) { fmt.Println("PENDING", r.ID) })
 	defer stop()
 	d, err := br.Request(context.Background(), pending("c-orphan", time.Hour))
 	fmt.Println("ENDED", d, err) // never reached: the parent kills this process
@@ -261,17 +261,17 @@ func TestReplicaDiesConfirmVanishes(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	err = b.Resolve(context.Background(), peer, runtime.ConfirmDecision{ID: r.ID, Approve: true, Digest: r.Digest})
-	if !errors.Is(err, runtime.ErrConfirmNotPending) {
+	err = b.Resolve(context.Background(), peer, ocp.ConfirmDecision{ID: r.ID, Approve: true, Digest: r.Digest})
+	if !errors.Is(err, ocp.ErrConfirmNotPending) {
 		t.Fatalf("approval of the dead replica's confirm: %v", err)
 	}
 	// Pending dropped the orphan's index entry: nothing of it is left.
 	res := requestAsync(context.Background(), b, pending("c-next", time.Hour))
 	awaitPending(t, b, "c-next")
-	if err := b.Resolve(context.Background(), peer, runtime.ConfirmDecision{ID: "c-next", Digest: "sha256:d-c-next"}); err != nil {
+	if err := b.Resolve(context.Background(), peer, ocp.ConfirmDecision{ID: "c-next", Digest: "sha256:d-c-next"}); err != nil {
 		t.Fatal(err)
 	}
-	if r := await(t, res); r.d.Outcome != runtime.OutcomeDenied {
+	if r := await(t, res); r.d.Outcome != ocp.OutcomeDenied {
 		t.Fatalf("c-next: %+v", r)
 	}
 	if keys, _ := rdb.Keys(context.Background(), prefix+"*").Result(); len(keys) != 0 {
@@ -310,14 +310,14 @@ func TestKeyHoldsNoMoreThanNeeded(t *testing.T) {
 	if rp, err := hex.DecodeString(h["rp"]); err != nil || len(rp) != 32 {
 		t.Errorf("rp = %q, want a sha256", h["rp"])
 	}
-	var req runtime.ConfirmRequest
+	var req ocp.ConfirmRequest
 	if err := json.Unmarshal([]byte(h["req"]), &req); err != nil || req.ID != p.Request.ID || !req.Expires.Equal(p.Request.Expires) {
 		t.Errorf("req = %q (%v)", h["req"], err)
 	}
-	if err := b.Resolve(context.Background(), peer, runtime.ConfirmDecision{ID: p.Request.ID, Digest: p.Request.Digest}); err != nil {
+	if err := b.Resolve(context.Background(), peer, ocp.ConfirmDecision{ID: p.Request.ID, Digest: p.Request.Digest}); err != nil {
 		t.Fatal(err)
 	}
-	if r := await(t, res); r.d.Outcome != runtime.OutcomeDenied {
+	if r := await(t, res); r.d.Outcome != ocp.OutcomeDenied {
 		t.Fatalf("%+v", r)
 	}
 }
@@ -342,7 +342,7 @@ func TestForgedApprovalIsRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 		r := await(t, res)
-		if r.err == nil || r.d.Outcome == runtime.OutcomeApproved {
+		if r.err == nil || r.d.Outcome == ocp.OutcomeApproved {
 			t.Fatalf("forged approval %v: Request = %+v, %v", forged, r.d, r.err)
 		}
 	}
@@ -370,11 +370,11 @@ func TestApprovalAfterServerExpiry(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	err := b.Resolve(context.Background(), peer, runtime.ConfirmDecision{ID: p.Request.ID, Approve: true, Digest: p.Request.Digest})
-	if !errors.Is(err, runtime.ErrConfirmExpired) {
+	err := b.Resolve(context.Background(), peer, ocp.ConfirmDecision{ID: p.Request.ID, Approve: true, Digest: p.Request.Digest})
+	if !errors.Is(err, ocp.ErrConfirmExpired) {
 		t.Fatalf("late approval: %v, want ErrConfirmExpired", err)
 	}
-	if r := await(t, res); r.err != nil || r.d.Outcome != runtime.OutcomeExpired {
+	if r := await(t, res); r.err != nil || r.d.Outcome != ocp.OutcomeExpired {
 		t.Fatalf("Request = %+v, %v; want expired", r.d, r.err)
 	}
 }
@@ -392,10 +392,10 @@ func TestDecisionSurvivesPubSubDrop(t *testing.T) {
 		if err := rdb.ClientKillByFilter(context.Background(), "TYPE", "pubsub").Err(); err != nil {
 			t.Fatal(err)
 		}
-		if err := b.Resolve(context.Background(), peer, runtime.ConfirmDecision{ID: p.Request.ID, Approve: true, Digest: p.Request.Digest}); err != nil {
+		if err := b.Resolve(context.Background(), peer, ocp.ConfirmDecision{ID: p.Request.ID, Approve: true, Digest: p.Request.Digest}); err != nil {
 			t.Fatal(err)
 		}
-		if r := await(t, res); r.err != nil || r.d.Outcome != runtime.OutcomeApproved {
+		if r := await(t, res); r.err != nil || r.d.Outcome != ocp.OutcomeApproved {
 			t.Fatalf("Request = %+v, %v; want approved", r.d, r.err)
 		}
 	}
@@ -415,7 +415,7 @@ func TestDecisionSurvivesPubSubDrop(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	seen := make(chan string, 8)
-	stop := b.Subscribe(func(r runtime.ConfirmRequest) { seen <- r.ID })
+	stop := b.Subscribe(func(r ocp.ConfirmRequest) { seen <- r.ID })
 	defer stop()
 	ctx, cancel := context.WithCancel(context.Background())
 	res := requestAsync(ctx, a, pending("c-after-drop", time.Hour))
@@ -428,7 +428,7 @@ func TestDecisionSurvivesPubSubDrop(t *testing.T) {
 		t.Fatal("no announcement after the pub/sub connections came back")
 	}
 	cancel()
-	if r := await(t, res); r.d.Outcome != runtime.OutcomeCancelled {
+	if r := await(t, res); r.d.Outcome != ocp.OutcomeCancelled {
 		t.Fatalf("%+v", r)
 	}
 }
@@ -448,7 +448,7 @@ func TestClose(t *testing.T) {
 	if _, err := a.Request(context.Background(), pending("c-late", time.Hour)); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Request on a closed broker: %v", err)
 	}
-	if err := b.Resolve(context.Background(), peer, runtime.ConfirmDecision{ID: p.Request.ID, Approve: true, Digest: p.Request.Digest}); !errors.Is(err, runtime.ErrConfirmNotPending) {
+	if err := b.Resolve(context.Background(), peer, ocp.ConfirmDecision{ID: p.Request.ID, Approve: true, Digest: p.Request.Digest}); !errors.Is(err, ocp.ErrConfirmNotPending) {
 		t.Fatalf("approval of a withdrawn confirm: %v", err)
 	}
 	if err := a.Close(); err != nil {

@@ -3,8 +3,8 @@ package redisbroker
 import (
 	"testing"
 
-	"github.com/ocpgen/ocpgen/runtime"
 	"github.com/ocpgen/ocpgen/runtime/brokertest"
+	"github.com/ocpgen/ocpgen/runtime/ocp"
 )
 
 // TestLoadTwoReplicas is the load test: two replicas, 1,000 writes pending
@@ -20,7 +20,7 @@ func TestLoadTwoReplicas(t *testing.T) {
 	const n = 1000
 	addr := redisAddr(t)
 	for _, deciders := range []int{16, 1} {
-		mem := runtime.NewMemoryBroker()
+		mem := ocp.NewMemoryBroker()
 		memRes := brokertest.Load(t, mem, mem, n, deciders)
 		a, b := newPair(t, addr, Options{})
 		redisRes := brokertest.Load(t, a, b, n, deciders)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/ocpgen/ocpgen/runtime"
+	"github.com/ocpgen/ocpgen/runtime/ocp"
 )
 
 // Test helpers for a real redis-server. The tests find it at $REDIS_ADDR
@@ -172,9 +172,9 @@ func (s *redisServer) kill() {
 }
 
 // pending returns a PendingConfirm for the broker tests.
-func pending(id string, ttl time.Duration) runtime.PendingConfirm {
-	return runtime.PendingConfirm{
-		Request: runtime.ConfirmRequest{
+func pending(id string, ttl time.Duration) ocp.PendingConfirm {
+	return ocp.PendingConfirm{
+		Request: ocp.ConfirmRequest{
 			ID: id, Tool: "close_ticket", Prompt: "Close ticket " + id + "?", Requester: "u-alice",
 			Args: []byte(`{"ticket":"` + id + `"}`), Digest: "sha256:d-" + id, Expires: time.Now().Add(ttl),
 		},
@@ -182,14 +182,14 @@ func pending(id string, ttl time.Duration) runtime.PendingConfirm {
 	}
 }
 
-var peer = runtime.Principal{ID: "u-bob", Tier: "operator", Peer: "desk-b2"}
+var peer = ocp.Principal{ID: "u-bob", Tier: "operator", Peer: "desk-b2"}
 
 type result struct {
-	d   runtime.Decision
+	d   ocp.Decision
 	err error
 }
 
-func requestAsync(ctx context.Context, b *Broker, p runtime.PendingConfirm) <-chan result {
+func requestAsync(ctx context.Context, b *Broker, p ocp.PendingConfirm) <-chan result {
 	out := make(chan result, 1)
 	go func() {
 		d, err := b.Request(ctx, p)
@@ -199,7 +199,7 @@ func requestAsync(ctx context.Context, b *Broker, p runtime.PendingConfirm) <-ch
 }
 
 // awaitPending waits until br lists the confirm id.
-func awaitPending(t testing.TB, br *Broker, id string) runtime.ConfirmRequest {
+func awaitPending(t testing.TB, br *Broker, id string) ocp.ConfirmRequest {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second) // a hang guard
 	for {

@@ -14,12 +14,5 @@ import (
 // and a stand-in for ocpgen's runtime (silent).
 func TestAnalyzer(t *testing.T) {
 	analysistest.Run(t, analysistest.TestData(), vet.Analyzer,
-		"hub", "hub/bridge", "othergen", "github.com/ocpgen/ocpgen/runtime")
-}
-
-// TestToolArgs runs ocptoolargs on a Hub package that calls the tools of a
-// generated package (typedhub/tools) with their own arguments, with another
-// tool's, and with values whose type is known only at run time.
-func TestToolArgs(t *testing.T) {
-	analysistest.Run(t, analysistest.TestData(), vet.ToolArgs, "typedhub", "typedhub/tools")
+		"hub", "hub/bridge", "othergen", "github.com/ocpgen/ocpgen/runtime/ocp")
 }

@@ -1,12 +1,8 @@
-// Command ocpgen-vet runs ocpgen's vet checks:
-//
-//   - ocpbypass reports calls to the go-sdk's (*mcp.ClientSession).CallTool
-//     made outside ocpgen's runtime and the packages ocpgen generates: such
-//     a call reaches the MCP server without the Hub's authorization and
-//     confirm gate;
-//   - ocptoolargs reports typed calls of a generated tool with another
-//     tool's arguments (X.Call(ctx, gate, p, YArgs{})), which the gate
-//     refuses.
+// Command ocpgen-vet runs ocpgen's vet check, ocpbypass: it reports calls
+// to the go-sdk's (*mcp.ClientSession).CallTool, and to the gate's own view
+// of the server (ocp.Server.CallTool, (*ocp.Client).CallTool), made outside
+// ocpgen's runtime and the packages ocpgen generates: such a call reaches
+// the MCP server without the Hub's authorization and confirm gate.
 //
 // Use it as a vet tool or on its own:
 //
@@ -14,13 +10,13 @@
 //	go vet -vettool=$(which ocpgen-vet) ./...
 //	ocpgen-vet ./...
 //
-// "ocpgen vet ./..." runs the same checks.
+// "ocpgen vet ./..." runs the same check.
 package main
 
 import (
-	"golang.org/x/tools/go/analysis/multichecker"
+	"golang.org/x/tools/go/analysis/singlechecker"
 
 	"github.com/ocpgen/ocpgen/vet"
 )
 
-func main() { multichecker.Main(vet.Analyzer, vet.ToolArgs) }
+func main() { singlechecker.Main(vet.Analyzer) }

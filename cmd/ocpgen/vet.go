@@ -16,11 +16,11 @@ import (
 
 func cmdVet(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("vet", "[-tests=false] [packages]\n\n"+
-		"Reports calls to the go-sdk's (*mcp.ClientSession).CallTool outside ocpgen's\n"+
-		"runtime and generated code: they reach the MCP server without the Hub's\n"+
-		"authorization and confirm gate (ocpbypass). Also reports typed calls of a\n"+
-		"generated tool with another tool's arguments, which the gate refuses\n"+
-		"(ocptoolargs). The same checks run as go vet -vettool=$(which ocpgen-vet).\n"+
+		"Reports calls to the go-sdk's (*mcp.ClientSession).CallTool, and to the\n"+
+		"gate's server (ocp.Server.CallTool, (*ocp.Client).CallTool), outside\n"+
+		"ocpgen's runtime and generated code: they reach the MCP server without the\n"+
+		"Hub's authorization and confirm gate (ocpbypass). The same check runs as\n"+
+		"go vet -vettool=$(which ocpgen-vet).\n"+
 		"Packages default to ./...", stderr)
 	tests := fs.Bool("tests", true, "also check test files")
 	if err := fs.Parse(args); err != nil {
@@ -71,7 +71,7 @@ func vetPackages(dir string, tests bool, overlay map[string][]byte, patterns ...
 	if len(pkgs) == 0 {
 		return nil, fmt.Errorf("ocpgen vet: no packages match %q", patterns)
 	}
-	graph, err := checker.Analyze([]*analysis.Analyzer{vet.Analyzer, vet.ToolArgs}, pkgs, nil)
+	graph, err := checker.Analyze([]*analysis.Analyzer{vet.Analyzer}, pkgs, nil)
 	if err != nil {
 		return nil, fmt.Errorf("ocpgen vet: %w", err)
 	}

@@ -55,31 +55,27 @@ func bypass(ctx context.Context, cs *mcp.ClientSession) {
 		t.Errorf("seeded bypass: got %q", diags)
 	}
 
-	// A typed call with another tool's arguments, seeded into the example
-	// hub: found through the fact exported for the generated tool.
-	hub := filepath.Join(root, "examples", "tickets", "hub", "zz_mismatch.go")
+	// The gate's own client, called from the example hub: the same bypass.
+	hub := filepath.Join(root, "examples", "tickets", "hub", "zz_bypass.go")
 	src = `package main
 
 import (
 	"context"
 
-	ocprt "github.com/ocpgen/ocpgen/runtime"
-
-	"github.com/ocpgen/ocpgen/examples/tickets/ticketsocp"
+	"github.com/ocpgen/ocpgen/runtime/ocp"
 )
 
-func mismatch(ctx context.Context, g *ocprt.Gate, p ocprt.Principal) {
-	ticketsocp.CloseTicket.Call(ctx, g, p, ticketsocp.CloseTicketArgs{ID: "T-1"})
-	ticketsocp.CloseTicket.Call(ctx, g, p, ticketsocp.CreateTicketArgs{Title: "x"})
+func around(ctx context.Context, c *ocp.Client) {
+	c.CallTool(ctx, "close_ticket", nil)
 }
 `
 	diags, err = vetPackages(root, false, map[string][]byte{hub: []byte(src)}, "github.com/ocpgen/ocpgen/examples/tickets/hub")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := hub + ":13:41: CloseTicket.Call with arguments of type ticketsocp.CreateTicketArgs, but the tool's arguments are ticketsocp.CloseTicketArgs"
+	want := hub + ":10:4: calls (*ocp.Client).CallTool directly"
 	if len(diags) != 1 || !strings.HasPrefix(diags[0], want) {
-		t.Errorf("seeded mismatch: got %q, want %q…", diags, want)
+		t.Errorf("seeded client bypass: got %q, want %q…", diags, want)
 	}
 }
 

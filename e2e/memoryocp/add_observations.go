@@ -5,7 +5,7 @@
 package memoryocp
 
 import (
-	ocprt "github.com/ocpgen/ocpgen/runtime"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 	"time"
 )
 
@@ -14,25 +14,29 @@ import (
 // # Add new observations to existing entities in the knowledge graph
 //
 // Server hints (not trusted): readOnly=false, destructive=false, idempotent=false, openWorld=false.
-var AddObservations = &ocprt.Tool{
+var AddObservations = &ocpimpl.Tool{
 	Args: (*AddObservationsArgs)(nil),
-	Desc: ocprt.Descriptor{
+	Desc: ocpimpl.Descriptor{
 		Name:        "add_observations",
 		Title:       "Add Observations",
 		Description: "Add new observations to existing entities in the knowledge graph",
 		InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"observations\":{\"items\":{\"properties\":{\"contents\":{\"description\":\"An array of observation contents to add\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"entityName\":{\"description\":\"The name of the entity to add the observations to\",\"type\":\"string\"}},\"required\":[\"entityName\",\"contents\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"observations\"],\"type\":\"object\"}",
 		Fingerprint: "sha256:73c9d2bfd98581b3be93976c78e44389209f2f9ec63e8652fd9e84795616842b",
-		Policy: ocprt.Policy{
-			Kind:          ocprt.KindWrite,
-			Classified:    true,
-			Tier:          "member",
-			Scopes:        []string{"memory.write"},
-			Resource:      "graph",
-			ConfirmPrompt: "Add these observations: {observations}?",
-			ConfirmTTL:    2 * time.Minute,
-			Failure:       "Could not add those observations.",
+		Policy: ocpimpl.Policy{
+			Kind:       ocpimpl.KindWrite,
+			Classified: true,
+			Tier:       "member",
+			Scopes:     []string{"memory.write"},
+			Resource:   ocpimpl.Template{{Text: "graph"}},
+			ConfirmPrompt: ocpimpl.Template{
+				{Text: "Add these observations: "},
+				{Arg: "observations", Mode: ocpimpl.BindJSON},
+				{Text: "?"},
+			},
+			ConfirmTTL: 2 * time.Minute,
+			Failure:    "Could not add those observations.",
 		},
-		Hints: ocprt.ServerHints{
+		Hints: ocpimpl.ServerHints{
 			ReadOnly:    &ocpFalse,
 			Destructive: &ocpFalse,
 			Idempotent:  &ocpFalse,
@@ -43,7 +47,7 @@ var AddObservations = &ocprt.Tool{
 
 // AddObservationsArgs are the arguments of the MCP tool "add_observations".
 type AddObservationsArgs struct {
-	ocprt.Write `json:"-"`
+	ocpimpl.Write `json:"-"`
 
 	Observations []AddObservationsArgsObservationsItem `json:"observations"`
 }

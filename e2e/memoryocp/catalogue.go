@@ -4,15 +4,16 @@
 
 package memoryocp
 
-import ocprt "github.com/ocpgen/ocpgen/runtime"
+import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 
 // Catalogue lists every generated tool, in name order, with the
-// classification's tiers (lowest first).
-var Catalogue = ocprt.NewCatalogue([]string{"anonymous", "visitor", "member", "operator", "admin"}, ocpTools[:]...)
+// classification's tiers (lowest first) and the digest of their policy,
+// which the gate checks.
+var Catalogue = ocpimpl.NewCatalogue("sha256:b9d53301201dae32fad378e5e39c631553cdb00b17a5be6ba177ccacffd581d7", []string{"anonymous", "visitor", "member", "operator", "admin"}, ocpTools[:]...)
 
 // ocpTools are the tools of Catalogue. An array, not arguments of
 // NewCatalogue: the compiler lays it out as data, so no code runs per tool.
-var ocpTools = [...]*ocprt.Tool{
+var ocpTools = [...]*ocpimpl.Tool{
 	AddObservations,
 	CreateEntities,
 	CreateRelations,
@@ -28,15 +29,15 @@ var ocpTools = [...]*ocprt.Tool{
 // satisfy ReadArgs, a write's WriteArgs. A compile error here means this
 // package was edited or is out of date with the runtime: re-run go generate.
 var (
-	_ ocprt.WriteArgs = AddObservationsArgs{}
-	_ ocprt.WriteArgs = CreateEntitiesArgs{}
-	_ ocprt.WriteArgs = CreateRelationsArgs{}
-	_ ocprt.WriteArgs = DeleteEntitiesArgs{}
-	_ ocprt.WriteArgs = DeleteObservationsArgs{}
-	_ ocprt.WriteArgs = DeleteRelationsArgs{}
-	_ ocprt.ReadArgs  = OpenNodesArgs{}
-	_ ocprt.ReadArgs  = ReadGraphArgs{}
-	_ ocprt.ReadArgs  = SearchNodesArgs{}
+	_ ocpimpl.WriteArgs = AddObservationsArgs{}
+	_ ocpimpl.WriteArgs = CreateEntitiesArgs{}
+	_ ocpimpl.WriteArgs = CreateRelationsArgs{}
+	_ ocpimpl.WriteArgs = DeleteEntitiesArgs{}
+	_ ocpimpl.WriteArgs = DeleteObservationsArgs{}
+	_ ocpimpl.WriteArgs = DeleteRelationsArgs{}
+	_ ocpimpl.ReadArgs  = OpenNodesArgs{}
+	_ ocpimpl.ReadArgs  = ReadGraphArgs{}
+	_ ocpimpl.ReadArgs  = SearchNodesArgs{}
 )
 
 // ocpTrue and ocpFalse are the values the server hints point to.

@@ -5,7 +5,7 @@
 package memoryocp
 
 import (
-	ocprt "github.com/ocpgen/ocpgen/runtime"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 	"time"
 )
 
@@ -14,25 +14,29 @@ import (
 // # Create multiple new entities in the knowledge graph
 //
 // Server hints (not trusted): readOnly=false, destructive=false, idempotent=false, openWorld=false.
-var CreateEntities = &ocprt.Tool{
+var CreateEntities = &ocpimpl.Tool{
 	Args: (*CreateEntitiesArgs)(nil),
-	Desc: ocprt.Descriptor{
+	Desc: ocpimpl.Descriptor{
 		Name:        "create_entities",
 		Title:       "Create Entities",
 		Description: "Create multiple new entities in the knowledge graph",
 		InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"entities\":{\"items\":{\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\"],\"type\":\"object\"}",
 		Fingerprint: "sha256:c54813f3fc7a076c950320c90489cec6add7482d695e23e43f2b30b8f2b9f083",
-		Policy: ocprt.Policy{
-			Kind:          ocprt.KindWrite,
-			Classified:    true,
-			Tier:          "member",
-			Scopes:        []string{"memory.write"},
-			Resource:      "graph",
-			ConfirmPrompt: "Add these entities to the memory graph: {entities}?",
-			ConfirmTTL:    2 * time.Minute,
-			Failure:       "The memory store could not do that.",
+		Policy: ocpimpl.Policy{
+			Kind:       ocpimpl.KindWrite,
+			Classified: true,
+			Tier:       "member",
+			Scopes:     []string{"memory.write"},
+			Resource:   ocpimpl.Template{{Text: "graph"}},
+			ConfirmPrompt: ocpimpl.Template{
+				{Text: "Add these entities to the memory graph: "},
+				{Arg: "entities", Mode: ocpimpl.BindJSON},
+				{Text: "?"},
+			},
+			ConfirmTTL: 2 * time.Minute,
+			Failure:    "The memory store could not do that.",
 		},
-		Hints: ocprt.ServerHints{
+		Hints: ocpimpl.ServerHints{
 			ReadOnly:    &ocpFalse,
 			Destructive: &ocpFalse,
 			Idempotent:  &ocpFalse,
@@ -43,7 +47,7 @@ var CreateEntities = &ocprt.Tool{
 
 // CreateEntitiesArgs are the arguments of the MCP tool "create_entities".
 type CreateEntitiesArgs struct {
-	ocprt.Write `json:"-"`
+	ocpimpl.Write `json:"-"`
 
 	Entities []CreateEntitiesArgsEntitiesItem `json:"entities"`
 }

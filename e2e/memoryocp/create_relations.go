@@ -5,7 +5,7 @@
 package memoryocp
 
 import (
-	ocprt "github.com/ocpgen/ocpgen/runtime"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 	"time"
 )
 
@@ -14,25 +14,29 @@ import (
 // Create multiple new relations between entities in the knowledge graph. Relations should be in active voice
 //
 // Server hints (not trusted): readOnly=false, destructive=false, idempotent=false, openWorld=false.
-var CreateRelations = &ocprt.Tool{
+var CreateRelations = &ocpimpl.Tool{
 	Args: (*CreateRelationsArgs)(nil),
-	Desc: ocprt.Descriptor{
+	Desc: ocpimpl.Descriptor{
 		Name:        "create_relations",
 		Title:       "Create Relations",
 		Description: "Create multiple new relations between entities in the knowledge graph. Relations should be in active voice",
 		InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"relations\":{\"items\":{\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"}",
 		Fingerprint: "sha256:5df4fdc93cbf199dff73ccc802d5cca510bd37eb7d99e0949fc0a17b261a65d3",
-		Policy: ocprt.Policy{
-			Kind:          ocprt.KindWrite,
-			Classified:    true,
-			Tier:          "member",
-			Scopes:        []string{"memory.write"},
-			Resource:      "graph",
-			ConfirmPrompt: "Add these relations: {relations}?",
-			ConfirmTTL:    2 * time.Minute,
-			Failure:       "The memory store could not do that.",
+		Policy: ocpimpl.Policy{
+			Kind:       ocpimpl.KindWrite,
+			Classified: true,
+			Tier:       "member",
+			Scopes:     []string{"memory.write"},
+			Resource:   ocpimpl.Template{{Text: "graph"}},
+			ConfirmPrompt: ocpimpl.Template{
+				{Text: "Add these relations: "},
+				{Arg: "relations", Mode: ocpimpl.BindJSON},
+				{Text: "?"},
+			},
+			ConfirmTTL: 2 * time.Minute,
+			Failure:    "The memory store could not do that.",
 		},
-		Hints: ocprt.ServerHints{
+		Hints: ocpimpl.ServerHints{
 			ReadOnly:    &ocpFalse,
 			Destructive: &ocpFalse,
 			Idempotent:  &ocpFalse,
@@ -43,7 +47,7 @@ var CreateRelations = &ocprt.Tool{
 
 // CreateRelationsArgs are the arguments of the MCP tool "create_relations".
 type CreateRelationsArgs struct {
-	ocprt.Write `json:"-"`
+	ocpimpl.Write `json:"-"`
 
 	Relations []CreateRelationsArgsRelationsItem `json:"relations"`
 }

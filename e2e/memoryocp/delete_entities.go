@@ -5,7 +5,7 @@
 package memoryocp
 
 import (
-	ocprt "github.com/ocpgen/ocpgen/runtime"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 	"time"
 )
 
@@ -14,25 +14,32 @@ import (
 // # Delete multiple entities and their associated relations from the knowledge graph
 //
 // Server hints (not trusted): readOnly=false, destructive=true, idempotent=true, openWorld=false.
-var DeleteEntities = &ocprt.Tool{
+var DeleteEntities = &ocpimpl.Tool{
 	Args: (*DeleteEntitiesArgs)(nil),
-	Desc: ocprt.Descriptor{
+	Desc: ocpimpl.Descriptor{
 		Name:        "delete_entities",
 		Title:       "Delete Entities",
 		Description: "Delete multiple entities and their associated relations from the knowledge graph",
 		InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"entityNames\":{\"description\":\"An array of entity names to delete\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"entityNames\"],\"type\":\"object\"}",
 		Fingerprint: "sha256:a1bac527df1c3bd311c9c2bf2e9a9cf8ae5e266b690bd6c97d4a62e4af2dc731",
-		Policy: ocprt.Policy{
-			Kind:          ocprt.KindWrite,
-			Classified:    true,
-			Tier:          "member",
-			Scopes:        []string{"memory.write"},
-			Resource:      "graph/{entityNames}",
-			ConfirmPrompt: "Delete {entityNames} and their relations?",
-			ConfirmTTL:    2 * time.Minute,
-			Failure:       "Could not delete those entities.",
+		Policy: ocpimpl.Policy{
+			Kind:       ocpimpl.KindWrite,
+			Classified: true,
+			Tier:       "member",
+			Scopes:     []string{"memory.write"},
+			Resource: ocpimpl.Template{
+				{Text: "graph/"},
+				{Arg: "entityNames", Mode: ocpimpl.BindEach},
+			},
+			ConfirmPrompt: ocpimpl.Template{
+				{Text: "Delete "},
+				{Arg: "entityNames", Mode: ocpimpl.BindJSON},
+				{Text: " and their relations?"},
+			},
+			ConfirmTTL: 2 * time.Minute,
+			Failure:    "Could not delete those entities.",
 		},
-		Hints: ocprt.ServerHints{
+		Hints: ocpimpl.ServerHints{
 			ReadOnly:    &ocpFalse,
 			Destructive: &ocpTrue,
 			Idempotent:  &ocpTrue,
@@ -43,7 +50,7 @@ var DeleteEntities = &ocprt.Tool{
 
 // DeleteEntitiesArgs are the arguments of the MCP tool "delete_entities".
 type DeleteEntitiesArgs struct {
-	ocprt.Write `json:"-"`
+	ocpimpl.Write `json:"-"`
 
 	// An array of entity names to delete
 	EntityNames []string `json:"entityNames"`

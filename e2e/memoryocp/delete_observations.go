@@ -5,7 +5,7 @@
 package memoryocp
 
 import (
-	ocprt "github.com/ocpgen/ocpgen/runtime"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 	"time"
 )
 
@@ -14,25 +14,29 @@ import (
 // # Delete specific observations from entities in the knowledge graph
 //
 // Server hints (not trusted): readOnly=false, destructive=true, idempotent=true, openWorld=false.
-var DeleteObservations = &ocprt.Tool{
+var DeleteObservations = &ocpimpl.Tool{
 	Args: (*DeleteObservationsArgs)(nil),
-	Desc: ocprt.Descriptor{
+	Desc: ocpimpl.Descriptor{
 		Name:        "delete_observations",
 		Title:       "Delete Observations",
 		Description: "Delete specific observations from entities in the knowledge graph",
 		InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"deletions\":{\"items\":{\"properties\":{\"entityName\":{\"description\":\"The name of the entity containing the observations\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observations to delete\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"entityName\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"deletions\"],\"type\":\"object\"}",
 		Fingerprint: "sha256:6b96624fc9e8cfbb92d8c7672e16fe06218216634815f892c8027cf7162f8ea7",
-		Policy: ocprt.Policy{
-			Kind:          ocprt.KindWrite,
-			Classified:    true,
-			Tier:          "member",
-			Scopes:        []string{"memory.write"},
-			Resource:      "graph",
-			ConfirmPrompt: "Delete these observations: {deletions}?",
-			ConfirmTTL:    2 * time.Minute,
-			Failure:       "The memory store could not do that.",
+		Policy: ocpimpl.Policy{
+			Kind:       ocpimpl.KindWrite,
+			Classified: true,
+			Tier:       "member",
+			Scopes:     []string{"memory.write"},
+			Resource:   ocpimpl.Template{{Text: "graph"}},
+			ConfirmPrompt: ocpimpl.Template{
+				{Text: "Delete these observations: "},
+				{Arg: "deletions", Mode: ocpimpl.BindJSON},
+				{Text: "?"},
+			},
+			ConfirmTTL: 2 * time.Minute,
+			Failure:    "The memory store could not do that.",
 		},
-		Hints: ocprt.ServerHints{
+		Hints: ocpimpl.ServerHints{
 			ReadOnly:    &ocpFalse,
 			Destructive: &ocpTrue,
 			Idempotent:  &ocpTrue,
@@ -43,7 +47,7 @@ var DeleteObservations = &ocprt.Tool{
 
 // DeleteObservationsArgs are the arguments of the MCP tool "delete_observations".
 type DeleteObservationsArgs struct {
-	ocprt.Write `json:"-"`
+	ocpimpl.Write `json:"-"`
 
 	Deletions []DeleteObservationsArgsDeletionsItem `json:"deletions"`
 }

@@ -5,7 +5,7 @@
 package memoryocp
 
 import (
-	ocprt "github.com/ocpgen/ocpgen/runtime"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 	"time"
 )
 
@@ -14,25 +14,29 @@ import (
 // # Delete multiple relations from the knowledge graph
 //
 // Server hints (not trusted): readOnly=false, destructive=true, idempotent=true, openWorld=false.
-var DeleteRelations = &ocprt.Tool{
+var DeleteRelations = &ocpimpl.Tool{
 	Args: (*DeleteRelationsArgs)(nil),
-	Desc: ocprt.Descriptor{
+	Desc: ocpimpl.Descriptor{
 		Name:        "delete_relations",
 		Title:       "Delete Relations",
 		Description: "Delete multiple relations from the knowledge graph",
 		InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"relations\":{\"description\":\"An array of relations to delete\",\"items\":{\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"}",
 		Fingerprint: "sha256:17985b44074691e832f8548bf2efc55af3256f9c52d3398c8ddc20141f2b0697",
-		Policy: ocprt.Policy{
-			Kind:          ocprt.KindWrite,
-			Classified:    true,
-			Tier:          "member",
-			Scopes:        []string{"memory.write"},
-			Resource:      "graph",
-			ConfirmPrompt: "Delete these relations: {relations}?",
-			ConfirmTTL:    2 * time.Minute,
-			Failure:       "The memory store could not do that.",
+		Policy: ocpimpl.Policy{
+			Kind:       ocpimpl.KindWrite,
+			Classified: true,
+			Tier:       "member",
+			Scopes:     []string{"memory.write"},
+			Resource:   ocpimpl.Template{{Text: "graph"}},
+			ConfirmPrompt: ocpimpl.Template{
+				{Text: "Delete these relations: "},
+				{Arg: "relations", Mode: ocpimpl.BindJSON},
+				{Text: "?"},
+			},
+			ConfirmTTL: 2 * time.Minute,
+			Failure:    "The memory store could not do that.",
 		},
-		Hints: ocprt.ServerHints{
+		Hints: ocpimpl.ServerHints{
 			ReadOnly:    &ocpFalse,
 			Destructive: &ocpTrue,
 			Idempotent:  &ocpTrue,
@@ -43,7 +47,7 @@ var DeleteRelations = &ocprt.Tool{
 
 // DeleteRelationsArgs are the arguments of the MCP tool "delete_relations".
 type DeleteRelationsArgs struct {
-	ocprt.Write `json:"-"`
+	ocpimpl.Write `json:"-"`
 
 	// An array of relations to delete
 	Relations []DeleteRelationsArgsRelationsItem `json:"relations"`

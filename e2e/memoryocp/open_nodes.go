@@ -4,30 +4,33 @@
 
 package memoryocp
 
-import ocprt "github.com/ocpgen/ocpgen/runtime"
+import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 
 // OpenNodes is the MCP tool "open_nodes", classified as a read.
 //
 // # Open specific nodes in the knowledge graph by their names
 //
 // Server hints (not trusted): readOnly=true, destructive=false, idempotent=true, openWorld=false.
-var OpenNodes = &ocprt.Tool{
+var OpenNodes = &ocpimpl.Tool{
 	Args: (*OpenNodesArgs)(nil),
-	Desc: ocprt.Descriptor{
+	Desc: ocpimpl.Descriptor{
 		Name:        "open_nodes",
 		Title:       "Open Nodes",
 		Description: "Open specific nodes in the knowledge graph by their names",
 		InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"names\":{\"description\":\"An array of entity names to retrieve\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"names\"],\"type\":\"object\"}",
 		Fingerprint: "sha256:70aeb8f52abf632f4798453c1b731e1b3e0c8f967e1fdbfb4b00a8d193e5a1c0",
-		Policy: ocprt.Policy{
-			Kind:       ocprt.KindRead,
+		Policy: ocpimpl.Policy{
+			Kind:       ocpimpl.KindRead,
 			Classified: true,
 			Tier:       "visitor",
 			Scopes:     []string{"memory.read"},
-			Resource:   "graph/{names}",
-			Failure:    "The memory store could not do that.",
+			Resource: ocpimpl.Template{
+				{Text: "graph/"},
+				{Arg: "names", Mode: ocpimpl.BindEach},
+			},
+			Failure: "The memory store could not do that.",
 		},
-		Hints: ocprt.ServerHints{
+		Hints: ocpimpl.ServerHints{
 			ReadOnly:    &ocpTrue,
 			Destructive: &ocpFalse,
 			Idempotent:  &ocpTrue,
@@ -38,7 +41,7 @@ var OpenNodes = &ocprt.Tool{
 
 // OpenNodesArgs are the arguments of the MCP tool "open_nodes".
 type OpenNodesArgs struct {
-	ocprt.Read `json:"-"`
+	ocpimpl.Read `json:"-"`
 
 	// An array of entity names to retrieve
 	Names []string `json:"names"`

@@ -4,30 +4,30 @@
 
 package memoryocp
 
-import ocprt "github.com/ocpgen/ocpgen/runtime"
+import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 
 // ReadGraph is the MCP tool "read_graph", classified as a read.
 //
 // # Read the entire knowledge graph
 //
 // Server hints (not trusted): readOnly=true, destructive=false, idempotent=true, openWorld=false.
-var ReadGraph = &ocprt.Tool{
+var ReadGraph = &ocpimpl.Tool{
 	Args: (*ReadGraphArgs)(nil),
-	Desc: ocprt.Descriptor{
+	Desc: ocpimpl.Descriptor{
 		Name:        "read_graph",
 		Title:       "Read Graph",
 		Description: "Read the entire knowledge graph",
 		InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"}",
 		Fingerprint: "sha256:7a014b717a77aac971ea0ab5c0ff47bb13e6cae7ef9442d9dedb15ce36381b15",
-		Policy: ocprt.Policy{
-			Kind:       ocprt.KindRead,
+		Policy: ocpimpl.Policy{
+			Kind:       ocpimpl.KindRead,
 			Classified: true,
 			Tier:       "visitor",
 			Scopes:     []string{"memory.read"},
-			Resource:   "graph",
+			Resource:   ocpimpl.Template{{Text: "graph"}},
 			Failure:    "The memory store could not do that.",
 		},
-		Hints: ocprt.ServerHints{
+		Hints: ocpimpl.ServerHints{
 			ReadOnly:    &ocpTrue,
 			Destructive: &ocpFalse,
 			Idempotent:  &ocpTrue,
@@ -38,7 +38,7 @@ var ReadGraph = &ocprt.Tool{
 
 // ReadGraphArgs are the arguments of the MCP tool "read_graph".
 type ReadGraphArgs struct {
-	ocprt.Read `json:"-"`
+	ocpimpl.Read `json:"-"`
 }
 
 // ReadGraphResult is the structured result of the MCP tool "read_graph", as its output schema describes it.

@@ -4,30 +4,30 @@
 
 package memoryocp
 
-import ocprt "github.com/ocpgen/ocpgen/runtime"
+import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 
 // SearchNodes is the MCP tool "search_nodes", classified as a read.
 //
 // # Search for nodes in the knowledge graph based on a query
 //
 // Server hints (not trusted): readOnly=true, destructive=false, idempotent=true, openWorld=false.
-var SearchNodes = &ocprt.Tool{
+var SearchNodes = &ocpimpl.Tool{
 	Args: (*SearchNodesArgs)(nil),
-	Desc: ocprt.Descriptor{
+	Desc: ocpimpl.Descriptor{
 		Name:        "search_nodes",
 		Title:       "Search Nodes",
 		Description: "Search for nodes in the knowledge graph based on a query",
 		InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"query\":{\"description\":\"The search query to match against entity names, types, and observation content\",\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"}",
 		Fingerprint: "sha256:71205bf235256b270ba5b0e20bdc6729c241f73ac81828077c76630fbcbaf6b6",
-		Policy: ocprt.Policy{
-			Kind:       ocprt.KindRead,
+		Policy: ocpimpl.Policy{
+			Kind:       ocpimpl.KindRead,
 			Classified: true,
 			Tier:       "visitor",
 			Scopes:     []string{"memory.read"},
-			Resource:   "graph",
+			Resource:   ocpimpl.Template{{Text: "graph"}},
 			Failure:    "The memory store could not do that.",
 		},
-		Hints: ocprt.ServerHints{
+		Hints: ocpimpl.ServerHints{
 			ReadOnly:    &ocpTrue,
 			Destructive: &ocpFalse,
 			Idempotent:  &ocpTrue,
@@ -38,7 +38,7 @@ var SearchNodes = &ocprt.Tool{
 
 // SearchNodesArgs are the arguments of the MCP tool "search_nodes".
 type SearchNodesArgs struct {
-	ocprt.Read `json:"-"`
+	ocpimpl.Read `json:"-"`
 
 	// The search query to match against entity names, types, and observation content
 	Query string `json:"query"`

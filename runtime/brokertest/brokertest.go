@@ -1,4 +1,4 @@
-// Package brokertest is the conformance suite of [runtime.ConfirmBroker]:
+// Package brokertest is the conformance suite of [ocp.ConfirmBroker]:
 // every broker (the in-memory one, the Redis one, any other) must pass
 // [Run]. It plays two Hub replicas, a and b: a confirm requested on one is
 // seen, listed and decided from the other. For a single-process broker both
@@ -8,8 +8,8 @@
 // `go test -run Conformance` selects every broker's suite:
 //
 //	func TestConformanceMemory(t *testing.T) {
-//		brokertest.Run(t, func(t *testing.T) (a, b runtime.ConfirmBroker) {
-//			m := runtime.NewMemoryBroker()
+//		brokertest.Run(t, func(t *testing.T) (a, b ocp.ConfirmBroker) {
+//			m := ocp.NewMemoryBroker()
 //			return m, m
 //		})
 //	}
@@ -31,7 +31,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ocpgen/ocpgen/runtime"
+	"github.com/ocpgen/ocpgen/runtime/ocp"
 )
 
 // HangGuard bounds every wait of the suite for something the broker must do
@@ -46,17 +46,17 @@ const RequesterPeer = "model-chan-7e1d"
 var (
 	// phone is the requester's own person on another connection: a peer
 	// that may decide.
-	phone = runtime.Principal{ID: "u-alice", Tier: "member", Peer: "phone-a1"}
+	phone = ocp.Principal{ID: "u-alice", Tier: "member", Peer: "phone-a1"}
 	desk  = Decider
 )
 
 // Run runs the conformance suite. newReplicas is called once per subtest and
 // returns the two replicas' brokers, fresh (nothing pending) and isolated
 // from other subtests; it registers their cleanup with t.
-func Run(t *testing.T, newReplicas func(t *testing.T) (a, b runtime.ConfirmBroker)) {
+func Run(t *testing.T, newReplicas func(t *testing.T) (a, b ocp.ConfirmBroker)) {
 	tests := []struct {
 		name string
-		fn   func(t *testing.T, a, b runtime.ConfirmBroker)
+		fn   func(t *testing.T, a, b ocp.ConfirmBroker)
 	}{
 		{"ApproveOnOtherReplica", testApproveOnOtherReplica},
 		{"DenyOnOtherReplica", testDenyOnOtherReplica},
@@ -93,9 +93,9 @@ func Run(t *testing.T, newReplicas func(t *testing.T) (a, b runtime.ConfirmBroke
 }
 
 // pendingFor returns a confirm with the given id and time to live.
-func pendingFor(id string, ttl time.Duration) runtime.PendingConfirm {
-	return runtime.PendingConfirm{
-		Request: runtime.ConfirmRequest{
+func pendingFor(id string, ttl time.Duration) ocp.PendingConfirm {
+	return ocp.PendingConfirm{
+		Request: ocp.ConfirmRequest{
 			ID:        id,
 			Tool:      "close_ticket",
 			Prompt:    "Close ticket " + id + "?",
@@ -108,24 +108,24 @@ func pendingFor(id string, ttl time.Duration) runtime.PendingConfirm {
 	}
 }
 
-func approve(r runtime.ConfirmRequest) runtime.ConfirmDecision {
-	return runtime.ConfirmDecision{ID: r.ID, Approve: true, Digest: r.Digest}
+func approve(r ocp.ConfirmRequest) ocp.ConfirmDecision {
+	return ocp.ConfirmDecision{ID: r.ID, Approve: true, Digest: r.Digest}
 }
 
-func deny(r runtime.ConfirmRequest) runtime.ConfirmDecision {
-	return runtime.ConfirmDecision{ID: r.ID, Approve: false, Digest: r.Digest}
+func deny(r ocp.ConfirmRequest) ocp.ConfirmDecision {
+	return ocp.ConfirmDecision{ID: r.ID, Approve: false, Digest: r.Digest}
 }
 
 type result struct {
-	d   runtime.Decision
+	d   ocp.Decision
 	err error
 }
 
 // announcements subscribes to br and returns the confirms it announces. The
 // subscription ends with the test.
-func announcements(t *testing.T, br runtime.ConfirmBroker) <-chan runtime.ConfirmRequest {
-	ch := make(chan runtime.ConfirmRequest, 1024)
-	stop := br.Subscribe(func(r runtime.ConfirmRequest) {
+func announcements(t *testing.T, br ocp.ConfirmBroker) <-chan ocp.ConfirmRequest {
+	ch := make(chan ocp.ConfirmRequest, 1024)
+	stop := br.Subscribe(func(r ocp.ConfirmRequest) {
 		select {
 		case ch <- r:
 		default:
@@ -137,7 +137,7 @@ func announcements(t *testing.T, br runtime.ConfirmBroker) <-chan runtime.Confir
 }
 
 // awaitAnnounced waits until ch carries the confirm id and returns it.
-func awaitAnnounced(t *testing.T, ch <-chan runtime.ConfirmRequest, id string) runtime.ConfirmRequest {
+func awaitAnnounced(t *testing.T, ch <-chan ocp.ConfirmRequest, id string) ocp.ConfirmRequest {
 	t.Helper()
 	timer := time.NewTimer(HangGuard)
 	defer timer.Stop()
@@ -155,7 +155,7 @@ func awaitAnnounced(t *testing.T, ch <-chan runtime.ConfirmRequest, id string) r
 
 // start runs on.Request(p) in a goroutine and returns once the confirm has
 // been announced by seer (so it is registered), with the announced request.
-func start(ctx context.Context, t *testing.T, on, seer runtime.ConfirmBroker, p runtime.PendingConfirm) (<-chan result, runtime.ConfirmRequest) {
+func start(ctx context.Context, t *testing.T, on, seer ocp.ConfirmBroker, p ocp.PendingConfirm) (<-chan result, ocp.ConfirmRequest) {
 	t.Helper()
 	return startAnnounced(ctx, t, on, announcements(t, seer), p)
 }
@@ -163,7 +163,7 @@ func start(ctx context.Context, t *testing.T, on, seer runtime.ConfirmBroker, p 
 // startAnnounced is start with a subscription made beforehand, for a confirm
 // with a short time to live: it must not be spent waiting for the
 // subscription (a confirm that arrives expired need not be announced).
-func startAnnounced(ctx context.Context, t *testing.T, on runtime.ConfirmBroker, ann <-chan runtime.ConfirmRequest, p runtime.PendingConfirm) (<-chan result, runtime.ConfirmRequest) {
+func startAnnounced(ctx context.Context, t *testing.T, on ocp.ConfirmBroker, ann <-chan ocp.ConfirmRequest, p ocp.PendingConfirm) (<-chan result, ocp.ConfirmRequest) {
 	t.Helper()
 	out := make(chan result, 1)
 	go func() {
@@ -184,7 +184,7 @@ func await(t *testing.T, ch <-chan result) result {
 	panic("unreachable")
 }
 
-func wantOutcome(t *testing.T, r result, o runtime.Outcome) {
+func wantOutcome(t *testing.T, r result, o ocp.Outcome) {
 	t.Helper()
 	if r.err != nil || r.d.Outcome != o {
 		t.Fatalf("Request = %+v, %v; want outcome %q and no error", r.d, r.err, o)
@@ -192,7 +192,7 @@ func wantOutcome(t *testing.T, r result, o runtime.Outcome) {
 }
 
 // wantPending checks that br lists exactly the confirms ids, in that order.
-func wantPending(t *testing.T, br runtime.ConfirmBroker, ids ...string) []runtime.ConfirmRequest {
+func wantPending(t *testing.T, br ocp.ConfirmBroker, ids ...string) []ocp.ConfirmRequest {
 	t.Helper()
 	p, err := br.Pending(context.Background())
 	if err != nil {
@@ -208,7 +208,7 @@ func wantPending(t *testing.T, br runtime.ConfirmBroker, ids ...string) []runtim
 	return p
 }
 
-func sameRequest(t *testing.T, what string, got, want runtime.ConfirmRequest) {
+func sameRequest(t *testing.T, what string, got, want ocp.ConfirmRequest) {
 	t.Helper()
 	if got.ID != want.ID || got.Tool != want.Tool || got.Prompt != want.Prompt || got.Requester != want.Requester ||
 		!bytes.Equal(got.Args, want.Args) || got.Digest != want.Digest || !got.Expires.Equal(want.Expires) {
@@ -223,7 +223,7 @@ func wantErr(t *testing.T, what string, err, want error) {
 	}
 }
 
-func testApproveOnOtherReplica(t *testing.T, a, b runtime.ConfirmBroker) {
+func testApproveOnOtherReplica(t *testing.T, a, b ocp.ConfirmBroker) {
 	p := pendingFor("c-approve", time.Hour)
 	res, seen := start(context.Background(), t, a, b, p)
 	sameRequest(t, "announced on the other replica", seen, p.Request)
@@ -236,18 +236,18 @@ func testApproveOnOtherReplica(t *testing.T, a, b runtime.ConfirmBroker) {
 	}
 	// A second decision or a replay, on either replica, before and after the
 	// requester collected the decision, changes nothing.
-	wantErr(t, "second decision", b.Resolve(context.Background(), desk, deny(seen)), runtime.ErrConfirmNotPending)
-	wantErr(t, "second decision on the requesting replica", a.Resolve(context.Background(), desk, deny(seen)), runtime.ErrConfirmNotPending)
+	wantErr(t, "second decision", b.Resolve(context.Background(), desk, deny(seen)), ocp.ErrConfirmNotPending)
+	wantErr(t, "second decision on the requesting replica", a.Resolve(context.Background(), desk, deny(seen)), ocp.ErrConfirmNotPending)
 	r := await(t, res)
-	wantOutcome(t, r, runtime.OutcomeApproved)
+	wantOutcome(t, r, ocp.OutcomeApproved)
 	if r.d.Peer != phone.Peer || r.d.PrincipalID != phone.ID {
 		t.Fatalf("decided by %q/%q, want %q/%q", r.d.Peer, r.d.PrincipalID, phone.Peer, phone.ID)
 	}
-	wantErr(t, "replay", b.Resolve(context.Background(), phone, approve(seen)), runtime.ErrConfirmNotPending)
-	wantErr(t, "replay on the requesting replica", a.Resolve(context.Background(), phone, approve(seen)), runtime.ErrConfirmNotPending)
+	wantErr(t, "replay", b.Resolve(context.Background(), phone, approve(seen)), ocp.ErrConfirmNotPending)
+	wantErr(t, "replay on the requesting replica", a.Resolve(context.Background(), phone, approve(seen)), ocp.ErrConfirmNotPending)
 }
 
-func testDenyOnOtherReplica(t *testing.T, a, b runtime.ConfirmBroker) {
+func testDenyOnOtherReplica(t *testing.T, a, b ocp.ConfirmBroker) {
 	res, seen := start(context.Background(), t, a, b, pendingFor("c-deny", time.Hour))
 	if err := b.Resolve(context.Background(), desk, deny(seen)); err != nil {
 		t.Fatalf("deny: %v", err)
@@ -255,41 +255,41 @@ func testDenyOnOtherReplica(t *testing.T, a, b runtime.ConfirmBroker) {
 	wantPending(t, a)
 	wantPending(t, b)
 	r := await(t, res)
-	wantOutcome(t, r, runtime.OutcomeDenied)
+	wantOutcome(t, r, ocp.OutcomeDenied)
 	if r.d.Peer != desk.Peer || r.d.PrincipalID != desk.ID {
 		t.Fatalf("decided by %q/%q", r.d.Peer, r.d.PrincipalID)
 	}
-	wantErr(t, "approval after the denial", b.Resolve(context.Background(), phone, approve(seen)), runtime.ErrConfirmNotPending)
+	wantErr(t, "approval after the denial", b.Resolve(context.Background(), phone, approve(seen)), ocp.ErrConfirmNotPending)
 }
 
-func testApproveOnSameReplica(t *testing.T, a, b runtime.ConfirmBroker) {
+func testApproveOnSameReplica(t *testing.T, a, b ocp.ConfirmBroker) {
 	res, seen := start(context.Background(), t, a, a, pendingFor("c-same", time.Hour))
 	if err := a.Resolve(context.Background(), phone, approve(seen)); err != nil {
 		t.Fatalf("approve: %v", err)
 	}
-	wantOutcome(t, await(t, res), runtime.OutcomeApproved)
+	wantOutcome(t, await(t, res), ocp.OutcomeApproved)
 }
 
-func testRefusalsKeepPending(t *testing.T, a, b runtime.ConfirmBroker) {
+func testRefusalsKeepPending(t *testing.T, a, b ocp.ConfirmBroker) {
 	ctx := context.Background()
 	p := pendingFor("c-refusals", time.Hour)
 	res, seen := start(ctx, t, a, b, p)
 	good := approve(seen)
-	for _, br := range []runtime.ConfirmBroker{b, a} {
+	for _, br := range []ocp.ConfirmBroker{b, a} {
 		for _, tc := range []struct {
 			name string
-			peer runtime.Principal
-			d    runtime.ConfirmDecision
+			peer ocp.Principal
+			d    ocp.ConfirmDecision
 			want error
 		}{
-			{"the requester's own channel", runtime.Principal{ID: "u-alice", Peer: RequesterPeer}, good, runtime.ErrConfirmSelf},
-			{"the requester's own channel, denying", runtime.Principal{ID: "u-alice", Peer: RequesterPeer}, deny(seen), runtime.ErrConfirmSelf},
-			{"no channel identity", runtime.Principal{ID: "u-alice"}, good, runtime.ErrConfirmSelf},
-			{"wrong digest", phone, runtime.ConfirmDecision{ID: seen.ID, Approve: true, Digest: seen.Digest + "x"}, runtime.ErrConfirmDigest},
-			{"empty digest", phone, runtime.ConfirmDecision{ID: seen.ID, Approve: true}, runtime.ErrConfirmDigest},
-			{"wrong digest, denying", phone, runtime.ConfirmDecision{ID: seen.ID, Digest: "sha256:other"}, runtime.ErrConfirmDigest},
-			{"unknown id", phone, runtime.ConfirmDecision{ID: seen.ID + "-not", Approve: true, Digest: seen.Digest}, runtime.ErrConfirmNotPending},
-			{"empty id", phone, runtime.ConfirmDecision{Approve: true, Digest: seen.Digest}, runtime.ErrConfirmNotPending},
+			{"the requester's own channel", ocp.Principal{ID: "u-alice", Peer: RequesterPeer}, good, ocp.ErrConfirmSelf},
+			{"the requester's own channel, denying", ocp.Principal{ID: "u-alice", Peer: RequesterPeer}, deny(seen), ocp.ErrConfirmSelf},
+			{"no channel identity", ocp.Principal{ID: "u-alice"}, good, ocp.ErrConfirmSelf},
+			{"wrong digest", phone, ocp.ConfirmDecision{ID: seen.ID, Approve: true, Digest: seen.Digest + "x"}, ocp.ErrConfirmDigest},
+			{"empty digest", phone, ocp.ConfirmDecision{ID: seen.ID, Approve: true}, ocp.ErrConfirmDigest},
+			{"wrong digest, denying", phone, ocp.ConfirmDecision{ID: seen.ID, Digest: "sha256:other"}, ocp.ErrConfirmDigest},
+			{"unknown id", phone, ocp.ConfirmDecision{ID: seen.ID + "-not", Approve: true, Digest: seen.Digest}, ocp.ErrConfirmNotPending},
+			{"empty id", phone, ocp.ConfirmDecision{Approve: true, Digest: seen.Digest}, ocp.ErrConfirmNotPending},
 		} {
 			if err := br.Resolve(ctx, tc.peer, tc.d); !errors.Is(err, tc.want) {
 				t.Errorf("%s: err = %v, want %v", tc.name, err, tc.want)
@@ -301,15 +301,15 @@ func testRefusalsKeepPending(t *testing.T, a, b runtime.ConfirmBroker) {
 	if err := b.Resolve(ctx, phone, good); err != nil {
 		t.Fatalf("approve after the refusals: %v", err)
 	}
-	wantOutcome(t, await(t, res), runtime.OutcomeApproved)
+	wantOutcome(t, await(t, res), ocp.OutcomeApproved)
 }
 
-func testDigestOfAnotherConfirm(t *testing.T, a, b runtime.ConfirmBroker) {
+func testDigestOfAnotherConfirm(t *testing.T, a, b ocp.ConfirmBroker) {
 	ctx := context.Background()
 	res1, c1 := start(ctx, t, a, b, pendingFor("c-1", time.Hour))
 	res2, c2 := start(ctx, t, b, a, pendingFor("c-2", time.Hour))
-	wantErr(t, "c1 with c2's digest", b.Resolve(ctx, phone, runtime.ConfirmDecision{ID: c1.ID, Approve: true, Digest: c2.Digest}), runtime.ErrConfirmDigest)
-	wantErr(t, "c2 with c1's digest", a.Resolve(ctx, phone, runtime.ConfirmDecision{ID: c2.ID, Approve: true, Digest: c1.Digest}), runtime.ErrConfirmDigest)
+	wantErr(t, "c1 with c2's digest", b.Resolve(ctx, phone, ocp.ConfirmDecision{ID: c1.ID, Approve: true, Digest: c2.Digest}), ocp.ErrConfirmDigest)
+	wantErr(t, "c2 with c1's digest", a.Resolve(ctx, phone, ocp.ConfirmDecision{ID: c2.ID, Approve: true, Digest: c1.Digest}), ocp.ErrConfirmDigest)
 	wantPending(t, a, c1.ID, c2.ID)
 	if err := b.Resolve(ctx, phone, deny(c1)); err != nil {
 		t.Fatal(err)
@@ -317,13 +317,13 @@ func testDigestOfAnotherConfirm(t *testing.T, a, b runtime.ConfirmBroker) {
 	if err := a.Resolve(ctx, phone, approve(c2)); err != nil {
 		t.Fatal(err)
 	}
-	wantOutcome(t, await(t, res1), runtime.OutcomeDenied)
-	wantOutcome(t, await(t, res2), runtime.OutcomeApproved)
+	wantOutcome(t, await(t, res1), ocp.OutcomeDenied)
+	wantOutcome(t, await(t, res2), ocp.OutcomeApproved)
 }
 
 // Deciders on both replicas race: exactly one decision wins, and it is the
 // one the requester gets.
-func testResolvesOnce(t *testing.T, a, b runtime.ConfirmBroker) {
+func testResolvesOnce(t *testing.T, a, b ocp.ConfirmBroker) {
 	const deciders = 16
 	for round := range 4 {
 		res, seen := start(context.Background(), t, a, b, pendingFor(fmt.Sprintf("c-race-%d", round), time.Hour))
@@ -337,8 +337,8 @@ func testResolvesOnce(t *testing.T, a, b runtime.ConfirmBroker) {
 			}
 			wg.Go(func() {
 				<-gate
-				peer := runtime.Principal{ID: fmt.Sprintf("u-%d", i), Peer: fmt.Sprintf("peer-%d", i)}
-				errs[i] = br.Resolve(context.Background(), peer, runtime.ConfirmDecision{ID: seen.ID, Approve: i%4 < 2, Digest: seen.Digest})
+				peer := ocp.Principal{ID: fmt.Sprintf("u-%d", i), Peer: fmt.Sprintf("peer-%d", i)}
+				errs[i] = br.Resolve(context.Background(), peer, ocp.ConfirmDecision{ID: seen.ID, Approve: i%4 < 2, Digest: seen.Digest})
 			})
 		}
 		close(gate)
@@ -350,16 +350,16 @@ func testResolvesOnce(t *testing.T, a, b runtime.ConfirmBroker) {
 				t.Fatalf("round %d: deciders %d and %d both won", round, winner, i)
 			case err == nil:
 				winner = i
-			case !errors.Is(err, runtime.ErrConfirmNotPending):
+			case !errors.Is(err, ocp.ErrConfirmNotPending):
 				t.Fatalf("round %d: decider %d: %v", round, i, err)
 			}
 		}
 		if winner < 0 {
 			t.Fatalf("round %d: no decider won", round)
 		}
-		want := runtime.OutcomeDenied
+		want := ocp.OutcomeDenied
 		if winner%4 < 2 {
-			want = runtime.OutcomeApproved
+			want = ocp.OutcomeApproved
 		}
 		r := await(t, res)
 		wantOutcome(t, r, want)
@@ -369,55 +369,55 @@ func testResolvesOnce(t *testing.T, a, b runtime.ConfirmBroker) {
 	}
 }
 
-func testExpires(t *testing.T, a, b runtime.ConfirmBroker) {
+func testExpires(t *testing.T, a, b ocp.ConfirmBroker) {
 	ann := announcements(t, b)
 	res, seen := startAnnounced(context.Background(), t, a, ann, pendingFor("c-expires", time.Second))
 	r := await(t, res)
-	wantOutcome(t, r, runtime.OutcomeExpired)
+	wantOutcome(t, r, ocp.OutcomeExpired)
 	if r.d.Peer != "" || r.d.PrincipalID != "" {
 		t.Fatalf("an expiry names a decider: %+v", r.d)
 	}
 	wantPending(t, a)
 	wantPending(t, b)
-	wantErr(t, "approval after expiry", b.Resolve(context.Background(), phone, approve(seen)), runtime.ErrConfirmNotPending)
+	wantErr(t, "approval after expiry", b.Resolve(context.Background(), phone, approve(seen)), ocp.ErrConfirmNotPending)
 }
 
 // An approval sent at or after Expires is never an approval, whether or not
 // the broker has noticed the expiry yet.
-func testApprovalAtExpiry(t *testing.T, a, b runtime.ConfirmBroker) {
+func testApprovalAtExpiry(t *testing.T, a, b ocp.ConfirmBroker) {
 	ann := announcements(t, b)
 	res, seen := startAnnounced(context.Background(), t, a, ann, pendingFor("c-late", time.Second))
 	time.Sleep(time.Until(seen.Expires) + time.Millisecond)
 	err := b.Resolve(context.Background(), phone, approve(seen))
-	if !errors.Is(err, runtime.ErrConfirmExpired) && !errors.Is(err, runtime.ErrConfirmNotPending) {
+	if !errors.Is(err, ocp.ErrConfirmExpired) && !errors.Is(err, ocp.ErrConfirmNotPending) {
 		t.Fatalf("late approval: err = %v, want ErrConfirmExpired or ErrConfirmNotPending", err)
 	}
-	wantOutcome(t, await(t, res), runtime.OutcomeExpired)
+	wantOutcome(t, await(t, res), ocp.OutcomeExpired)
 }
 
 // A confirm that arrives already expired is expired, even with a peer that
 // approves everything at once.
-func testExpiredOnArrival(t *testing.T, a, b runtime.ConfirmBroker) {
+func testExpiredOnArrival(t *testing.T, a, b ocp.ConfirmBroker) {
 	type attempt struct {
 		id  string
 		err error
 	}
 	attempts := make(chan attempt, 64)
-	for _, br := range []runtime.ConfirmBroker{a, b} {
-		stop := br.Subscribe(func(r runtime.ConfirmRequest) {
+	for _, br := range []ocp.ConfirmBroker{a, b} {
+		stop := br.Subscribe(func(r ocp.ConfirmRequest) {
 			attempts <- attempt{r.ID, br.Resolve(context.Background(), phone, approve(r))}
 		})
 		t.Cleanup(stop)
 	}
 	p := pendingFor("c-stale", -time.Second)
 	d, err := a.Request(context.Background(), p)
-	if err != nil || d.Outcome != runtime.OutcomeExpired {
+	if err != nil || d.Outcome != ocp.OutcomeExpired {
 		t.Fatalf("Request = %+v, %v; want expired", d, err)
 	}
 	// A later confirm, approved by the same peers, flushes their earlier
 	// attempts through (subscribers are called in order).
 	res, _ := start(context.Background(), t, a, b, pendingFor("c-fresh", time.Hour))
-	wantOutcome(t, await(t, res), runtime.OutcomeApproved)
+	wantOutcome(t, await(t, res), ocp.OutcomeApproved)
 	for freshApproved := false; !freshApproved; {
 		select {
 		case at := <-attempts:
@@ -433,34 +433,34 @@ func testExpiredOnArrival(t *testing.T, a, b runtime.ConfirmBroker) {
 	}
 }
 
-func testCancelDenies(t *testing.T, a, b runtime.ConfirmBroker) {
+func testCancelDenies(t *testing.T, a, b ocp.ConfirmBroker) {
 	ctx, cancel := context.WithCancel(context.Background())
 	res, seen := start(ctx, t, a, b, pendingFor("c-cancel", time.Hour))
 	cancel()
-	wantOutcome(t, await(t, res), runtime.OutcomeCancelled)
+	wantOutcome(t, await(t, res), ocp.OutcomeCancelled)
 	wantPending(t, a)
 	wantPending(t, b)
-	wantErr(t, "approval after cancellation", b.Resolve(context.Background(), phone, approve(seen)), runtime.ErrConfirmNotPending)
+	wantErr(t, "approval after cancellation", b.Resolve(context.Background(), phone, approve(seen)), ocp.ErrConfirmNotPending)
 }
 
-func testCancelledBeforeRequest(t *testing.T, a, b runtime.ConfirmBroker) {
+func testCancelledBeforeRequest(t *testing.T, a, b ocp.ConfirmBroker) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	p := pendingFor("c-precancelled", time.Hour)
 	d, err := a.Request(ctx, p)
-	if err != nil || d.Outcome != runtime.OutcomeCancelled {
+	if err != nil || d.Outcome != ocp.OutcomeCancelled {
 		t.Fatalf("Request = %+v, %v; want cancelled", d, err)
 	}
-	wantErr(t, "approval", b.Resolve(context.Background(), phone, approve(p.Request)), runtime.ErrConfirmNotPending)
+	wantErr(t, "approval", b.Resolve(context.Background(), phone, approve(p.Request)), ocp.ErrConfirmNotPending)
 }
 
-func testRequestErrors(t *testing.T, a, b runtime.ConfirmBroker) {
-	if _, err := a.Request(context.Background(), runtime.PendingConfirm{}); err == nil {
+func testRequestErrors(t *testing.T, a, b ocp.ConfirmBroker) {
+	if _, err := a.Request(context.Background(), ocp.PendingConfirm{}); err == nil {
 		t.Fatal("empty id accepted")
 	}
 	p := pendingFor("c-dup", time.Hour)
 	res, seen := start(context.Background(), t, a, b, p)
-	for name, br := range map[string]runtime.ConfirmBroker{"same replica": a, "other replica": b} {
+	for name, br := range map[string]ocp.ConfirmBroker{"same replica": a, "other replica": b} {
 		q := pendingFor("c-dup", time.Minute)
 		q.Request.Digest = "sha256:an-impostor"
 		if d, err := br.Request(context.Background(), q); err == nil {
@@ -472,11 +472,11 @@ func testRequestErrors(t *testing.T, a, b runtime.ConfirmBroker) {
 	if err := b.Resolve(context.Background(), phone, approve(seen)); err != nil {
 		t.Fatal(err)
 	}
-	wantOutcome(t, await(t, res), runtime.OutcomeApproved)
+	wantOutcome(t, await(t, res), ocp.OutcomeApproved)
 }
 
 // Pending lists the confirms of both replicas on both, by expiry then id.
-func testPendingAcrossReplicas(t *testing.T, a, b runtime.ConfirmBroker) {
+func testPendingAcrossReplicas(t *testing.T, a, b ocp.ConfirmBroker) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	later := pendingFor("c-later", 3*time.Hour)
@@ -486,36 +486,36 @@ func testPendingAcrossReplicas(t *testing.T, a, b runtime.ConfirmBroker) {
 	mid := pendingFor("c-mid", 2*time.Hour)
 	var results []<-chan result
 	for _, s := range []struct {
-		on runtime.ConfirmBroker
-		p  runtime.PendingConfirm
+		on ocp.ConfirmBroker
+		p  ocp.PendingConfirm
 	}{{a, later}, {b, soonY}, {a, mid}, {b, soonX}} {
 		r, _ := start(ctx, t, s.on, a, s.p)
 		results = append(results, r)
 	}
-	for _, br := range []runtime.ConfirmBroker{a, b} {
+	for _, br := range []ocp.ConfirmBroker{a, b} {
 		got := wantPending(t, br, "c-soon-x", "c-soon-y", "c-mid", "c-later")
 		sameRequest(t, "listed", got[2], mid.Request)
 	}
 	if err := a.Resolve(context.Background(), desk, deny(mid.Request)); err != nil {
 		t.Fatal(err)
 	}
-	for _, br := range []runtime.ConfirmBroker{a, b} {
+	for _, br := range []ocp.ConfirmBroker{a, b} {
 		wantPending(t, br, "c-soon-x", "c-soon-y", "c-later")
 	}
-	wantOutcome(t, await(t, results[2]), runtime.OutcomeDenied)
+	wantOutcome(t, await(t, results[2]), ocp.OutcomeDenied)
 	cancel()
 	for _, i := range []int{0, 1, 3} {
-		wantOutcome(t, await(t, results[i]), runtime.OutcomeCancelled)
+		wantOutcome(t, await(t, results[i]), ocp.OutcomeCancelled)
 	}
 }
 
-func testSubscribers(t *testing.T, a, b runtime.ConfirmBroker) {
+func testSubscribers(t *testing.T, a, b ocp.ConfirmBroker) {
 	ctx := context.Background()
-	stopPanic := b.Subscribe(func(runtime.ConfirmRequest) { panic("a subscriber's bug") })
+	stopPanic := b.Subscribe(func(ocp.ConfirmRequest) { panic("a subscriber's bug") })
 	defer stopPanic()
 	var mu sync.Mutex
 	var early []string
-	stopEarly := b.Subscribe(func(r runtime.ConfirmRequest) {
+	stopEarly := b.Subscribe(func(r ocp.ConfirmRequest) {
 		mu.Lock()
 		early = append(early, r.ID)
 		mu.Unlock()
@@ -529,7 +529,7 @@ func testSubscribers(t *testing.T, a, b runtime.ConfirmBroker) {
 	if err := b.Resolve(ctx, phone, approve(seen)); err != nil {
 		t.Fatal(err)
 	}
-	wantOutcome(t, await(t, res1), runtime.OutcomeApproved)
+	wantOutcome(t, await(t, res1), ocp.OutcomeApproved)
 
 	// start subscribes after stopEarly: once that later subscriber has seen
 	// c-sub-2, a stopped early one would have been called already.
@@ -540,7 +540,7 @@ func testSubscribers(t *testing.T, a, b runtime.ConfirmBroker) {
 	if err := b.Resolve(ctx, phone, deny(seen2)); err != nil {
 		t.Fatal(err)
 	}
-	wantOutcome(t, await(t, res2), runtime.OutcomeDenied)
+	wantOutcome(t, await(t, res2), ocp.OutcomeDenied)
 	mu.Lock()
 	defer mu.Unlock()
 	if !slices.Equal(early, []string{"c-sub-1"}) {
@@ -548,14 +548,14 @@ func testSubscribers(t *testing.T, a, b runtime.ConfirmBroker) {
 	}
 }
 
-func testSubscriberMayResolve(t *testing.T, a, b runtime.ConfirmBroker) {
+func testSubscriberMayResolve(t *testing.T, a, b ocp.ConfirmBroker) {
 	errs := make(chan error, 16)
-	stop := b.Subscribe(func(r runtime.ConfirmRequest) {
+	stop := b.Subscribe(func(r ocp.ConfirmRequest) {
 		errs <- b.Resolve(context.Background(), phone, approve(r))
 	})
 	defer stop()
 	d, err := a.Request(context.Background(), pendingFor("c-in-notification", time.Hour))
-	if err != nil || d.Outcome != runtime.OutcomeApproved {
+	if err != nil || d.Outcome != ocp.OutcomeApproved {
 		t.Fatalf("Request = %+v, %v", d, err)
 	}
 	select {
@@ -570,7 +570,7 @@ func testSubscriberMayResolve(t *testing.T, a, b runtime.ConfirmBroker) {
 
 // Many confirms pending at once on both replicas, each decided from the
 // other: every requester gets its own decision.
-func testManyConcurrent(t *testing.T, a, b runtime.ConfirmBroker) {
+func testManyConcurrent(t *testing.T, a, b ocp.ConfirmBroker) {
 	const n = 100
 	annA, annB := announcements(t, a), announcements(t, b)
 	results := make([]chan result, n)
@@ -587,8 +587,8 @@ func testManyConcurrent(t *testing.T, a, b runtime.ConfirmBroker) {
 	}
 	// Every confirm is announced on both replicas, and all are pending at
 	// once before any is decided.
-	seen := map[string]runtime.ConfirmRequest{}
-	for _, ch := range []<-chan runtime.ConfirmRequest{annA, annB} {
+	seen := map[string]ocp.ConfirmRequest{}
+	for _, ch := range []<-chan ocp.ConfirmRequest{annA, annB} {
 		for range n {
 			select {
 			case r := <-ch:
@@ -623,9 +623,9 @@ func testManyConcurrent(t *testing.T, a, b runtime.ConfirmBroker) {
 	}
 	wg.Wait()
 	for i := range n {
-		want := runtime.OutcomeDenied
+		want := ocp.OutcomeDenied
 		if i%3 == 0 {
-			want = runtime.OutcomeApproved
+			want = ocp.OutcomeApproved
 		}
 		wantOutcome(t, await(t, results[i]), want)
 	}

@@ -13,70 +13,92 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/ocpgen/ocpgen/runtime"
+	"github.com/ocpgen/ocpgen/runtime/ocp"
+	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
 // The suite's tools, hand-written exactly like ocpgen's generated code.
 
 // closeTicketArgs are the arguments of close_ticket, a write.
 type closeTicketArgs struct {
-	runtime.Write `json:"-"`
+	ocpimpl.Write `json:"-"`
 	Ticket        string `json:"ticket"`
 }
 
 // snoozeTicketArgs are the arguments of snooze_ticket, a write whose confirm
 // expires quickly.
 type snoozeTicketArgs struct {
-	runtime.Write `json:"-"`
+	ocpimpl.Write `json:"-"`
 	Ticket        string `json:"ticket"`
 }
 
-func descriptor(d runtime.Descriptor) runtime.Descriptor {
-	c, err := runtime.CanonicalJSON([]byte(d.InputSchema))
+func descriptor(d ocpimpl.Descriptor) ocpimpl.Descriptor {
+	c, err := ocpimpl.CanonicalJSON([]byte(d.InputSchema))
 	if err != nil {
 		panic(err)
 	}
 	d.InputSchema = string(c)
-	d.Fingerprint = runtime.Fingerprint(c)
+	d.Fingerprint = ocpimpl.Fingerprint(c)
 	return d
 }
+
+// ticketResource is "tickets/{ticket}", bound as the generator binds it.
+var ticketResource = ocpimpl.Template{{Text: "tickets/"}, {Arg: "ticket", Mode: ocpimpl.BindValue}}
+
+// prompt is "<verb> ticket {ticket}?", bound as the generator binds it.
+func prompt(verb string) ocpimpl.Template {
+	return ocpimpl.Template{{Text: verb + " ticket "}, {Arg: "ticket", Mode: ocpimpl.BindJSON}, {Text: "?"}}
+}
+
+var tiers = []string{"visitor", "member", "operator"}
 
 const ticketSchema = `{"type":"object","properties":{"ticket":{"type":"string","minLength":1}},"required":["ticket"],"additionalProperties":false}`
 
 var (
-	closeTicket = &runtime.Tool{Args: (*closeTicketArgs)(nil), Desc: descriptor(runtime.Descriptor{
+	closeTicket = &ocpimpl.Tool{Args: (*closeTicketArgs)(nil), Desc: descriptor(ocpimpl.Descriptor{
 		Name:        "close_ticket",
 		Description: "Close a ticket.",
 		InputSchema: ticketSchema,
-		Policy: runtime.Policy{
-			Kind: runtime.KindWrite, Classified: true, Tier: "member", Scopes: []string{"tickets.write"},
-			Resource: "tickets/{ticket}", ConfirmPrompt: "Close ticket {ticket}?", ConfirmTTL: 2 * time.Minute,
+		Policy: ocpimpl.Policy{
+			Kind: ocpimpl.KindWrite, Classified: true, Tier: "member", Scopes: []string{"tickets.write"},
+			Resource: ticketResource, ConfirmPrompt: prompt("Close"), ConfirmTTL: 2 * time.Minute,
 			Failure: "Could not close the ticket.",
 		},
 	})}
-	snoozeTicket = &runtime.Tool{Args: (*snoozeTicketArgs)(nil), Desc: descriptor(runtime.Descriptor{
+	snoozeTicket = &ocpimpl.Tool{Args: (*snoozeTicketArgs)(nil), Desc: descriptor(ocpimpl.Descriptor{
 		Name:        "snooze_ticket",
 		Description: "Snooze a ticket.",
 		InputSchema: ticketSchema,
-		Policy: runtime.Policy{
-			Kind: runtime.KindWrite, Classified: true, Tier: "member", Scopes: []string{"tickets.write"},
-			Resource: "tickets/{ticket}", ConfirmPrompt: "Snooze ticket {ticket}?", ConfirmTTL: 300 * time.Millisecond,
+		Policy: ocpimpl.Policy{
+			Kind: ocpimpl.KindWrite, Classified: true, Tier: "member", Scopes: []string{"tickets.write"},
+			Resource: ticketResource, ConfirmPrompt: prompt("Snooze"), ConfirmTTL: 300 * time.Millisecond,
+			Failure: "Could not snooze the ticket.",
 		},
 	})}
-	catalogue = runtime.NewCatalogue([]string{"visitor", "member", "operator"}, closeTicket, snoozeTicket)
+	catalogue = ocpimpl.NewCatalogue(ocpimpl.Digest(tiers, &closeTicket.Desc, &snoozeTicket.Desc), tiers, closeTicket, snoozeTicket)
 )
 
 // Requester asks for writes on the model's channel (Peer RequesterPeer); it
 // may call every tool of the suite's catalogue.
-var Requester = runtime.Principal{ID: "u-alice", Tier: "member", Scopes: []string{"tickets.write"}, Peer: RequesterPeer}
+var Requester = ocp.Principal{ID: "u-alice", Tier: "member", Scopes: []string{"tickets.write"}, Peer: RequesterPeer}
 
 // Decider is a peer on another channel, who may decide Requester's confirms.
-var Decider = runtime.Principal{ID: "u-bob", Tier: "operator", Peer: "desk-b2"}
+var Decider = ocp.Principal{ID: "u-bob", Tier: "operator", Peer: "desk-b2"}
 
-// spy is the fronted MCP server: it records every call.
+// spy is the fronted MCP server: it records every call, and lists every
+// tool of the suite's catalogue.
 type spy struct {
 	mu    sync.Mutex
 	calls []string // "tool args"
+}
+
+func (s *spy) WatchTools(fn func([]ocp.LiveTool)) error {
+	var live []ocp.LiveTool
+	for _, h := range catalogue.Tools() {
+		live = append(live, ocp.LiveTool{Name: h.Desc.Name, Fingerprint: h.Desc.Fingerprint})
+	}
+	fn(live)
+	return nil
 }
 
 func (s *spy) CallTool(_ context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
@@ -92,59 +114,54 @@ func (s *spy) Calls() []string {
 	return slices.Clone(s.calls)
 }
 
-// Replica is one Hub replica for tests: a [runtime.Gate] over the suite's
+// Replica is one Hub replica for tests: a [ocp.Gate] over the suite's
 // catalogue (close_ticket, a write with a 2-minute confirm, and
 // snooze_ticket, a write whose confirm expires after 300ms; both take
 // {"ticket": string}), with a spy in place of the MCP server.
 type Replica struct {
-	g   *runtime.Gate
+	g   *ocp.Gate
 	spy *spy
 	ctx context.Context // cancelled when the test ends: no call outlives it
 }
 
 // NewReplica returns a Replica whose gate uses br, with its catalogue synced.
 // Its calls end with the test.
-func NewReplica(tb testing.TB, br runtime.ConfirmBroker) *Replica {
+func NewReplica(tb testing.TB, br ocp.ConfirmBroker) *Replica {
 	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	tb.Cleanup(cancel)
 	r := &Replica{spy: &spy{}, ctx: ctx}
-	g, err := runtime.NewGate(runtime.Config{
+	g, err := ocp.NewGate(ocp.Config{
 		Catalogue: catalogue,
-		Caller:    r.spy,
-		ACL:       runtime.AllowAllResources,
+		Server:    r.spy,
+		ACL:       ocp.AllowAllResources,
 		Broker:    br,
 		Audit:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var live []runtime.LiveTool
-	for _, h := range catalogue.Tools() {
-		live = append(live, runtime.LiveTool{Name: h.Descriptor().Name, Fingerprint: h.Descriptor().Fingerprint})
-	}
-	g.SyncCatalogue(live)
 	r.g = g
 	return r
 }
 
 // Gate returns the replica's gate.
-func (r *Replica) Gate() *runtime.Gate { return r.g }
+func (r *Replica) Gate() *ocp.Gate { return r.g }
 
 // Calls returns the calls the replica's server received, as "tool args".
 func (r *Replica) Calls() []string { return r.spy.Calls() }
 
 // Dispatch runs an action.request of tool with args for p in a goroutine and
 // returns its result.
-func (r *Replica) Dispatch(p runtime.Principal, tool, args string) <-chan runtime.ActionResult {
-	out := make(chan runtime.ActionResult, 1)
+func (r *Replica) Dispatch(p ocp.Principal, tool, args string) <-chan ocp.ActionResult {
+	out := make(chan ocp.ActionResult, 1)
 	go func() {
-		out <- r.g.Dispatch(r.ctx, p, runtime.ActionRequest{ID: "req-" + args, Tool: tool, Args: json.RawMessage(args)})
+		out <- r.g.Dispatch(r.ctx, p, ocp.ActionRequest{ID: "req-" + args, Tool: tool, Args: json.RawMessage(args)})
 	}()
 	return out
 }
 
-func awaitResult(t *testing.T, ch <-chan runtime.ActionResult) runtime.ActionResult {
+func awaitResult(t *testing.T, ch <-chan ocp.ActionResult) ocp.ActionResult {
 	t.Helper()
 	select {
 	case r := <-ch:
@@ -155,7 +172,7 @@ func awaitResult(t *testing.T, ch <-chan runtime.ActionResult) runtime.ActionRes
 	panic("unreachable")
 }
 
-func nextAnnounced(t *testing.T, ch <-chan runtime.ConfirmRequest) runtime.ConfirmRequest {
+func nextAnnounced(t *testing.T, ch <-chan ocp.ConfirmRequest) ocp.ConfirmRequest {
 	t.Helper()
 	select {
 	case r := <-ch:
@@ -173,16 +190,16 @@ func wantCalls(t *testing.T, what string, r *Replica, want ...string) {
 	}
 }
 
-func wantDenied(t *testing.T, res runtime.ActionResult) {
+func wantDenied(t *testing.T, res ocp.ActionResult) {
 	t.Helper()
-	if res.OK || res.Reason != runtime.ReasonDenied || res.Output != nil {
+	if res.OK || res.Reason != ocp.ReasonDenied || res.Output != nil {
 		t.Fatalf("result = %+v, want denied", res)
 	}
 }
 
 // Two gates play two replicas: the write asked on one is approved by a peer
 // on the other, and only then does the requesting replica call its server.
-func testGateApprove(t *testing.T, a, b runtime.ConfirmBroker) {
+func testGateApprove(t *testing.T, a, b ocp.ConfirmBroker) {
 	ra, rb := NewReplica(t, a), NewReplica(t, b)
 	ann := announcements(t, b)
 	out := ra.Dispatch(Requester, "close_ticket", `{"ticket":"T-17"}`)
@@ -202,7 +219,7 @@ func testGateApprove(t *testing.T, a, b runtime.ConfirmBroker) {
 	wantCalls(t, "the deciding replica", rb)
 }
 
-func testGateDeny(t *testing.T, a, b runtime.ConfirmBroker) {
+func testGateDeny(t *testing.T, a, b ocp.ConfirmBroker) {
 	ra, rb := NewReplica(t, a), NewReplica(t, b)
 	ann := announcements(t, b)
 	out := ra.Dispatch(Requester, "close_ticket", `{"ticket":"T-18"}`)
@@ -217,14 +234,14 @@ func testGateDeny(t *testing.T, a, b runtime.ConfirmBroker) {
 
 // The model's channel cannot approve its own write, on any replica; nor can
 // a decision with another digest.
-func testGateRequesterChannel(t *testing.T, a, b runtime.ConfirmBroker) {
+func testGateRequesterChannel(t *testing.T, a, b ocp.ConfirmBroker) {
 	ra, rb := NewReplica(t, a), NewReplica(t, b)
 	ann := announcements(t, b)
 	out := ra.Dispatch(Requester, "close_ticket", `{"ticket":"T-19"}`)
 	seen := nextAnnounced(t, ann)
 	for _, r := range []*Replica{rb, ra} {
-		wantErr(t, "approval from the requester's channel", r.g.Resolve(context.Background(), Requester, approve(seen)), runtime.ErrConfirmSelf)
-		wantErr(t, "approval with another digest", r.g.Resolve(context.Background(), desk, runtime.ConfirmDecision{ID: seen.ID, Approve: true, Digest: "sha256:forged"}), runtime.ErrConfirmDigest)
+		wantErr(t, "approval from the requester's channel", r.g.Resolve(context.Background(), Requester, approve(seen)), ocp.ErrConfirmSelf)
+		wantErr(t, "approval with another digest", r.g.Resolve(context.Background(), desk, ocp.ConfirmDecision{ID: seen.ID, Approve: true, Digest: "sha256:forged"}), ocp.ErrConfirmDigest)
 	}
 	wantPending(t, b, seen.ID)
 	wantCalls(t, "while pending", ra)
@@ -235,7 +252,7 @@ func testGateRequesterChannel(t *testing.T, a, b runtime.ConfirmBroker) {
 	wantCalls(t, "the requesting replica", ra)
 }
 
-func testGateExpiry(t *testing.T, a, b runtime.ConfirmBroker) {
+func testGateExpiry(t *testing.T, a, b ocp.ConfirmBroker) {
 	ra, rb := NewReplica(t, a), NewReplica(t, b)
 	ann := announcements(t, b)
 	out := ra.Dispatch(Requester, "snooze_ticket", `{"ticket":"T-20"}`)
@@ -243,7 +260,7 @@ func testGateExpiry(t *testing.T, a, b runtime.ConfirmBroker) {
 	// The confirm was announced unless it arrived at the broker expired.
 	select {
 	case seen := <-ann:
-		wantErr(t, "approval after expiry", rb.g.Resolve(context.Background(), desk, approve(seen)), runtime.ErrConfirmNotPending)
+		wantErr(t, "approval after expiry", rb.g.Resolve(context.Background(), desk, approve(seen)), ocp.ErrConfirmNotPending)
 	default:
 	}
 	wantCalls(t, "the requesting replica", ra)
@@ -271,12 +288,12 @@ func (r LoadResult) String() string {
 
 // timedBroker records when each Request returns.
 type timedBroker struct {
-	runtime.ConfirmBroker
+	ocp.ConfirmBroker
 	mu sync.Mutex
 	at map[string]time.Time
 }
 
-func (t *timedBroker) Request(ctx context.Context, p runtime.PendingConfirm) (runtime.Decision, error) {
+func (t *timedBroker) Request(ctx context.Context, p ocp.PendingConfirm) (ocp.Decision, error) {
 	d, err := t.ConfirmBroker.Request(ctx, p)
 	now := time.Now()
 	t.mu.Lock()
@@ -292,12 +309,12 @@ func (t *timedBroker) Request(ctx context.Context, p runtime.PendingConfirm) (ru
 // result is right: each approved write called the server exactly once with
 // its own arguments, and no denied one called it. It returns the latencies
 // from decision to waiting replica.
-func Load(tb testing.TB, a, b runtime.ConfirmBroker, n, deciders int) LoadResult {
+func Load(tb testing.TB, a, b ocp.ConfirmBroker, n, deciders int) LoadResult {
 	tb.Helper()
 	ta := &timedBroker{ConfirmBroker: a, at: make(map[string]time.Time)}
 	ra, rb := NewReplica(tb, ta), NewReplica(tb, b)
-	ann := make(chan runtime.ConfirmRequest, n)
-	stop := b.Subscribe(func(r runtime.ConfirmRequest) {
+	ann := make(chan ocp.ConfirmRequest, n)
+	stop := b.Subscribe(func(r ocp.ConfirmRequest) {
 		select {
 		case ann <- r:
 		default:
@@ -306,11 +323,11 @@ func Load(tb testing.TB, a, b runtime.ConfirmBroker, n, deciders int) LoadResult
 	defer stop()
 
 	begin := time.Now()
-	results := make([]<-chan runtime.ActionResult, n)
+	results := make([]<-chan ocp.ActionResult, n)
 	for i := range n {
 		results[i] = ra.Dispatch(Requester, "close_ticket", fmt.Sprintf(`{"ticket":"T-%d"}`, i))
 	}
-	seen := make([]runtime.ConfirmRequest, 0, n)
+	seen := make([]ocp.ConfirmRequest, 0, n)
 	for len(seen) < n {
 		select {
 		case r := <-ann:
@@ -325,7 +342,7 @@ func Load(tb testing.TB, a, b runtime.ConfirmBroker, n, deciders int) LoadResult
 
 	var mu sync.Mutex
 	decidedAt := make(map[string]time.Time, n)
-	work := make(chan runtime.ConfirmRequest)
+	work := make(chan ocp.ConfirmRequest)
 	var wg sync.WaitGroup
 	for range max(deciders, 1) {
 		wg.Go(func() {
@@ -337,7 +354,7 @@ func Load(tb testing.TB, a, b runtime.ConfirmBroker, n, deciders int) LoadResult
 				}
 				var i int
 				fmt.Sscanf(args.Ticket, "T-%d", &i)
-				d := runtime.ConfirmDecision{ID: r.ID, Approve: i%2 == 0, Digest: r.Digest}
+				d := ocp.ConfirmDecision{ID: r.ID, Approve: i%2 == 0, Digest: r.Digest}
 				now := time.Now()
 				mu.Lock()
 				decidedAt[r.ID] = now
@@ -356,7 +373,7 @@ func Load(tb testing.TB, a, b runtime.ConfirmBroker, n, deciders int) LoadResult
 
 	res := LoadResult{N: n, Deciders: max(deciders, 1)}
 	for i, ch := range results {
-		var r runtime.ActionResult
+		var r ocp.ActionResult
 		select {
 		case r = <-ch:
 		case <-time.After(HangGuard):
@@ -365,7 +382,7 @@ func Load(tb testing.TB, a, b runtime.ConfirmBroker, n, deciders int) LoadResult
 		switch {
 		case i%2 == 0 && r.OK:
 			res.Approved++
-		case i%2 == 1 && !r.OK && r.Reason == runtime.ReasonDenied:
+		case i%2 == 1 && !r.OK && r.Reason == ocp.ReasonDenied:
 			res.Denied++
 		default:
 			tb.Errorf("write T-%d: result %+v", i, r)

@@ -16,7 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/ocpgen/ocpgen/examples/tickets/server"
 	"github.com/ocpgen/ocpgen/examples/tickets/ticketsocp"
-	ocp "github.com/ocpgen/ocpgen/runtime"
+	ocp "github.com/ocpgen/ocpgen/runtime/ocp"
 )
 
 // The principals of the session. The model speaks for alice on the channel
@@ -68,24 +68,29 @@ func run(ctx context.Context, w io.Writer) error {
 		adverts:  make(chan ocp.ToolsAdvertise, 4),
 		audit:    &auditLog{},
 	}
-	broker := ocp.NewMemoryBroker()
-	stop := broker.Subscribe(func(r ocp.ConfirmRequest) { s.confirms <- r })
-	defer stop()
-
 	s.note("The Hub connects to the MCP server at %s and advertises the generated tools it lists.", endpoint)
-	gate, client, err := ocp.DialGate(ctx, ocp.Config{
-		Catalogue: ticketsocp.Catalogue,
-		ACL:       acl,
-		Broker:    broker,
-		Audit:     slog.New(s.audit),
-		Advertise: func(a ocp.ToolsAdvertise) { s.adverts <- a },
-	}, func(context.Context) (mcp.Transport, error) {
+	client, err := ocp.Dial(ctx, func(context.Context) (mcp.Transport, error) {
 		return &mcp.StreamableClientTransport{Endpoint: endpoint}, nil
 	}, ocp.ClientOptions{Audit: slog.New(s.audit), Name: "tickets-hub", Version: "1.0.0"})
 	if err != nil {
 		return err
 	}
 	defer client.Close()
+	gate, err := ocp.NewGate(ocp.Config{
+		Catalogue: ticketsocp.Catalogue,
+		Server:    client,
+		ACL:       acl,
+		Broker:    ocp.NewMemoryBroker(),
+		Audit:     slog.New(s.audit),
+		Advertise: func(a ocp.ToolsAdvertise) { s.adverts <- a },
+	})
+	if err != nil {
+		return err
+	}
+	// The peers learn of each confirm the gate opens; they answer through
+	// gate.Resolve.
+	stop := gate.Subscribe(func(r ocp.ConfirmRequest) { s.confirms <- r })
+	defer stop()
 	s.gate = gate
 	if err := s.advertised(ctx); err != nil {
 		return err

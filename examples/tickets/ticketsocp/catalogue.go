@@ -4,15 +4,16 @@
 
 package ticketsocp
 
-import ocprt "github.com/ocpgen/ocpgen/runtime"
+import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 
 // Catalogue lists every generated tool, in name order, with the
-// classification's tiers (lowest first).
-var Catalogue = ocprt.NewCatalogue([]string{"anonymous", "visitor", "member", "operator", "admin"}, ocpTools[:]...)
+// classification's tiers (lowest first) and the digest of their policy,
+// which the gate checks.
+var Catalogue = ocpimpl.NewCatalogue("sha256:e3f29242f13f10963b38c49f6695c0912650741d13fb0185acfdd4c9e9f1907d", []string{"anonymous", "visitor", "member", "operator", "admin"}, ocpTools[:]...)
 
 // ocpTools are the tools of Catalogue. An array, not arguments of
 // NewCatalogue: the compiler lays it out as data, so no code runs per tool.
-var ocpTools = [...]*ocprt.Tool{
+var ocpTools = [...]*ocpimpl.Tool{
 	CloseTicket,
 	CreateTicket,
 	EscalateTicket,
@@ -24,11 +25,11 @@ var ocpTools = [...]*ocprt.Tool{
 // satisfy ReadArgs, a write's WriteArgs. A compile error here means this
 // package was edited or is out of date with the runtime: re-run go generate.
 var (
-	_ ocprt.WriteArgs = CloseTicketArgs{}
-	_ ocprt.WriteArgs = CreateTicketArgs{}
-	_ ocprt.WriteArgs = EscalateTicketArgs{}
-	_ ocprt.ReadArgs  = ListTicketsArgs{}
-	_ ocprt.ReadArgs  = TicketStatsArgs{}
+	_ ocpimpl.WriteArgs = CloseTicketArgs{}
+	_ ocpimpl.WriteArgs = CreateTicketArgs{}
+	_ ocpimpl.WriteArgs = EscalateTicketArgs{}
+	_ ocpimpl.ReadArgs  = ListTicketsArgs{}
+	_ ocpimpl.ReadArgs  = TicketStatsArgs{}
 )
 
 // ocpTrue and ocpFalse are the values the server hints point to.

@@ -5,7 +5,7 @@
 package ticketsocp
 
 import (
-	ocprt "github.com/ocpgen/ocpgen/runtime"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 	"time"
 )
 
@@ -14,24 +14,31 @@ import (
 // Close a ticket.
 //
 // Server hints (not trusted): readOnly=false, destructive=false, idempotent=false.
-var CloseTicket = &ocprt.Tool{
+var CloseTicket = &ocpimpl.Tool{
 	Args: (*CloseTicketArgs)(nil),
-	Desc: ocprt.Descriptor{
+	Desc: ocpimpl.Descriptor{
 		Name:        "close_ticket",
 		Description: "Close a ticket.",
 		InputSchema: "{\"additionalProperties\":false,\"properties\":{\"id\":{\"pattern\":\"^T-[0-9]+$\",\"type\":\"string\"},\"resolution\":{\"type\":\"string\"}},\"required\":[\"id\"],\"type\":\"object\"}",
 		Fingerprint: "sha256:7161e31ee079193d77a638f33a14f29a5bfe0c3cbe9bcf3eb20bd1d319e5251c",
-		Policy: ocprt.Policy{
-			Kind:          ocprt.KindWrite,
-			Classified:    true,
-			Tier:          "member",
-			Scopes:        []string{"tickets.write"},
-			Resource:      "tickets/{id}",
-			ConfirmPrompt: "Close ticket {id}?",
-			ConfirmTTL:    2 * time.Minute,
-			Failure:       "Could not close that ticket.",
+		Policy: ocpimpl.Policy{
+			Kind:       ocpimpl.KindWrite,
+			Classified: true,
+			Tier:       "member",
+			Scopes:     []string{"tickets.write"},
+			Resource: ocpimpl.Template{
+				{Text: "tickets/"},
+				{Arg: "id", Mode: ocpimpl.BindValue},
+			},
+			ConfirmPrompt: ocpimpl.Template{
+				{Text: "Close ticket "},
+				{Arg: "id", Mode: ocpimpl.BindJSON},
+				{Text: "?"},
+			},
+			ConfirmTTL: 2 * time.Minute,
+			Failure:    "Could not close that ticket.",
 		},
-		Hints: ocprt.ServerHints{
+		Hints: ocpimpl.ServerHints{
 			ReadOnly:    &ocpFalse,
 			Destructive: &ocpFalse,
 			Idempotent:  &ocpFalse,
@@ -41,7 +48,7 @@ var CloseTicket = &ocprt.Tool{
 
 // CloseTicketArgs are the arguments of the MCP tool "close_ticket".
 type CloseTicketArgs struct {
-	ocprt.Write `json:"-"`
+	ocpimpl.Write `json:"-"`
 
 	ID         string  `json:"id"`
 	Resolution *string `json:"resolution,omitzero"`

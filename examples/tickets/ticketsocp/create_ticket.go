@@ -5,36 +5,40 @@
 package ticketsocp
 
 import (
-	ocprt "github.com/ocpgen/ocpgen/runtime"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 	"time"
 )
 
 // CreateTicket is the MCP tool "create_ticket", classified as a write.
 //
 // Open a new ticket.
-var CreateTicket = &ocprt.Tool{
+var CreateTicket = &ocpimpl.Tool{
 	Args: (*CreateTicketArgs)(nil),
-	Desc: ocprt.Descriptor{
+	Desc: ocpimpl.Descriptor{
 		Name:        "create_ticket",
 		Description: "Open a new ticket.",
 		InputSchema: "{\"additionalProperties\":false,\"properties\":{\"priority\":{\"default\":\"normal\",\"enum\":[\"low\",\"normal\",\"high\"],\"type\":\"string\"},\"tags\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"title\":{\"maxLength\":200,\"minLength\":1,\"type\":\"string\"}},\"required\":[\"title\"],\"type\":\"object\"}",
 		Fingerprint: "sha256:835f5b1e2593e077934928bf0488c167f7bf03ce4e732169f6242af8bca7d0fd",
-		Policy: ocprt.Policy{
-			Kind:          ocprt.KindWrite,
-			Classified:    true,
-			Tier:          "member",
-			Scopes:        []string{"tickets.write"},
-			Resource:      "tickets",
-			ConfirmPrompt: "Open a ticket titled {title}?",
-			ConfirmTTL:    2 * time.Minute,
-			Failure:       "The ticket desk could not do that.",
+		Policy: ocpimpl.Policy{
+			Kind:       ocpimpl.KindWrite,
+			Classified: true,
+			Tier:       "member",
+			Scopes:     []string{"tickets.write"},
+			Resource:   ocpimpl.Template{{Text: "tickets"}},
+			ConfirmPrompt: ocpimpl.Template{
+				{Text: "Open a ticket titled "},
+				{Arg: "title", Mode: ocpimpl.BindJSON},
+				{Text: "?"},
+			},
+			ConfirmTTL: 2 * time.Minute,
+			Failure:    "The ticket desk could not do that.",
 		},
 	},
 }
 
 // CreateTicketArgs are the arguments of the MCP tool "create_ticket".
 type CreateTicketArgs struct {
-	ocprt.Write `json:"-"`
+	ocpimpl.Write `json:"-"`
 
 	// Default (applied by the server when the property is absent): "normal".
 	Priority *CreateTicketArgsPriority `json:"priority,omitzero"`

@@ -5,36 +5,45 @@
 package ticketsocp
 
 import (
-	ocprt "github.com/ocpgen/ocpgen/runtime"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 	"time"
 )
 
 // EscalateTicket is the MCP tool "escalate_ticket", classified as a write.
 //
 // Escalate a ticket to another team.
-var EscalateTicket = &ocprt.Tool{
+var EscalateTicket = &ocpimpl.Tool{
 	Args: (*EscalateTicketArgs)(nil),
-	Desc: ocprt.Descriptor{
+	Desc: ocpimpl.Descriptor{
 		Name:        "escalate_ticket",
 		Description: "Escalate a ticket to another team.",
 		InputSchema: "{\"additionalProperties\":false,\"properties\":{\"id\":{\"type\":\"string\"},\"team\":{\"enum\":[\"network\",\"facilities\",\"security\"],\"type\":\"string\"}},\"required\":[\"id\",\"team\"],\"type\":\"object\"}",
 		Fingerprint: "sha256:416da35be38fd6907cc002b2fa571c1405712a232200f540bfccbbcb805ce522",
-		Policy: ocprt.Policy{
-			Kind:          ocprt.KindWrite,
-			Classified:    true,
-			Tier:          "operator",
-			Scopes:        []string{"tickets.escalate"},
-			Resource:      "tickets/{id}",
-			ConfirmPrompt: "Escalate ticket {id} to the {team} team?",
-			ConfirmTTL:    1 * time.Second,
-			Failure:       "The escalation did not go through.",
+		Policy: ocpimpl.Policy{
+			Kind:       ocpimpl.KindWrite,
+			Classified: true,
+			Tier:       "operator",
+			Scopes:     []string{"tickets.escalate"},
+			Resource: ocpimpl.Template{
+				{Text: "tickets/"},
+				{Arg: "id", Mode: ocpimpl.BindValue},
+			},
+			ConfirmPrompt: ocpimpl.Template{
+				{Text: "Escalate ticket "},
+				{Arg: "id", Mode: ocpimpl.BindJSON},
+				{Text: " to the "},
+				{Arg: "team", Mode: ocpimpl.BindJSON},
+				{Text: " team?"},
+			},
+			ConfirmTTL: 1 * time.Second,
+			Failure:    "The escalation did not go through.",
 		},
 	},
 }
 
 // EscalateTicketArgs are the arguments of the MCP tool "escalate_ticket".
 type EscalateTicketArgs struct {
-	ocprt.Write `json:"-"`
+	ocpimpl.Write `json:"-"`
 
 	ID   string                 `json:"id"`
 	Team EscalateTicketArgsTeam `json:"team"`

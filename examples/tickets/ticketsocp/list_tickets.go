@@ -4,29 +4,29 @@
 
 package ticketsocp
 
-import ocprt "github.com/ocpgen/ocpgen/runtime"
+import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 
 // ListTickets is the MCP tool "list_tickets", classified as a read.
 //
 // List tickets, optionally only those with the given status.
 //
 // Server hints (not trusted): readOnly=true, idempotent=false.
-var ListTickets = &ocprt.Tool{
+var ListTickets = &ocpimpl.Tool{
 	Args: (*ListTicketsArgs)(nil),
-	Desc: ocprt.Descriptor{
+	Desc: ocpimpl.Descriptor{
 		Name:        "list_tickets",
 		Description: "List tickets, optionally only those with the given status.",
 		InputSchema: "{\"additionalProperties\":false,\"properties\":{\"limit\":{\"default\":20,\"maximum\":100,\"minimum\":1,\"type\":\"integer\"},\"status\":{\"description\":\"Only tickets with this status.\",\"enum\":[\"open\",\"closed\"],\"type\":\"string\"}},\"type\":\"object\"}",
 		Fingerprint: "sha256:1f8a374f547bf8b3d15f5048796bebf8ab427b3a609665f604121d9ea60ae094",
-		Policy: ocprt.Policy{
-			Kind:       ocprt.KindRead,
+		Policy: ocpimpl.Policy{
+			Kind:       ocpimpl.KindRead,
 			Classified: true,
 			Tier:       "visitor",
 			Scopes:     []string{"tickets.read"},
-			Resource:   "tickets",
+			Resource:   ocpimpl.Template{{Text: "tickets"}},
 			Failure:    "The ticket desk could not do that.",
 		},
-		Hints: ocprt.ServerHints{
+		Hints: ocpimpl.ServerHints{
 			ReadOnly:   &ocpTrue,
 			Idempotent: &ocpFalse,
 		},
@@ -35,7 +35,7 @@ var ListTickets = &ocprt.Tool{
 
 // ListTicketsArgs are the arguments of the MCP tool "list_tickets".
 type ListTicketsArgs struct {
-	ocprt.Read `json:"-"`
+	ocpimpl.Read `json:"-"`
 
 	// Default (applied by the server when the property is absent): 20.
 	Limit *int64 `json:"limit,omitzero"`

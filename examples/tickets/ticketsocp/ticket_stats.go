@@ -4,29 +4,29 @@
 
 package ticketsocp
 
-import ocprt "github.com/ocpgen/ocpgen/runtime"
+import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 
 // TicketStats is the MCP tool "ticket_stats", classified as a read.
 //
 // How many tickets are open, as a card, a sentence to speak and the figures.
 //
 // Server hints (not trusted): readOnly=true, idempotent=false.
-var TicketStats = &ocprt.Tool{
+var TicketStats = &ocpimpl.Tool{
 	Args: (*TicketStatsArgs)(nil),
-	Desc: ocprt.Descriptor{
+	Desc: ocpimpl.Descriptor{
 		Name:        "ticket_stats",
 		Description: "How many tickets are open, as a card, a sentence to speak and the figures.",
 		InputSchema: "{\"additionalProperties\":false,\"properties\":{},\"type\":\"object\"}",
 		Fingerprint: "sha256:99334726611ccf58a148b0814696bfa6fe08c1b2d027e946beccf5a74331c9aa",
-		Policy: ocprt.Policy{
-			Kind:       ocprt.KindRead,
+		Policy: ocpimpl.Policy{
+			Kind:       ocpimpl.KindRead,
 			Classified: true,
 			Tier:       "visitor",
 			Scopes:     []string{"tickets.read"},
-			Resource:   "tickets/stats",
+			Resource:   ocpimpl.Template{{Text: "tickets/stats"}},
 			Failure:    "The ticket desk could not do that.",
 		},
-		Hints: ocprt.ServerHints{
+		Hints: ocpimpl.ServerHints{
 			ReadOnly:   &ocpTrue,
 			Idempotent: &ocpFalse,
 		},
@@ -35,5 +35,5 @@ var TicketStats = &ocprt.Tool{
 
 // TicketStatsArgs are the arguments of the MCP tool "ticket_stats".
 type TicketStatsArgs struct {
-	ocprt.Read `json:"-"`
+	ocpimpl.Read `json:"-"`
 }

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/ocpgen/ocpgen/gen/internal/load"
-	"github.com/ocpgen/ocpgen/runtime"
+	"github.com/ocpgen/ocpgen/gen/internal/model"
 )
 
 // Policy is a tool's effective classification: what the generated code
@@ -45,7 +45,7 @@ func Effective(name string, c *load.Classification) Policy {
 	entry := Pointer("tools", name)
 	if c == nil {
 		p.Resource = strings.NewReplacer("{", "{{", "}", "}}").Replace(name)
-		p.ConfirmTTL = runtime.DefaultConfirmTTL
+		p.ConfirmTTL = model.DefaultConfirmTTL
 		p.Failure = fmt.Sprintf("The tool %q failed.", name)
 		return p
 	}
@@ -95,7 +95,7 @@ func Effective(name string, c *load.Classification) Policy {
 	if p.Access == load.AccessWrite {
 		p.ConfirmTTL = ttl
 		if p.ConfirmTTL == 0 {
-			p.ConfirmTTL = runtime.DefaultConfirmTTL
+			p.ConfirmTTL = model.DefaultConfirmTTL
 		}
 	} else {
 		p.ConfirmPrompt = ""

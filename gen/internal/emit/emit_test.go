@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ocpgen/ocpgen/gen/internal/model"
+	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
 var readOnly = true
@@ -22,8 +23,8 @@ func pkg(argsName string) *model.Package {
 			Hints: model.Hints{ReadOnly: &readOnly},
 			Policy: model.Policy{
 				Resource:         "x/{id}",
-				ResourceSegments: []model.ResourceSegment{{Mode: model.BindText, Text: "x/"}, {Mode: model.BindValue, Field: args.Fields[0]}},
-				PromptSegments:   []model.PromptSegment{{Text: "Get "}, {Field: args.Fields[0]}},
+				ResourceSegments: []model.Segment{{Mode: ocpimpl.BindText, Text: "x/"}, {Mode: ocpimpl.BindValue, Field: args.Fields[0]}},
+				PromptSegments:   []model.Segment{{Mode: ocpimpl.BindText, Text: "Get "}, {Mode: ocpimpl.BindJSON, Field: args.Fields[0]}},
 			},
 		}},
 	}
@@ -45,13 +46,13 @@ func TestFilesHeader(t *testing.T) {
 	}
 	get := string(files["get.go"])
 	for _, want := range []string{
-		"ocprt.Read `json:\"-\"`",
-		"var Get = &ocprt.Tool{",
+		"ocpimpl.Read `json:\"-\"`",
+		"var Get = &ocpimpl.Tool{",
 		"Args: (*GetArgs)(nil),",
-		`Resource:   "x/{id}",`,
+		"Resource: ocpimpl.Template{\n\t\t\t\t{Text: \"x/\"},\n\t\t\t\t{Arg: \"id\", Mode: ocpimpl.BindValue},\n\t\t\t},",
 		"ReadOnly: &ocpTrue,",
 		"var ocpTrue, ocpFalse = true, false",
-		"_ ocprt.ReadArgs = GetArgs{}",
+		"_ ocpimpl.ReadArgs = GetArgs{}",
 	} {
 		if !strings.Contains(get+string(files["catalogue.go"]), want) {
 			t.Errorf("output lacks %q", want)

@@ -14,7 +14,7 @@ import (
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
 	"github.com/ocpgen/ocpgen/gen/internal/load"
 	"github.com/ocpgen/ocpgen/internal/tmpl"
-	"github.com/ocpgen/ocpgen/runtime"
+	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
 // Build makes the model of the package generated from a snapshot and an
@@ -28,7 +28,7 @@ import (
 //     resource, confirm and failure from its entry. An unset tier is the
 //     default tier; an unset failure is the default failure, else the fixed
 //     text `The tool "<name>" failed.`; a write's confirm TTL is the entry's,
-//     else the default's, else runtime.DefaultConfirmTTL.
+//     else the default's, else DefaultConfirmTTL.
 //   - A tool the classification does not list is a write, Classified false,
 //     with the default tier, scopes, failure and TTL, and a warning. Without a
 //     classification every tool is such a write and there are no tiers, so no
@@ -41,7 +41,7 @@ import (
 //     boolean, string enum) or an array of scalars (one resource per
 //     element). An absent optional argument, a null, or an empty array fails
 //     closed at run time: the gate's rendering fails with
-//     runtime.ErrMissingResourceArg and the gate answers forbidden.
+//     ocp.ErrMissingResourceArg and the gate answers forbidden.
 func Build(s *load.Snapshot, c *load.Classification, pkgName string) (*Package, diag.List) {
 	var diags diag.List
 	if s == nil {
@@ -146,6 +146,7 @@ func Build(s *load.Snapshot, c *load.Classification, pkgName string) (*Package, 
 		return nil, diags
 	}
 	p.Warnings = diags
+	p.Digest = p.digest()
 	return p, diags
 }
 
@@ -175,13 +176,13 @@ var goKeywords = map[string]bool{
 
 func buildTool(mt *Tool, t *load.Tool, e *load.Entry, d load.Defaults, snapFile string, c *load.Classification, nodes *int) diag.List {
 	var diags diag.List
-	canon, err := runtime.CanonicalJSON([]byte(t.InputSchemaRaw))
+	canon, err := ocpimpl.CanonicalJSON([]byte(t.InputSchemaRaw))
 	if err != nil {
 		return diag.List{{Severity: diag.Error, File: snapFile, Tool: t.Name, Pointer: t.Pointer("inputSchema"),
 			Msg: fmt.Sprintf("input schema: %v", err)}}
 	}
 	mt.CanonicalSchema = canon
-	mt.Fingerprint = runtime.Fingerprint(canon)
+	mt.Fingerprint = ocpimpl.Fingerprint(canon)
 	if err := resolvable(t, canon); err != nil {
 		return diag.List{{Severity: diag.Error, File: snapFile, Tool: t.Name, Pointer: t.Pointer("inputSchema"),
 			Msg: err.Error()}}
@@ -235,7 +236,7 @@ func buildTool(mt *Tool, t *load.Tool, e *load.Entry, d load.Defaults, snapFile 
 	if mt.Kind == Write {
 		pol.ConfirmTTL = ttl
 		if pol.ConfirmTTL == 0 {
-			pol.ConfirmTTL = runtime.DefaultConfirmTTL
+			pol.ConfirmTTL = DefaultConfirmTTL
 		}
 	}
 	classFile := ""
@@ -250,7 +251,7 @@ func buildTool(mt *Tool, t *load.Tool, e *load.Entry, d load.Defaults, snapFile 
 	// Resource template.
 	if resource == "" {
 		pol.Resource = escapeTemplate(t.Name)
-		pol.ResourceSegments = []ResourceSegment{{Mode: BindText, Text: t.Name}}
+		pol.ResourceSegments = []Segment{{Mode: ocpimpl.BindText, Text: t.Name}}
 	} else {
 		pol.Resource = resource
 		segs, err := tmpl.Parse(resource)
@@ -259,7 +260,7 @@ func buildTool(mt *Tool, t *load.Tool, e *load.Entry, d load.Defaults, snapFile 
 		}
 		for _, sg := range segs {
 			if sg.Placeholder == "" {
-				pol.ResourceSegments = append(pol.ResourceSegments, ResourceSegment{Mode: BindText, Text: sg.Text})
+				pol.ResourceSegments = append(pol.ResourceSegments, Segment{Mode: ocpimpl.BindText, Text: sg.Text})
 				continue
 			}
 			f := mt.Args.field(sg.Placeholder)
@@ -268,19 +269,19 @@ func buildTool(mt *Tool, t *load.Tool, e *load.Entry, d load.Defaults, snapFile 
 				continue
 			}
 			mode := bindMode(f.Type)
-			if mode == BindText {
+			if mode == ocpimpl.BindText {
 				errAt(resourcePos, "resource placeholder {%s} names a property that is not a scalar (string, integer, number, boolean, string enum) or an array of scalars", sg.Placeholder)
 				continue
 			}
-			pol.ResourceSegments = append(pol.ResourceSegments, ResourceSegment{Mode: mode, Field: f})
+			pol.ResourceSegments = append(pol.ResourceSegments, Segment{Mode: mode, Field: f})
 		}
 	}
 
 	// Confirm prompt.
 	if prompt == "" {
-		pol.PromptSegments = []PromptSegment{
-			{Text: fmt.Sprintf("Run %s tool %q with arguments ", mt.Kind, t.Name)},
-			{All: true},
+		pol.PromptSegments = []Segment{
+			{Mode: ocpimpl.BindText, Text: fmt.Sprintf("Run %s tool %q with arguments ", mt.Kind, t.Name)},
+			{Mode: ocpimpl.BindAll},
 		}
 	} else {
 		if mt.Kind == Write {
@@ -292,7 +293,7 @@ func buildTool(mt *Tool, t *load.Tool, e *load.Entry, d load.Defaults, snapFile 
 		}
 		for _, sg := range segs {
 			if sg.Placeholder == "" {
-				pol.PromptSegments = append(pol.PromptSegments, PromptSegment{Text: sg.Text})
+				pol.PromptSegments = append(pol.PromptSegments, Segment{Mode: ocpimpl.BindText, Text: sg.Text})
 				continue
 			}
 			f := mt.Args.field(sg.Placeholder)
@@ -300,7 +301,7 @@ func buildTool(mt *Tool, t *load.Tool, e *load.Entry, d load.Defaults, snapFile 
 				errAt(promptPos, "confirm prompt placeholder {%s} names no property of the input schema%s", sg.Placeholder, mt.Args.propertyList())
 				continue
 			}
-			pol.PromptSegments = append(pol.PromptSegments, PromptSegment{Field: f})
+			pol.PromptSegments = append(pol.PromptSegments, Segment{Mode: ocpimpl.BindJSON, Field: f})
 		}
 	}
 	return diags
@@ -352,29 +353,29 @@ func escapeTemplate(s string) string {
 
 var templateEscaper = strings.NewReplacer("{", "{{", "}", "}}")
 
-// bindMode returns how a field renders as a resource placeholder, BindText
-// when it cannot.
-func bindMode(t Type) BindMode {
+// bindMode returns how a field renders as a resource placeholder,
+// ocpimpl.BindText when it cannot.
+func bindMode(t Type) ocpimpl.BindMode {
 	switch x := t.(type) {
 	case Scalar, *Enum:
-		return BindValue
+		return ocpimpl.BindValue
 	case Pointer:
 		if IsScalar(x.Elem) {
-			return BindOptional
+			return ocpimpl.BindOptional
 		}
 	case Nullable:
 		if IsScalar(x.Elem) {
-			return BindNullable
+			return ocpimpl.BindNullable
 		}
 		if s, ok := x.Elem.(Slice); ok && IsScalar(s.Elem) {
-			return BindNullableEach
+			return ocpimpl.BindNullableEach
 		}
 	case Slice:
 		if IsScalar(x.Elem) {
-			return BindEach
+			return ocpimpl.BindEach
 		}
 	}
-	return BindText
+	return ocpimpl.BindText
 }
 
 // field returns the field of a JSON property, nil if none.

@@ -12,7 +12,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/ocpgen/ocpgen/gen/internal/load"
-	"github.com/ocpgen/ocpgen/runtime"
+	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
 // foldDistinctRef is foldDistinct by a json.Decoder and bytes.EqualFold.
@@ -130,7 +130,7 @@ func TestResolvable(t *testing.T) {
 		if err := json.Unmarshal([]byte(raw), &s); err != nil {
 			t.Fatalf("%s: %v", raw, err)
 		}
-		canon, err := runtime.CanonicalJSON([]byte(raw))
+		canon, err := ocpimpl.CanonicalJSON([]byte(raw))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
+
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
 )
 
@@ -26,6 +28,10 @@ type Package struct {
 	Tools []*Tool
 	// Warnings are the diagnostics of severity Warning.
 	Warnings diag.List
+	// Digest is the digest of the package's compiled policy: ocpimpl.Digest
+	// of Tiers and every tool's Descriptor. The gate recomputes it and
+	// refuses a catalogue whose tools no longer match it.
+	Digest string
 }
 
 // Input is one input file.
@@ -91,68 +97,44 @@ type Hints struct {
 	ReadOnly, Destructive, Idempotent, OpenWorld *bool
 }
 
-// Policy is a tool's authorization data.
+// Policy is a tool's authorization data, every default applied.
 type Policy struct {
 	Tier   string
 	Scopes []string
-	// Resource is the resource template, which the runtime's gate renders
-	// with each call's arguments. When the classification sets none it is
-	// the tool's name (escaped as a template), so the ACL always has a
-	// resource to check.
+	// Resource is the resource template's text: the classification's, or
+	// the tool's name escaped as a template when it sets none, so the ACL
+	// always has a resource to check.
 	Resource string
 	// ResourceSegments are Resource parsed and bound to the argument
-	// fields, in template order: Build checks the template with them (the
-	// emitter prints only Resource).
-	ResourceSegments []ResourceSegment
-	// ConfirmPrompt is the classification's confirm prompt template, which
-	// the gate renders with each call's arguments ("" when the default
-	// prompt is used, and for reads).
+	// fields, in template order: what the generated code holds and the gate
+	// renders.
+	ResourceSegments []Segment
+	// ConfirmPrompt is the classification's confirm prompt template ("" when
+	// the default prompt is used, and for reads).
 	ConfirmPrompt string
 	// PromptSegments are the confirm prompt parsed and bound to the
-	// argument fields, in template order (the default prompt's when
-	// ConfirmPrompt is ""): Build checks the template with them.
-	PromptSegments []PromptSegment
+	// argument fields (the default prompt's when ConfirmPrompt is ""); the
+	// generated code holds them for writes.
+	PromptSegments []Segment
 	// ConfirmTTL is how long a write's confirm waits (0 for reads).
 	ConfirmTTL time.Duration
 	// Failure is the safe failure text.
 	Failure string
 }
 
-// BindMode says how the gate turns a resource placeholder's field into
-// values. The runtime derives the same mode from the field's Go type.
-type BindMode uint8
+// DefaultConfirmTTL is the confirm TTL of a write whose classification sets
+// none, in its entry or in its defaults.
+const DefaultConfirmTTL = 2 * time.Minute
 
-// The resource placeholder modes, one per field representation.
-const (
-	// BindText is a literal segment.
-	BindText BindMode = iota
-	// BindValue: a required scalar.
-	BindValue
-	// BindOptional: a pointer to a scalar (nil fails).
-	BindOptional
-	// BindNullable: a Nullable scalar (absent or null fails).
-	BindNullable
-	// BindEach: a slice of scalars (one resource per element, empty fails).
-	BindEach
-	// BindNullableEach: a Nullable slice of scalars (absent, null or empty
-	// fails).
-	BindNullableEach
-)
-
-// ResourceSegment is literal text (Mode BindText) or a placeholder bound to
-// a top-level field of the tool's arguments.
-type ResourceSegment struct {
-	Mode  BindMode
+// Segment is one part of a bound template: literal text (Mode
+// ocpimpl.BindText), a placeholder bound to a top-level field of the tool's
+// arguments, rendered as Mode says, or (Mode ocpimpl.BindAll) the whole
+// arguments, as the default prompt shows them. The modes are the runtime's,
+// so the emitter prints them as they are.
+type Segment struct {
+	Mode  ocpimpl.BindMode
 	Text  string
 	Field *Field
-}
-
-// PromptSegment is literal text, a placeholder bound to a top-level field,
-// or (All) the whole argument struct, as the default prompt shows it.
-type PromptSegment struct {
-	Text  string
-	Field *Field
-	All   bool
 }
 
 // Decl is a named type declaration: *Struct, *Enum or *Union.
@@ -283,7 +265,7 @@ type Map struct{ Elem Type }
 // Pointer is *Elem.
 type Pointer struct{ Elem Type }
 
-// Nullable is runtime.Nullable[Elem].
+// Nullable is ocpimpl.Nullable[Elem].
 type Nullable struct{ Elem Type }
 
 func (*Struct) isType()  {}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
 	"github.com/ocpgen/ocpgen/gen/internal/load"
-	"github.com/ocpgen/ocpgen/runtime"
+	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
 func TestIdent(t *testing.T) {
@@ -260,7 +260,7 @@ func TestPolicyDefaults(t *testing.T) {
 	}
 	r, w, u := byName["r"], byName["w"], byName["u"]
 	if r.Kind != Read || !r.Classified || r.Policy.Tier != "member" || r.Policy.ConfirmTTL != 0 || r.Policy.Failure != "Default failure." ||
-		strings.Join(r.Policy.Scopes, ",") != "s.read" || len(r.Policy.ResourceSegments) != 2 || r.Policy.ResourceSegments[1].Mode != BindOptional {
+		strings.Join(r.Policy.Scopes, ",") != "s.read" || len(r.Policy.ResourceSegments) != 2 || r.Policy.ResourceSegments[1].Mode != ocpimpl.BindOptional {
 		t.Errorf("read: %+v kind %v", r.Policy, r.Kind)
 	}
 	if w.Kind != Write || w.Policy.Tier != "admin" || w.Policy.ConfirmTTL != time.Minute || w.Policy.Failure != "W failed." ||
@@ -268,7 +268,7 @@ func TestPolicyDefaults(t *testing.T) {
 		t.Errorf("write: %+v", w.Policy)
 	}
 	if u.Kind != Write || u.Classified || u.Policy.Tier != "member" || u.Policy.ConfirmTTL != 45*time.Second ||
-		strings.Join(u.Policy.Scopes, ",") != "s.default" || !u.Policy.PromptSegments[1].All {
+		strings.Join(u.Policy.Scopes, ",") != "s.default" || !(u.Policy.PromptSegments[1].Mode == ocpimpl.BindAll) {
 		t.Errorf("unlisted: %+v", u.Policy)
 	}
 	found := false
@@ -283,7 +283,7 @@ func TestPolicyDefaults(t *testing.T) {
 
 	// Without any default: the generic failure and the runtime's TTL.
 	p2, _ := build(t, schema, nil)
-	if tl := p2.Tools[0]; tl.Policy.Failure != `The tool "tool" failed.` || tl.Policy.ConfirmTTL != runtime.DefaultConfirmTTL || tl.Classified || tl.Kind != Write {
+	if tl := p2.Tools[0]; tl.Policy.Failure != `The tool "tool" failed.` || tl.Policy.ConfirmTTL != DefaultConfirmTTL || tl.Classified || tl.Kind != Write {
 		t.Errorf("no classification: %+v", tl.Policy)
 	}
 }
@@ -297,10 +297,10 @@ func TestPlaceholders(t *testing.T) {
 	at := load.Pos{Line: 7, Col: 15}
 	for _, tc := range []struct {
 		resource, prompt, wantErr string
-		modes                     []BindMode
+		modes                     []ocpimpl.BindMode
 	}{
-		{resource: "x/{name}/{ids}", modes: []BindMode{BindText, BindValue, BindText, BindEach}},
-		{resource: "{maybe}{maybeArr}", modes: []BindMode{BindNullable, BindNullableEach}},
+		{resource: "x/{name}/{ids}", modes: []ocpimpl.BindMode{ocpimpl.BindText, ocpimpl.BindValue, ocpimpl.BindText, ocpimpl.BindEach}},
+		{resource: "{maybe}{maybeArr}", modes: []ocpimpl.BindMode{ocpimpl.BindNullable, ocpimpl.BindNullableEach}},
 		{resource: "{nope}", wantErr: "c.ocp.yaml:7:15: tool \"tool\": resource placeholder {nope} names no property"},
 		{resource: "{obj}", wantErr: "resource placeholder {obj} names a property that is not a scalar"},
 		{resource: "{objs}", wantErr: "resource placeholder {objs} names a property that is not a scalar"},
@@ -325,7 +325,7 @@ func TestPlaceholders(t *testing.T) {
 			continue
 		}
 		if tc.modes != nil {
-			var got []BindMode
+			var got []ocpimpl.BindMode
 			for _, sg := range p.Tools[0].Policy.ResourceSegments {
 				got = append(got, sg.Mode)
 			}

@@ -12,7 +12,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
 	"github.com/ocpgen/ocpgen/gen/internal/load"
-	"github.com/ocpgen/ocpgen/runtime"
+	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
 // Type mapping rules. A JSON Schema becomes a Go type as follows. The rules
@@ -1086,7 +1086,7 @@ func (b *schemaBuilder) object(s *jsonschema.Schema, ptr, name string, top bool)
 		}
 		f.Doc = appendNote(f.Doc, m.notes...)
 		if ps != nil && ps.Default != nil {
-			if c, err := runtime.CanonicalJSON([]byte(ps.Default)); err == nil {
+			if c, err := ocpimpl.CanonicalJSON([]byte(ps.Default)); err == nil {
 				f.Doc = appendNote(f.Doc, DocLines("Default (applied by the server when the property is absent): "+string(c)+".")...)
 			}
 		}

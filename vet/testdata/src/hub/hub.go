@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ocpgen/ocpgen/runtime/ocp"
 )
 
 type conn struct {
@@ -35,3 +36,15 @@ func bypass(ctx context.Context, cs *mcp.ClientSession, c conn, ss *mcp.ServerSe
 	ss.CallTool(ctx, nil)
 	cs.Close()
 }
+
+// The gate's own view of the server, used from Hub code, bypasses the gate
+// just the same.
+func bypassClient(ctx context.Context, c *ocp.Client, s ocp.Server, w wrapped) {
+	c.CallTool(ctx, "delete_file", nil) // want `calls \(\*ocp.Client\).CallTool directly`
+	s.CallTool(ctx, "delete_file", nil) // want `calls ocp.Server.CallTool directly`
+	f := c.CallTool                     // want `takes the method value \(\*ocp.Client\).CallTool`
+	_ = f
+	w.CallTool(ctx, "x", nil) // want `calls ocp.Server.CallTool directly`
+}
+
+type wrapped struct{ ocp.Server }

@@ -1,0 +1,54 @@
+package model
+
+import "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+
+// Descriptor returns the descriptor that the generated code holds for t,
+// which the emitter prints field by field and Package.Digest covers.
+func (t *Tool) Descriptor() *ocpimpl.Descriptor {
+	kind := ocpimpl.KindWrite
+	if t.Kind == Read {
+		kind = ocpimpl.KindRead
+	}
+	d := &ocpimpl.Descriptor{
+		Name:        t.Name,
+		Title:       t.Title,
+		Description: t.Description,
+		InputSchema: string(t.CanonicalSchema),
+		Fingerprint: t.Fingerprint,
+		Policy: ocpimpl.Policy{
+			Kind:       kind,
+			Classified: t.Classified,
+			Tier:       t.Policy.Tier,
+			Scopes:     t.Policy.Scopes,
+			Resource:   Template(t.Policy.ResourceSegments),
+			ConfirmTTL: t.Policy.ConfirmTTL,
+			Failure:    t.Policy.Failure,
+		},
+		Hints: ocpimpl.ServerHints{ReadOnly: t.Hints.ReadOnly, Destructive: t.Hints.Destructive, Idempotent: t.Hints.Idempotent, OpenWorld: t.Hints.OpenWorld},
+	}
+	if t.Kind == Write {
+		d.Policy.ConfirmPrompt = Template(t.Policy.PromptSegments)
+	}
+	return d
+}
+
+// Template returns bound segments in the runtime's form: a field's segment
+// names the field's JSON name.
+func Template(segs []Segment) ocpimpl.Template {
+	out := make(ocpimpl.Template, len(segs))
+	for i, sg := range segs {
+		out[i] = ocpimpl.Segment{Text: sg.Text, Mode: sg.Mode}
+		if sg.Field != nil {
+			out[i].Arg = sg.Field.JSONName
+		}
+	}
+	return out
+}
+
+func (p *Package) digest() string {
+	descs := make([]*ocpimpl.Descriptor, len(p.Tools))
+	for i, t := range p.Tools {
+		descs[i] = t.Descriptor()
+	}
+	return ocpimpl.Digest(p.Tiers, descs...)
+}

@@ -1,0 +1,44 @@
+package ocp
+
+import "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+
+// The names of the generated-code package that Hub code uses. They are
+// aliases: a generated package's types are these types.
+type (
+	// Args is implemented by every generated argument struct, and by
+	// nothing else: its method comes only from the generated marker.
+	Args = ocpimpl.Args
+	// ReadArgs is satisfied only by the arguments of tools classified as
+	// reads. A Hub function that must never write takes a ReadArgs (or a
+	// type parameter constrained by it): passing a write's arguments does
+	// not compile, and reclassifying a tool as a write breaks such code at
+	// compile time.
+	ReadArgs = ocpimpl.ReadArgs
+	// WriteArgs is satisfied only by the arguments of tools classified as
+	// writes (every unclassified tool is one).
+	WriteArgs = ocpimpl.WriteArgs
+	// Kind says whether a tool is a read or a write, as the classification
+	// decides.
+	Kind = ocpimpl.Kind
+	// Nullable is an optional argument whose schema allows null: absent,
+	// explicitly null, or a value. Build one with [Null] or [Value].
+	Nullable[T any] = ocpimpl.Nullable[T]
+	// Descriptor describes one generated tool, as the [ACL] hook sees it.
+	Descriptor = ocpimpl.Descriptor
+	// Catalogue is a generated package's set of tools (its Catalogue
+	// variable), for [Config].
+	Catalogue = ocpimpl.Catalogue
+)
+
+// The two kinds.
+const (
+	KindRead  = ocpimpl.KindRead
+	KindWrite = ocpimpl.KindWrite
+)
+
+// Null returns a Nullable holding an explicit null: the argument is sent as
+// null.
+func Null[T any]() Nullable[T] { return ocpimpl.Null[T]() }
+
+// Value returns a Nullable holding v.
+func Value[T any](v T) Nullable[T] { return ocpimpl.Value(v) }

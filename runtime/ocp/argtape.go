@@ -1,0 +1,488 @@
+package ocp
+
+import (
+	"encoding/json"
+	"errors"
+	"math/big"
+	"strconv"
+	"sync"
+)
+
+// The gate's argument parser. Step 2 used to parse the arguments three
+// times (a strict token-by-token parse for duplicate keys, encoding/json
+// into map[string]any for jsonschema-go, and the re-encoding again for the
+// equality check), which was most of the gate's own cost. It now parses them
+// once into a flat tape: one node per JSON value, in document order, with
+// strings and numbers as substrings of one private copy of the arguments.
+// The tape is pooled, so a call allocates only that copy (and a string for
+// each value that contains escapes).
+//
+// The parser accepts exactly the JSON that encoding/json accepts (RFC 8259;
+// the caller has already refused invalid UTF-8), decodes string escapes as
+// encoding/json does (it calls it for any string with a backslash), parses
+// numbers with strconv.ParseFloat as encoding/json does for an any, and
+// refuses what the gate refuses: duplicate keys in an object, nesting deeper
+// than maxArgsDepth, trailing data, and numbers out of float64's range
+// (encoding/json refuses those when it decodes into an any).
+
+type tapeKind uint8
+
+const (
+	tNull tapeKind = iota
+	tFalse
+	tTrue
+	tNumber
+	tString
+	tArray
+	tObject
+)
+
+// tapeNode is one JSON value. An array's or object's elements follow it;
+// end is the index just past its last descendant, so the next sibling of
+// node i is at tape[i].end.
+type tapeNode struct {
+	key  string  // member name, when the parent is an object
+	str  string  // string value, or the literal of a number
+	num  float64 // a number's value as encoding/json gives it to an any
+	end  int32   // index past the last descendant (i+1 for a scalar)
+	n    int32   // number of elements or members
+	kind tapeKind
+}
+
+type tape struct {
+	nodes []tapeNode
+	src   string
+	pos   int
+}
+
+var tapePool = sync.Pool{New: func() any { return &tape{nodes: make([]tapeNode, 0, 64)} }}
+
+func getTape() *tape { return tapePool.Get().(*tape) }
+
+func putTape(t *tape) {
+	if cap(t.nodes) > 4096 {
+		return // let an unusually large tape go
+	}
+	clear(t.nodes) // drop references into the arguments
+	t.nodes, t.src, t.pos = t.nodes[:0], "", 0
+	tapePool.Put(t)
+}
+
+var (
+	errTapeSyntax   = errors.New("arguments are not valid JSON: invalid character")
+	errTapeEOF      = errors.New("arguments are not valid JSON: unexpected end of input")
+	errTapeTrailing = errors.New("trailing data after the arguments")
+	errTapeDeep     = errors.New("arguments nest too deeply")
+	errTapeRange    = errors.New("arguments hold a number out of float64 range")
+)
+
+// parse fills t with the one JSON value of s.
+func (t *tape) parse(s string) error {
+	t.nodes, t.src, t.pos = t.nodes[:0], s, 0
+	if err := t.value("", 0); err != nil {
+		return err
+	}
+	t.skipSpace()
+	if t.pos != len(t.src) {
+		return errTapeTrailing
+	}
+	return nil
+}
+
+// next consumes what follows a member or an element: a comma (another
+// follows: true) or the closing byte of its object or array (false).
+func (t *tape) next(closing byte) (bool, error) {
+	t.skipSpace()
+	if t.pos >= len(t.src) {
+		return false, errTapeEOF
+	}
+	switch t.src[t.pos] {
+	case ',':
+		t.pos++
+		return true, nil
+	case closing:
+		t.pos++
+		return false, nil
+	}
+	return false, errTapeSyntax
+}
+
+func (t *tape) skipSpace() {
+	for t.pos < len(t.src) {
+		switch t.src[t.pos] {
+		case ' ', '\t', '\n', '\r':
+			t.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (t *tape) value(key string, depth int) error {
+	if depth > maxArgsDepth {
+		return errTapeDeep
+	}
+	t.skipSpace()
+	if t.pos >= len(t.src) {
+		return errTapeEOF
+	}
+	i := len(t.nodes)
+	t.nodes = append(t.nodes, tapeNode{key: key})
+	switch c := t.src[t.pos]; c {
+	case '{':
+		t.pos++
+		t.nodes[i].kind = tObject
+		n := int32(0)
+		var seen map[string]struct{}
+		t.skipSpace()
+		if t.pos < len(t.src) && t.src[t.pos] == '}' {
+			t.pos++
+		} else {
+			for {
+				t.skipSpace()
+				if t.pos >= len(t.src) {
+					return errTapeEOF
+				}
+				if t.src[t.pos] != '"' {
+					return errTapeSyntax
+				}
+				k, err := t.str()
+				if err != nil {
+					return err
+				}
+				if t.dupKey(i, n, k, &seen) {
+					return errors.New("duplicate key " + truncQuote(k))
+				}
+				t.skipSpace()
+				if t.pos >= len(t.src) {
+					return errTapeEOF
+				}
+				if t.src[t.pos] != ':' {
+					return errTapeSyntax
+				}
+				t.pos++
+				if err := t.value(k, depth+1); err != nil {
+					return err
+				}
+				n++
+				if more, err := t.next('}'); err != nil {
+					return err
+				} else if !more {
+					break
+				}
+			}
+		}
+		t.nodes[i].n = n
+	case '[':
+		t.pos++
+		t.nodes[i].kind = tArray
+		n := int32(0)
+		t.skipSpace()
+		if t.pos < len(t.src) && t.src[t.pos] == ']' {
+			t.pos++
+		} else {
+			for {
+				if err := t.value("", depth+1); err != nil {
+					return err
+				}
+				n++
+				if more, err := t.next(']'); err != nil {
+					return err
+				} else if !more {
+					break
+				}
+			}
+		}
+		t.nodes[i].n = n
+	case '"':
+		s, err := t.str()
+		if err != nil {
+			return err
+		}
+		t.nodes[i].kind, t.nodes[i].str = tString, s
+	case 't':
+		if err := t.lit("true"); err != nil {
+			return err
+		}
+		t.nodes[i].kind = tTrue
+	case 'f':
+		if err := t.lit("false"); err != nil {
+			return err
+		}
+		t.nodes[i].kind = tFalse
+	case 'n':
+		if err := t.lit("null"); err != nil {
+			return err
+		}
+		t.nodes[i].kind = tNull
+	default:
+		if c != '-' && (c < '0' || c > '9') {
+			return errTapeSyntax
+		}
+		lit, err := t.number()
+		if err != nil {
+			return err
+		}
+		f, err := strconv.ParseFloat(lit, 64)
+		if err != nil {
+			return errTapeRange
+		}
+		t.nodes[i].kind, t.nodes[i].str, t.nodes[i].num = tNumber, lit, f
+	}
+	t.nodes[i].end = int32(len(t.nodes))
+	return nil
+}
+
+// smallObject is the size up to which duplicate keys (and lookups) are found
+// by a linear scan.
+const smallObject = 16
+
+// dupKey reports whether the object at obj, whose first n members are
+// parsed, already has key k. Up to smallObject members it scans them; from
+// there on it keeps them in *seen, which it builds once per large object.
+func (t *tape) dupKey(obj int, n int32, k string, seen *map[string]struct{}) bool {
+	if n < smallObject {
+		for j := obj + 1; j < len(t.nodes); j = int(t.nodes[j].end) {
+			if t.nodes[j].key == k {
+				return true
+			}
+		}
+		return false
+	}
+	if *seen == nil {
+		*seen = make(map[string]struct{}, 2*smallObject)
+		for j := obj + 1; j < len(t.nodes); j = int(t.nodes[j].end) {
+			(*seen)[t.nodes[j].key] = struct{}{}
+		}
+	}
+	if _, dup := (*seen)[k]; dup {
+		return true
+	}
+	(*seen)[k] = struct{}{}
+	return false
+}
+
+func (t *tape) lit(want string) error {
+	if len(t.src)-t.pos < len(want) {
+		if t.src[t.pos:] == want[:len(t.src)-t.pos] {
+			return errTapeEOF
+		}
+		return errTapeSyntax
+	}
+	if t.src[t.pos:t.pos+len(want)] != want {
+		return errTapeSyntax
+	}
+	t.pos += len(want)
+	return nil
+}
+
+// number scans a number literal (RFC 8259 grammar).
+func (t *tape) number() (string, error) {
+	s, p := t.src, t.pos
+	start := p
+	if p < len(s) && s[p] == '-' {
+		p++
+	}
+	switch {
+	case p >= len(s):
+		return "", errTapeEOF
+	case s[p] == '0':
+		p++
+	case s[p] >= '1' && s[p] <= '9':
+		for p < len(s) && s[p] >= '0' && s[p] <= '9' {
+			p++
+		}
+	default:
+		return "", errTapeSyntax
+	}
+	if p < len(s) && s[p] == '.' {
+		p++
+		if p >= len(s) {
+			return "", errTapeEOF
+		}
+		if s[p] < '0' || s[p] > '9' {
+			return "", errTapeSyntax
+		}
+		for p < len(s) && s[p] >= '0' && s[p] <= '9' {
+			p++
+		}
+	}
+	if p < len(s) && (s[p] == 'e' || s[p] == 'E') {
+		p++
+		if p < len(s) && (s[p] == '+' || s[p] == '-') {
+			p++
+		}
+		if p >= len(s) {
+			return "", errTapeEOF
+		}
+		if s[p] < '0' || s[p] > '9' {
+			return "", errTapeSyntax
+		}
+		for p < len(s) && s[p] >= '0' && s[p] <= '9' {
+			p++
+		}
+	}
+	t.pos = p
+	return s[start:p], nil
+}
+
+// str scans a string at t.pos (which is '"') and returns its value: a
+// substring of the source when it has no escapes, else what encoding/json
+// decodes it to.
+func (t *tape) str() (string, error) {
+	s := t.src
+	start := t.pos + 1
+	escaped := false
+	for p := start; p < len(s); p++ {
+		c := s[p]
+		switch {
+		case c == '"':
+			t.pos = p + 1
+			if !escaped {
+				return s[start:p], nil
+			}
+			var v string
+			if err := json.Unmarshal([]byte(s[start-1:p+1]), &v); err != nil {
+				return "", errTapeSyntax
+			}
+			return v, nil
+		case c == '\\':
+			escaped = true
+			p++
+			if p >= len(s) {
+				return "", errTapeEOF
+			}
+			switch s[p] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				for k := 0; k < 4; k++ {
+					p++
+					if p >= len(s) {
+						return "", errTapeEOF
+					}
+					if !isHex(s[p]) {
+						return "", errTapeSyntax
+					}
+				}
+			default:
+				return "", errTapeSyntax
+			}
+		case c < 0x20:
+			return "", errTapeSyntax
+		}
+	}
+	return "", errTapeEOF
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// member returns the index of the member k of the object at i, or -1.
+func (t *tape) member(i int, k string) int {
+	for j, end := i+1, int(t.nodes[i].end); j < end; j = int(t.nodes[j].end) {
+		if t.nodes[j].key == k {
+			return j
+		}
+	}
+	return -1
+}
+
+// tapeEqual reports whether value i of a equals value j of b as JSON values,
+// numbers compared exactly (as rationals). Neither tape has duplicate keys.
+func tapeEqual(a *tape, i int, b *tape, j int) bool {
+	x, y := &a.nodes[i], &b.nodes[j]
+	if x.kind != y.kind {
+		return false
+	}
+	switch x.kind {
+	case tString:
+		return x.str == y.str
+	case tNumber:
+		if x.str == y.str {
+			return true
+		}
+		// Exact rational comparison; math/big refuses absurd exponents.
+		rx, okx := new(big.Rat).SetString(x.str)
+		ry, oky := new(big.Rat).SetString(y.str)
+		return okx && oky && rx.Cmp(ry) == 0
+	case tArray:
+		if x.n != y.n {
+			return false
+		}
+		for p, q := i+1, j+1; p < int(x.end); p, q = int(a.nodes[p].end), int(b.nodes[q].end) {
+			if !tapeEqual(a, p, b, q) {
+				return false
+			}
+		}
+		return true
+	case tObject:
+		if x.n != y.n {
+			return false
+		}
+		if x.n > smallObject {
+			return objectEqualLarge(a, i, b, j)
+		}
+		// Members are unique on both sides and equal in number, so every
+		// member of x found in y with an equal value means equal objects.
+		// The common case, the same order, costs one comparison per member.
+		q := j + 1
+		for p := i + 1; p < int(x.end); p = int(a.nodes[p].end) {
+			k := a.nodes[p].key
+			if q >= int(y.end) || b.nodes[q].key != k {
+				if q = b.member(j, k); q < 0 {
+					return false
+				}
+			}
+			if !tapeEqual(a, p, b, q) {
+				return false
+			}
+			q = int(b.nodes[q].end)
+		}
+		return true
+	}
+	return true // null, false, true
+}
+
+func objectEqualLarge(a *tape, i int, b *tape, j int) bool {
+	idx := make(map[string]int, b.nodes[j].n)
+	for q := j + 1; q < int(b.nodes[j].end); q = int(b.nodes[q].end) {
+		idx[b.nodes[q].key] = q
+	}
+	for p := i + 1; p < int(a.nodes[i].end); p = int(a.nodes[p].end) {
+		q, ok := idx[a.nodes[p].key]
+		if !ok || !tapeEqual(a, p, b, q) {
+			return false
+		}
+	}
+	return true
+}
+
+// toAny returns value i as encoding/json decodes it into an any
+// (map[string]any, []any, float64, string, bool, nil), for jsonschema-go.
+func (t *tape) toAny(i int) any {
+	x := &t.nodes[i]
+	switch x.kind {
+	case tNull:
+		return nil
+	case tFalse:
+		return false
+	case tTrue:
+		return true
+	case tNumber:
+		return x.num
+	case tString:
+		return x.str
+	case tArray:
+		a := make([]any, 0, x.n)
+		for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
+			a = append(a, t.toAny(p))
+		}
+		return a
+	}
+	m := make(map[string]any, x.n)
+	for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
+		m[t.nodes[p].key] = t.toAny(p)
+	}
+	return m
+}

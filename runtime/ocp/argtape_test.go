@@ -1,0 +1,134 @@
+package ocp
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+var tapeSeeds = []string{
+	`{}`, `[]`, `{"a":[1,{"b":null}],"c":"d"}`, `{"a":1,"a":1}`, `{"a":{"b":1,"b":2}}`,
+	`[{"a":1},{"a":1}]`, `{"a":1}x`, `{"a":}`, `{"a":1,}`, `[1,]`, `-0`, `1e400`, `1e-400`, `0.1e+2`,
+	`01`, `1.`, `-`, `"\u00e9\ud83d\ude00\ud800x"`, `"a\/b\\\"\b\f\n\r\t"`, "\"\x01\"", `tru`, `nul`, `"\q"`,
+	` { "k" : [ true , false , null ] } `, `{"é":"\u0041"}`, `{"A":1,"a":2}`,
+	`{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":10,"k11":11,"k12":12,"k13":13,"k14":14,"k15":15,"k16":16,"k17":{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":10,"k11":11,"k12":12,"k13":13,"k14":14,"k15":15,"k16":16,"k17":17},"k18":18,"k3":3}`,
+}
+
+// checkTapeAgrees holds the tape parser to the reference: the token parser
+// (parseStrict) for what is refused, and encoding/json for the values.
+func checkTapeAgrees(t *testing.T, in string) {
+	tp := getTape()
+	defer putTape(tp)
+	err := tp.parse(in)
+	_, refErr := parseStrict([]byte(in))
+	var want any
+	jsonErr := json.Unmarshal([]byte(in), &want)
+	if refErr == nil && jsonErr != nil {
+		refErr = jsonErr // a number out of range: refused when decoded into an any
+	}
+	if (err == nil) != (refErr == nil) {
+		t.Fatalf("%q: tape err %v, reference err %v", in, err, refErr)
+	}
+	if err != nil {
+		return
+	}
+	if got := tp.toAny(0); !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q: tape %#v, encoding/json %#v", in, got, want)
+	}
+	// Equality with itself, and with its re-encoding, as jsonEqual says.
+	b, _ := json.Marshal(want)
+	back := getTape()
+	defer putTape(back)
+	if err := back.parse(string(b)); err != nil {
+		t.Fatalf("%q: re-encoding %s: %v", in, b, err)
+	}
+	refTree, _ := parseStrict([]byte(in))
+	backTree, _ := parseStrict(b)
+	if got, want := tapeEqual(tp, 0, back, 0), jsonEqual(refTree, backTree); got != want {
+		t.Fatalf("%q vs %s: tapeEqual %v, jsonEqual %v", in, b, got, want)
+	}
+}
+
+func TestTapeAgreesWithEncodingJSON(t *testing.T) {
+	for _, s := range tapeSeeds {
+		checkTapeAgrees(t, s)
+	}
+	checkTapeAgrees(t, strings.Repeat("[", maxArgsDepth)+strings.Repeat("]", maxArgsDepth))
+	checkTapeAgrees(t, strings.Repeat("[", maxArgsDepth+2)+strings.Repeat("]", maxArgsDepth+2))
+}
+
+func FuzzTape(f *testing.F) {
+	for _, s := range tapeSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		// The gate refuses invalid UTF-8 before it parses.
+		if !utf8.ValidString(in) || len(in) > 1<<16 || strings.Count(in, "[")+strings.Count(in, "{") > 1000 {
+			return
+		}
+		checkTapeAgrees(t, in)
+	})
+}
+
+func TestTapeEqual(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		eq   bool
+	}{
+		{`{"a":1,"b":[1,2]}`, `{"b":[1,2],"a":1}`, true},
+		{`{"a":1.0}`, `{"a":1}`, true},
+		{`{"a":1e2}`, `{"a":100}`, true},
+		{`{"a":0.10000000000000000000001}`, `{"a":0.1}`, false},
+		{`{"a":1}`, `{"A":1}`, false},
+		{`{"a":1}`, `{"a":1,"b":2}`, false},
+		{`[1,2]`, `[2,1]`, false},
+		{`"\u003c"`, `"<"`, true},
+		{`null`, `false`, false},
+	} {
+		x, y := getTape(), getTape()
+		if err := x.parse(tc.a); err != nil {
+			t.Fatal(err)
+		}
+		if err := y.parse(tc.b); err != nil {
+			t.Fatal(err)
+		}
+		if got := tapeEqual(x, 0, y, 0); got != tc.eq {
+			t.Errorf("%s vs %s: %v, want %v", tc.a, tc.b, got, tc.eq)
+		}
+		putTape(x)
+		putTape(y)
+	}
+}
+
+func checkTextContent(t *testing.T, texts ...string) {
+	content := []mcp.Content{}
+	for _, s := range texts {
+		content = append(content, &mcp.TextContent{Text: s})
+	}
+	got, ok := textContentJSON(content)
+	want, err := json.Marshal(content)
+	if !ok || err != nil || string(got) != string(want) {
+		t.Fatalf("%q: fast %s (%v), json.Marshal %s (%v)", texts, got, ok, want, err)
+	}
+}
+
+func TestTextContentJSONIsJSONMarshal(t *testing.T) {
+	checkTextContent(t)
+	checkTextContent(t, "")
+	checkTextContent(t, "plain", "<a href=\"x\">&amp;</a>\u2028\u2029\x00\x1f\x7f\t\n\r\b\f\\/é😀", "bad \xff\xfe utf8 \xed\xa0\x80")
+	if _, ok := textContentJSON([]mcp.Content{&mcp.TextContent{Text: "x", Meta: mcp.Meta{"a": 1}}}); ok {
+		t.Error("text with _meta took the fast path")
+	}
+	if _, ok := textContentJSON([]mcp.Content{&mcp.ImageContent{Data: []byte("x")}}); ok {
+		t.Error("image took the fast path")
+	}
+}
+
+func FuzzTextContentJSON(f *testing.F) {
+	f.Add("<&>\u2028\xff\"\\\x00")
+	f.Fuzz(func(t *testing.T, s string) { checkTextContent(t, s, s) })
+}

@@ -1,0 +1,69 @@
+package ocp
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+)
+
+// Audit event names: the slog message of each event the gate emits. Every
+// call emits one event per step it reaches, each with the attributes "call"
+// (the request id), "tool", "principal", "tier", "peer" and "outcome" ("ok",
+// a [Reason], or an [Outcome] for the confirm step); refusals and failures add
+// "detail" (the raw cause, which never reaches an [ActionResult]) and failed
+// calls add "ref" (the id quoted in the result).
+const (
+	AuditCatalogue   = "ocp.catalogue"   // step 1: is the tool advertised
+	AuditArgs        = "ocp.args"        // step 2: schema and strict decode
+	AuditAuthorize   = "ocp.authorize"   // step 3: tier × scopes × ACL
+	AuditConfirm     = "ocp.confirm"     // step 4: the confirm's outcome (writes)
+	AuditReauthorize = "ocp.reauthorize" // step 5: rights after approval (writes)
+	AuditCall        = "ocp.call"        // steps 6–7: the server call and its result
+	AuditSync        = "ocp.sync"        // a catalogue sync
+	AuditDecision    = "ocp.decision"    // a peer's confirm decision via Gate.Resolve
+	AuditPanic       = "ocp.panic"       // a recovered panic (hook, caller, broker)
+)
+
+// call is one dispatch in flight, for audit.
+type call struct {
+	g   *Gate
+	ctx context.Context
+	id  string
+	p   Principal
+	// tool is the requested name, as sent (it may name no tool).
+	tool string
+}
+
+func (c *call) event(level slog.Level, name, outcome string, attrs ...slog.Attr) {
+	base := []slog.Attr{
+		slog.String("call", c.id),
+		slog.String("tool", c.tool),
+		slog.String("principal", c.p.ID),
+		slog.String("tier", c.p.Tier),
+		slog.String("peer", c.p.Peer),
+		slog.String("outcome", outcome),
+	}
+	c.g.audit.LogAttrs(c.ctx, level, name, append(base, attrs...)...)
+}
+
+func (c *call) ok(name string, attrs ...slog.Attr) { c.event(slog.LevelInfo, name, "ok", attrs...) }
+
+func (c *call) refuse(name string, r Reason, detail error, attrs ...slog.Attr) {
+	if detail != nil {
+		attrs = append(attrs, slog.String("detail", detail.Error()))
+	}
+	c.event(slog.LevelWarn, name, string(r), attrs...)
+}
+
+// protect runs f, turning a panic into an error (and an audit event): a
+// misbehaving hook, caller or broker must not crash the Hub, and the step it
+// belonged to then fails closed.
+func (g *Gate) protect(ctx context.Context, what string, f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic in %s: %v", what, r)
+			g.audit.LogAttrs(ctx, slog.LevelError, AuditPanic, slog.String("in", what), slog.String("detail", err.Error()))
+		}
+	}()
+	return f()
+}

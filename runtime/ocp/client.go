@@ -1,0 +1,531 @@
+package ocp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
+
+// ErrNotConnected is returned by [Client.CallTool] and
+// [Client.Resync] while there is no live session with the server (it
+// ended and, for a caller made by [Dial], has not been re-established yet).
+var ErrNotConnected = errors.New("ocp client: MCP server not connected")
+
+// ErrClientClosed is returned by the methods of a [Client] after
+// [Client.Close].
+var ErrClientClosed = errors.New("ocp client: MCP client closed")
+
+// ProtocolVersion is the MCP protocol version the client requests. It is
+// pinned to the last version with the initialize handshake: from 2026-07-28
+// (SEP-2575) the go-sdk adds a _meta triple (protocol version, client info,
+// client capabilities) to every request, tools/call included, and sends
+// tool arguments annotated with x-mcp-header as HTTP headers too, while this
+// profile sends a server the arguments of the call and nothing else.
+const ProtocolVersion = "2025-11-25"
+
+const (
+	defaultClientName    = "ocpgen-hub"
+	defaultClientVersion = "0.0.0"
+	// listTimeout bounds one complete tools/list (all pages), so a server
+	// that stops answering cannot stall catalogue sync until Close.
+	listTimeout = time.Minute
+	// maxListPages stops a server that returns cursors forever.
+	maxListPages = 10000
+	// Redial back-off for a caller made by Dial: doubles from min to max.
+	minRedialDelay = 100 * time.Millisecond
+	maxRedialDelay = 30 * time.Second
+)
+
+// ClientOptions configure a [Client].
+type ClientOptions struct {
+	// Audit receives server log messages (notifications/message), refused
+	// server requests, listing failures and session changes, and the go-sdk
+	// client's own log. Nil discards.
+	Audit *slog.Logger
+	// Name and Version are the client implementation info sent in the
+	// initialize request. Defaults: "ocpgen-hub" and "0.0.0".
+	Name, Version string
+	// LogLevel, if set and the server declares the logging capability, is
+	// sent with logging/setLevel after connecting, so the server sends its
+	// log messages (to the audit log) at that level and above. Empty: the
+	// client does not ask for log messages (a server may still send some).
+	LogLevel mcp.LoggingLevel
+}
+
+// Client is the [Server] over a go-sdk MCP client session, for [NewGate].
+// It keeps the gate's catalogue in step with the server (see
+// [Server.WatchTools]) and treats the server as a tool provider, not a peer: the client declares no
+// capability (no roots, sampling or elicitation), refuses every request the
+// server sends except ping, and passes server log messages only to the audit
+// log.
+//
+// It does not expose its *mcp.ClientSession: Hub code holding the session
+// could call tools without the gate. Its CallTool is for the gate alone,
+// and `ocpgen vet` reports a call of it from Hub code.
+type Client struct {
+	client *mcp.Client
+	audit  *slog.Logger
+	level  mcp.LoggingLevel
+	dial   func(context.Context) (mcp.Transport, error) // nil: no redial
+
+	ctx    context.Context // cancelled by Close
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	session *mcp.ClientSession // nil while disconnected
+	closed  bool
+
+	kick    chan struct{}   // list_changed seen; capacity 1, so changes coalesce
+	resyncs chan chan error // Resync requests to the worker
+	done    chan struct{}   // closed when the worker has returned
+	wg      sync.WaitGroup  // session watchers
+	once    sync.Once
+	err     error // Close's result
+
+	// toolsMu serializes the tool lists passed to the watcher; tools is the
+	// latest one.
+	toolsMu sync.Mutex
+	tools   []LiveTool
+	watcher func([]LiveTool)
+}
+
+var _ Server = (*Client)(nil)
+
+// Connect connects to the MCP server over t and lists its tools (every
+// page) before returning. It does not reconnect:
+// once the session ends, the catalogue is withdrawn and CallTool returns
+// [ErrNotConnected]; the Hub may Close it and Connect again. Use [Dial] for
+// a caller that reconnects by itself.
+func Connect(ctx context.Context, t mcp.Transport, opts ClientOptions) (*Client, error) {
+	if t == nil {
+		return nil, errors.New("ocp client: Connect: nil transport")
+	}
+	return start(ctx, func(context.Context) (mcp.Transport, error) { return t, nil }, false, opts)
+}
+
+// Dial is [Connect] with a transport factory, so that the caller can
+// reconnect: when the session ends (a Streamable HTTP server restarted, a
+// stdio server exited), the catalogue is withdrawn at once and the caller dials again in the background with
+// growing delays until it succeeds or is closed; the new session's tool
+// list is then synced. dial must return a fresh transport each time (for
+// example a new &mcp.StreamableClientTransport{Endpoint: url}). The first
+// connection is made before Dial returns, and its failure is returned.
+func Dial(ctx context.Context, dial func(context.Context) (mcp.Transport, error), opts ClientOptions) (*Client, error) {
+	if dial == nil {
+		return nil, errors.New("ocp client: Dial: nil dial func")
+	}
+	return start(ctx, dial, true, opts)
+}
+
+func start(ctx context.Context, dial func(context.Context) (mcp.Transport, error), redial bool, opts ClientOptions) (*Client, error) {
+	audit := opts.Audit
+	if audit == nil {
+		audit = slog.New(slog.DiscardHandler)
+	}
+	impl := &mcp.Implementation{Name: opts.Name, Version: opts.Version}
+	if impl.Name == "" {
+		impl.Name = defaultClientName
+	}
+	if impl.Version == "" {
+		impl.Version = defaultClientVersion
+	}
+	c := &Client{
+		audit:   audit,
+		level:   opts.LogLevel,
+		kick:    make(chan struct{}, 1),
+		resyncs: make(chan chan error),
+		done:    make(chan struct{}),
+	}
+	if redial {
+		c.dial = dial
+	}
+	c.client = mcp.NewClient(impl, &mcp.ClientOptions{
+		Logger: audit,
+		// A non-nil, empty Capabilities is the go-sdk's way to declare no
+		// capability at all; nil would declare roots. No sampling or
+		// elicitation handler is set, so neither is inferred.
+		Capabilities: &mcp.ClientCapabilities{},
+		// Multi round-trip results would have the client answer the
+		// server's input requests (elicitation, sampling) itself.
+		MultiRoundTrip:         &mcp.MultiRoundTripOptions{Disabled: true},
+		ToolListChangedHandler: c.toolListChanged,
+		LoggingMessageHandler:  c.serverLog,
+	})
+	c.client.AddReceivingMiddleware(c.refuseServerRequests)
+
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	cs, err := c.open(ctx, dial)
+	if err != nil {
+		c.cancel()
+		return nil, err
+	}
+	go c.run(cs)
+	return c, nil
+}
+
+// WatchTools implements [Server]: fn receives the latest tool list at
+// once, then every later one. A Client serves one gate: a second watcher is
+// refused.
+func (c *Client) WatchTools(fn func([]LiveTool)) error {
+	if fn == nil {
+		return errors.New("ocp client: WatchTools: nil func")
+	}
+	c.toolsMu.Lock()
+	defer c.toolsMu.Unlock()
+	if c.watcher != nil {
+		return errors.New("ocp client: this Client already serves a gate; dial one Client per gate")
+	}
+	c.watcher = fn
+	fn(slices.Clone(c.tools))
+	return nil
+}
+
+// publish records the server's current tool list (nil: nothing may be
+// called) and passes it to the watcher.
+func (c *Client) publish(live []LiveTool) {
+	c.toolsMu.Lock()
+	defer c.toolsMu.Unlock()
+	c.tools = live
+	if c.watcher != nil {
+		c.watcher(slices.Clone(live))
+	}
+}
+
+// CallTool calls the named tool with exactly args as params.arguments (no
+// _meta, nothing else) and returns the go-sdk result or error unchanged. A
+// result with isError set is a result, not an error. args must be a JSON
+// object; empty args are sent as {}. encoding/json compacts insignificant
+// white space in args, and changes nothing else.
+func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	} else if !isJSONObject(args) {
+		return nil, fmt.Errorf("ocp client: arguments of %q are not a JSON object", name)
+	}
+	cs, err := c.current()
+	if err != nil {
+		return nil, err
+	}
+	return cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+}
+
+// Resync lists the server's tools now and passes them to the syncer, after
+// any sync already under way (syncs never overlap or arrive out of order).
+// For a caller made by [Dial] that is disconnected, it first tries to
+// reconnect. A listing failure withdraws the catalogue and is returned.
+func (c *Client) Resync(ctx context.Context) error {
+	reply := make(chan error, 1) // buffered: the worker never waits for us
+	select {
+	case c.resyncs <- reply:
+	case <-c.done:
+		return ErrClientClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	select {
+	case err := <-reply:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Close withdraws the catalogue (the watcher receives an empty list), stops
+// catalogue sync and redialling, and closes the session. It waits for the
+// client's goroutines to end. Close is idempotent; later calls return the
+// first call's result. It must not be called from the watcher, which runs
+// on the goroutine Close waits for.
+func (c *Client) Close() error {
+	c.once.Do(func() {
+		c.cancel()
+		<-c.done
+		c.mu.Lock()
+		cs := c.session
+		c.session = nil
+		c.closed = true
+		c.mu.Unlock()
+		c.publish(nil)
+		if cs != nil {
+			c.err = cs.Close()
+		}
+		c.wg.Wait()
+	})
+	return c.err
+}
+
+func (c *Client) current() (*mcp.ClientSession, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.closed:
+		return nil, ErrClientClosed
+	case c.session == nil:
+		return nil, ErrNotConnected
+	}
+	return c.session, nil
+}
+
+func (c *Client) setSession(cs *mcp.ClientSession) {
+	c.mu.Lock()
+	c.session = cs
+	c.mu.Unlock()
+}
+
+// open dials, connects, asks for log messages if configured, lists the tools
+// and syncs them. On success the new session is current.
+func (c *Client) open(ctx context.Context, dial func(context.Context) (mcp.Transport, error)) (*mcp.ClientSession, error) {
+	t, err := dial(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("ocp client: dial MCP server: %w", err)
+	}
+	cs, err := c.client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
+	if err != nil {
+		return nil, fmt.Errorf("ocp client: connect to MCP server: %w", err)
+	}
+	if c.level != "" {
+		if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil && ir.Capabilities.Logging != nil {
+			if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: c.level}); err != nil {
+				c.audit.LogAttrs(ctx, slog.LevelWarn, "mcp set log level failed", slog.String("error", err.Error()))
+			}
+		}
+	}
+	live, err := c.listAll(ctx, cs)
+	if err != nil {
+		_ = cs.Close()
+		return nil, err
+	}
+	c.setSession(cs)
+	c.publish(live)
+	c.audit.LogAttrs(ctx, slog.LevelInfo, "mcp connected", slog.Int("tools", len(live)))
+	return cs, nil
+}
+
+// run is the single worker that syncs the catalogue and redials, so syncs
+// are serialised and never run on the go-sdk's notification goroutine.
+func (c *Client) run(cs *mcp.ClientSession) {
+	defer close(c.done)
+	gone := c.watch(cs)
+	var (
+		timer  *time.Timer
+		redial <-chan time.Time
+		delay  = minRedialDelay
+	)
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	// reconnect dials once; on success the new session is current.
+	reconnect := func() error {
+		next, err := c.open(c.ctx, c.dial)
+		if err != nil {
+			c.audit.LogAttrs(c.ctx, slog.LevelWarn, "mcp reconnect failed", slog.String("error", err.Error()))
+			return err
+		}
+		cs, gone, redial, delay = next, c.watch(next), nil, minRedialDelay
+		return nil
+	}
+	for {
+		select {
+		case <-c.ctx.Done():
+			return
+		case <-c.kick:
+			if cs != nil {
+				_ = c.syncOrWithdraw(cs)
+			}
+		case reply := <-c.resyncs:
+			switch {
+			case cs != nil:
+				reply <- c.syncOrWithdraw(cs)
+			case c.dial != nil:
+				reply <- reconnect()
+			default:
+				reply <- ErrNotConnected
+			}
+		case <-gone:
+			c.setSession(nil)
+			c.publish(nil)
+			c.audit.LogAttrs(c.ctx, slog.LevelWarn, "mcp session ended; catalogue withdrawn", slog.Bool("redial", c.dial != nil))
+			cs, gone = nil, nil
+			if c.dial != nil {
+				timer, redial = resetTimer(timer, delay)
+			}
+		case <-redial:
+			if reconnect() != nil {
+				delay = min(2*delay, maxRedialDelay)
+				timer, redial = resetTimer(timer, delay)
+			}
+		}
+	}
+}
+
+func resetTimer(t *time.Timer, d time.Duration) (*time.Timer, <-chan time.Time) {
+	if t == nil {
+		t = time.NewTimer(d)
+	} else {
+		t.Reset(d)
+	}
+	return t, t.C
+}
+
+// watch returns a channel closed when cs ends, whoever ended it.
+func (c *Client) watch(cs *mcp.ClientSession) <-chan struct{} {
+	gone := make(chan struct{})
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		_ = cs.Wait()
+		close(gone)
+	}()
+	return gone
+}
+
+// syncOrWithdraw re-lists and syncs. If the listing fails, nothing the
+// server offers can be trusted to match the catalogue any more, so it fails
+// closed: the catalogue is withdrawn and the error audited.
+func (c *Client) syncOrWithdraw(cs *mcp.ClientSession) error {
+	live, err := c.listAll(c.ctx, cs)
+	if err != nil {
+		c.publish(nil)
+		c.audit.LogAttrs(c.ctx, slog.LevelError, "mcp tools/list failed; catalogue withdrawn", slog.String("error", err.Error()))
+		return err
+	}
+	c.publish(live)
+	return nil
+}
+
+// listAll lists every page of tools/list. A tool listed twice is left out
+// (which of its schemas would a call meet?), as is one whose schema cannot
+// be encoded; both are audited.
+func (c *Client) listAll(ctx context.Context, cs *mcp.ClientSession) ([]LiveTool, error) {
+	ctx, cancel := context.WithTimeout(ctx, listTimeout)
+	defer cancel()
+	var (
+		live   []LiveTool
+		index  = map[string]int{} // name → position in live, or -1 if dropped
+		cursor string
+	)
+	for page := 0; ; page++ {
+		if page == maxListPages {
+			return nil, fmt.Errorf("ocp client: tools/list: more than %d pages", maxListPages)
+		}
+		res, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
+		if err != nil {
+			return nil, fmt.Errorf("ocp client: tools/list: %w", err)
+		}
+		for _, t := range res.Tools {
+			if i, seen := index[t.Name]; seen {
+				if i >= 0 {
+					live[i].Name = "" // removed below
+					index[t.Name] = -1
+					c.audit.LogAttrs(ctx, slog.LevelWarn, "mcp tool listed twice; left out", slog.String("tool", t.Name))
+				}
+				continue
+			}
+			canon, err := ocpimpl.CanonicalJSON(t.InputSchema)
+			if err != nil {
+				index[t.Name] = -1
+				c.audit.LogAttrs(ctx, slog.LevelWarn, "mcp tool schema not encodable; left out", slog.String("tool", t.Name), slog.String("error", err.Error()))
+				continue
+			}
+			index[t.Name] = len(live)
+			live = append(live, LiveTool{Name: t.Name, Fingerprint: ocpimpl.Fingerprint(canon)})
+		}
+		if res.NextCursor == "" {
+			break
+		}
+		cursor = res.NextCursor
+	}
+	out := live[:0]
+	for _, t := range live {
+		if t.Name != "" {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// toolListChanged runs on the go-sdk's notification goroutine: it only
+// signals the worker. The kick is not filtered by session, so a change that
+// arrives while a new session is being set up is not lost; a spurious kick
+// costs one listing.
+func (c *Client) toolListChanged(context.Context, *mcp.ToolListChangedRequest) {
+	select {
+	case c.kick <- struct{}{}:
+	default: // a re-list is already pending and will see this change too
+	}
+}
+
+// serverLog passes a server log message to the audit log, and nowhere else.
+func (c *Client) serverLog(ctx context.Context, req *mcp.LoggingMessageRequest) {
+	p := req.Params
+	c.audit.LogAttrs(ctx, auditLevel(p.Level), "mcp server log",
+		slog.String("mcp_level", string(p.Level)),
+		slog.String("logger", p.Logger),
+		slog.Any("data", p.Data))
+}
+
+func auditLevel(l mcp.LoggingLevel) slog.Level {
+	switch l {
+	case "debug":
+		return slog.LevelDebug
+	case "info", "notice":
+		return slog.LevelInfo
+	case "warning":
+		return slog.LevelWarn
+	default: // error, critical, alert, emergency, unknown
+		return slog.LevelError
+	}
+}
+
+// allowedFromServer are the only methods a server may send this client.
+// Everything else is refused: a request with a method-not-found error, a
+// notification silently (after an audit event).
+var allowedFromServer = map[string]bool{
+	"ping":                             true,
+	"notifications/cancelled":          true,
+	"notifications/tools/list_changed": true,
+	"notifications/message":            true,
+	"notifications/progress":           true,
+}
+
+// refuseServerRequests is receiving middleware: the server is not a peer,
+// so roots/list, sampling/createMessage, elicitation/create and anything
+// else it might ask of the client never reach a handler.
+func (c *Client) refuseServerRequests(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if allowedFromServer[method] {
+			return next(ctx, method, req)
+		}
+		c.audit.LogAttrs(ctx, slog.LevelWarn, "mcp server request refused", slog.String("method", method))
+		if strings.HasPrefix(method, "notifications/") {
+			return nil, nil
+		}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not supported by this client"}
+	}
+}
+
+// isJSONObject reports whether b is one valid JSON object.
+func isJSONObject(b []byte) bool {
+	if !json.Valid(b) {
+		return false
+	}
+	for _, ch := range b {
+		switch ch {
+		case ' ', '\t', '\n', '\r':
+			continue
+		}
+		return ch == '{'
+	}
+	return false
+}

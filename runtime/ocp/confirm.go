@@ -1,0 +1,248 @@
+package ocp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Outcome is how a pending confirm ended.
+type Outcome string
+
+const (
+	// OutcomeApproved: a peer approved before the confirm expired.
+	OutcomeApproved Outcome = "approved"
+	// OutcomeDenied: a peer denied.
+	OutcomeDenied Outcome = "denied"
+	// OutcomeExpired: nobody decided before the confirm expired.
+	OutcomeExpired Outcome = "expired"
+	// OutcomeCancelled: the waiting call's context ended first (the caller
+	// went away, or the gate voided the confirm after a catalogue change).
+	OutcomeCancelled Outcome = "cancelled"
+)
+
+// Decision is the end of a pending confirm.
+type Decision struct {
+	Outcome Outcome `json:"outcome"`
+	// Peer and PrincipalID identify who decided, for approvals and denials.
+	Peer        string `json:"peer,omitempty"`
+	PrincipalID string `json:"principalId,omitempty"`
+}
+
+// PendingConfirm is what the gate hands a broker: the request peers see and
+// the state that never leaves the Hub. It is plain data, so a broker on a
+// distributed store can hold it.
+type PendingConfirm struct {
+	Request ConfirmRequest `json:"request"`
+	// RequesterPeer is the Peer of the channel that made the call (the
+	// model's). A decision from it is refused.
+	RequesterPeer string `json:"requesterPeer"`
+}
+
+// Refusals of [ConfirmBroker.Resolve]. A refused decision changes nothing
+// unless it says otherwise.
+var (
+	// ErrConfirmNotPending: no confirm is pending under the id. It is
+	// unknown, already resolved, or has ended. Replays get this.
+	ErrConfirmNotPending = errors.New("ocp confirm: no pending confirm with this id")
+	// ErrConfirmExpired: the confirm's time ran out before the decision
+	// arrived. The confirm is now expired (denied).
+	ErrConfirmExpired = errors.New("ocp confirm: the confirm has expired")
+	// ErrConfirmSelf: the decision came on the requester's own channel, or
+	// on a channel without a Peer identity. The confirm stays pending.
+	ErrConfirmSelf = errors.New("ocp confirm: a decision cannot come from the requesting channel")
+	// ErrConfirmDigest: the decision's digest is not the request's. The
+	// confirm stays pending.
+	ErrConfirmDigest = errors.New("ocp confirm: the decision's digest does not match the request")
+)
+
+// ConfirmBroker holds pending confirms until a peer decides. The gate owns
+// the call; a broker only carries the question to peers and the answer back,
+// keyed by the Hub-issued id. [NewMemoryBroker] is the in-process
+// implementation; an implementation on a distributed store (where the
+// approving peer is connected to another replica than the one holding the
+// call) satisfies the same interface.
+//
+// Implementations must guarantee: a confirm resolves at most once; a decision
+// at or after Expires is never an approval; a decision from the requester's
+// Peer (or from an empty Peer) is refused; a decision whose digest differs is
+// refused and leaves the confirm pending.
+type ConfirmBroker interface {
+	// Request registers p and blocks until a peer decides, p.Request.Expires
+	// passes (OutcomeExpired) or ctx is done (OutcomeCancelled). An error
+	// means the broker failed; the gate then denies.
+	Request(ctx context.Context, p PendingConfirm) (Decision, error)
+	// Resolve applies a peer's decision. peer is the deciding principal, with
+	// the Peer of the channel the decision arrived on.
+	Resolve(ctx context.Context, peer Principal, d ConfirmDecision) error
+	// Pending returns the confirms still waiting, for a peer that connects
+	// late.
+	Pending(ctx context.Context) ([]ConfirmRequest, error)
+	// Subscribe calls fn for every new pending confirm until stop is called.
+	// fn must not block for long.
+	Subscribe(fn func(ConfirmRequest)) (stop func())
+}
+
+// MemoryBroker is the in-process [ConfirmBroker].
+type MemoryBroker struct {
+	now func() time.Time // replaced in tests
+
+	mu      sync.Mutex
+	pending map[string]*memConfirm
+	subs    map[int]func(ConfirmRequest)
+	nextSub int
+}
+
+type memConfirm struct {
+	p       PendingConfirm
+	done    chan struct{} // closed on the one transition out of pending
+	outcome Outcome       // "" while pending
+	by      Principal
+}
+
+// NewMemoryBroker returns an in-process broker.
+func NewMemoryBroker() *MemoryBroker {
+	return &MemoryBroker{
+		now:     time.Now,
+		pending: make(map[string]*memConfirm),
+		subs:    make(map[int]func(ConfirmRequest)),
+	}
+}
+
+// finish moves c out of pending. It must be called with b.mu held; it is the
+// only state transition, so whichever of decision, expiry and cancellation
+// takes the lock first wins and the others see a finished confirm.
+func (c *memConfirm) finish(o Outcome, by Principal) bool {
+	if c.outcome != "" {
+		return false
+	}
+	c.outcome, c.by = o, by
+	close(c.done)
+	return true
+}
+
+// Request implements [ConfirmBroker].
+func (b *MemoryBroker) Request(ctx context.Context, p PendingConfirm) (Decision, error) {
+	id := p.Request.ID
+	if id == "" {
+		return Decision{}, errors.New("ocp confirm: empty id")
+	}
+	c := &memConfirm{p: p, done: make(chan struct{})}
+	b.mu.Lock()
+	if _, dup := b.pending[id]; dup {
+		b.mu.Unlock()
+		return Decision{}, fmt.Errorf("ocp confirm: id %q already pending", id)
+	}
+	b.pending[id] = c
+	subs := make([]func(ConfirmRequest), 0, len(b.subs))
+	for _, k := range slices.Sorted(maps.Keys(b.subs)) {
+		subs = append(subs, b.subs[k])
+	}
+	b.mu.Unlock()
+	defer func() {
+		b.mu.Lock()
+		delete(b.pending, id)
+		b.mu.Unlock()
+	}()
+
+	for _, fn := range subs {
+		notify(fn, p.Request)
+	}
+
+	timer := time.NewTimer(p.Request.Expires.Sub(b.now()))
+	defer timer.Stop()
+	select {
+	case <-c.done:
+	case <-timer.C:
+		b.mu.Lock()
+		c.finish(OutcomeExpired, Principal{})
+		b.mu.Unlock()
+	case <-ctx.Done():
+		b.mu.Lock()
+		c.finish(OutcomeCancelled, Principal{})
+		b.mu.Unlock()
+	}
+	b.mu.Lock()
+	d := Decision{Outcome: c.outcome, Peer: c.by.Peer, PrincipalID: c.by.ID}
+	b.mu.Unlock()
+	return d, nil
+}
+
+// notify calls a subscriber; a panicking subscriber does not take the
+// request down with it.
+func notify(fn func(ConfirmRequest), r ConfirmRequest) {
+	defer func() { _ = recover() }()
+	fn(r)
+}
+
+// Resolve implements [ConfirmBroker].
+func (b *MemoryBroker) Resolve(_ context.Context, peer Principal, d ConfirmDecision) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c := b.pending[d.ID]
+	if c == nil || c.outcome != "" {
+		return ErrConfirmNotPending
+	}
+	if !b.now().Before(c.p.Request.Expires) {
+		// Expiry wins even if the timer has not fired yet.
+		c.finish(OutcomeExpired, Principal{})
+		return ErrConfirmExpired
+	}
+	// The requesting channel is the model's: if it could answer, the model
+	// could approve its own writes and the confirm would mean nothing. A
+	// decision that names no channel cannot be told apart from it.
+	if peer.Peer == "" || peer.Peer == c.p.RequesterPeer {
+		return ErrConfirmSelf
+	}
+	if d.Digest != c.p.Request.Digest {
+		return ErrConfirmDigest
+	}
+	o := OutcomeDenied
+	if d.Approve {
+		o = OutcomeApproved
+	}
+	c.finish(o, peer)
+	return nil
+}
+
+// Pending implements [ConfirmBroker]. The result is ordered by expiry, then
+// id.
+func (b *MemoryBroker) Pending(context.Context) ([]ConfirmRequest, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := b.now()
+	out := make([]ConfirmRequest, 0, len(b.pending))
+	for _, c := range b.pending {
+		if c.outcome == "" && now.Before(c.p.Request.Expires) {
+			out = append(out, c.p.Request)
+		}
+	}
+	slices.SortFunc(out, func(x, y ConfirmRequest) int {
+		if c := x.Expires.Compare(y.Expires); c != 0 {
+			return c
+		}
+		return strings.Compare(x.ID, y.ID)
+	})
+	return out, nil
+}
+
+// Subscribe implements [ConfirmBroker]. fn runs on the requesting goroutine,
+// after the confirm is registered (so fn may call Resolve) and outside the
+// broker's lock.
+func (b *MemoryBroker) Subscribe(fn func(ConfirmRequest)) (stop func()) {
+	b.mu.Lock()
+	k := b.nextSub
+	b.nextSub++
+	b.subs[k] = fn
+	b.mu.Unlock()
+	return func() {
+		b.mu.Lock()
+		delete(b.subs, k)
+		b.mu.Unlock()
+	}
+}

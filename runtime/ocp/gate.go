@@ -1,0 +1,817 @@
+package ocp
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
+
+// Texts of refusals. They are fixed, so nothing a server or hook says reaches
+// a model, and a denial reads as what it is, never as a tool's success.
+const (
+	textUnknown   = "Not performed: this tool is not available."
+	textInvalid   = "Not performed: the arguments do not match the tool's input schema."
+	textForbidden = "Not performed: the caller is not allowed to use this tool on these resources."
+	textDenied    = "Not performed: the write was denied by the person asked to confirm it. Nothing was changed."
+	textExpired   = "Not performed: nobody confirmed the write in time, so it was denied. Nothing was changed."
+	textCancelled = "Not performed: the write was cancelled before it was confirmed. Nothing was changed."
+	textCatalogue = "Not performed: the tool catalogue changed while the write awaited its confirm, so it was denied. Nothing was changed."
+	textBroker    = "Not performed: the confirm could not be obtained, so the write was denied. Nothing was changed."
+)
+
+// maxArgsBytes bounds the arguments of one call; larger ones are invalid.
+const maxArgsBytes = 4 << 20
+
+// maxArgsDepth bounds nesting, as encoding/json does.
+const maxArgsDepth = 10000
+
+var errCatalogueChanged = errors.New("the advertised catalogue changed")
+
+// Config configures a [Gate].
+type Config struct {
+	// Catalogue is the generated package's Catalogue. Required.
+	Catalogue *Catalogue
+	// Server is the fronted MCP server, usually the [*Client] of [Dial] or
+	// [Connect]. Required. The gate calls it, and receives its tool lists
+	// (see [Server.WatchTools]) from the moment NewGate returns.
+	Server Server
+	// ACL is the resource part of authorization. Required: there is no
+	// implicit allow-all; use [AllowAllResources] to choose one.
+	ACL ACL
+	// Broker carries write confirms to peers. Required when the catalogue
+	// holds a write (every unclassified tool is one).
+	Broker ConfirmBroker
+	// Audit receives one structured event per step of every call, and the
+	// raw text of every server error. Nil means slog.Default().
+	Audit *slog.Logger
+	// Advertise is called with the new advertisement on the first catalogue
+	// sync and whenever the advertised set changes, serialized, while the
+	// sync holds its lock (it must not call SyncCatalogue). Optional.
+	Advertise func(ToolsAdvertise)
+	// Reauthorize returns the principal's current rights, for the check
+	// after a write's confirm is approved (rights may have been revoked
+	// while it waited). An error, or a principal with another ID, forbids
+	// the call. Nil re-checks the same principal (the ACL is consulted
+	// again either way).
+	Reauthorize func(ctx context.Context, p Principal) (Principal, error)
+}
+
+// Gate enforces the OCP MCP profile on every call of a generated tool: see
+// [Gate.Dispatch]. Before the server's first tool list no tool is
+// advertised and every call is unknown. A Gate is safe for concurrent use.
+type Gate struct {
+	cfg   Config
+	audit *slog.Logger
+	tools map[string]*gateTool // immutable after NewGate
+	// byType finds a typed call's tool from its argument struct type.
+	byType map[reflect.Type]*gateTool // immutable after NewGate
+
+	syncMu sync.Mutex
+	state  atomic.Pointer[catState]
+}
+
+// gateTool is what the gate precomputes for one generated tool.
+type gateTool struct {
+	desc    *Descriptor          // the gate's own copy
+	typ     reflect.Type         // the argument struct
+	schema  *jsonschema.Resolved // resolved once, at NewGate
+	check   *schemaCheck         // schema compiled for the tape; nil: use schema
+	props   map[string]bool      // top-level property names of the schema
+	confirm bool                 // writes (every unclassified tool is one)
+	// resource and prompt are the policy's templates, bound to typ.
+	resource, prompt template
+}
+
+// catState is one advertised catalogue. It is replaced, never modified; ctx
+// is cancelled when it is replaced by a different set, which voids the
+// confirms pending under it.
+type catState struct {
+	advertised map[string]bool
+	fp         string
+	adv        ToolsAdvertise
+	ctx        context.Context
+	cancel     context.CancelCauseFunc
+}
+
+// NewGate returns a Gate over cfg.Server. It verifies the generated
+// catalogue before serving it: the policy digest the generator emitted must
+// match the tools as they are (a policy modified in memory is refused), and
+// every tool's schema must resolve and match its fingerprint, its tier must
+// be one of the catalogue's, its templates must bind to its argument
+// fields, and a write must have a confirm TTL and a failure text. Nothing
+// is defaulted: the generator resolved every policy. On success the gate
+// registers with cfg.Server for its tool lists.
+func NewGate(cfg Config) (*Gate, error) {
+	switch {
+	case cfg.Catalogue == nil:
+		return nil, errors.New("ocp gate: Config.Catalogue is nil")
+	case cfg.Server == nil:
+		return nil, errors.New("ocp gate: Config.Server is nil")
+	case cfg.ACL == nil:
+		return nil, errors.New("ocp gate: Config.ACL is nil; set an ACL, or choose ocp.AllowAllResources explicitly")
+	}
+	if err := cfg.Catalogue.Verify(); err != nil {
+		return nil, fmt.Errorf("ocp gate: %w", err)
+	}
+	if len(cfg.Catalogue.Tiers()) == 0 {
+		return nil, errors.New("ocp gate: the catalogue has no tiers: it was generated without a classification file, so no principal could ever be authorized. Write one (ocpgen init -snapshot S -o NAME.ocp.yaml), classify the tools, and regenerate with -classify")
+	}
+	g := &Gate{cfg: cfg, audit: cfg.Audit, tools: make(map[string]*gateTool), byType: make(map[reflect.Type]*gateTool)}
+	if g.audit == nil {
+		g.audit = slog.Default()
+	}
+	var errs []error
+	for _, h := range cfg.Catalogue.Tools() {
+		name := h.Desc.Name
+		gt, err := newGateTool(h)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("tool %q: %w", name, err))
+			continue
+		}
+		if cfg.Catalogue.TierRank(gt.desc.Policy.Tier) < 0 {
+			errs = append(errs, fmt.Errorf("tool %q: tier %q is not one of the catalogue's tiers", name, gt.desc.Policy.Tier))
+		}
+		if gt.confirm && cfg.Broker == nil {
+			errs = append(errs, fmt.Errorf("tool %q is a write and Config.Broker is nil", name))
+		}
+		if other := g.byType[gt.typ]; other != nil {
+			errs = append(errs, fmt.Errorf("tools %q and %q have the same argument type %v", other.desc.Name, name, gt.typ))
+		}
+		g.tools[name] = gt
+		g.byType[gt.typ] = gt
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("ocp gate: %w", err)
+	}
+	if err := cfg.Server.WatchTools(g.syncCatalogue); err != nil {
+		return nil, fmt.Errorf("ocp gate: %w", err)
+	}
+	return g, nil
+}
+
+// newGateTool verifies one generated tool and precomputes what the gate
+// needs for it.
+func newGateTool(h *ocpimpl.Tool) (*gateTool, error) {
+	typ, err := h.ArgsType()
+	if err != nil {
+		return nil, err
+	}
+	d := h.Desc.Clone()
+	pol := &d.Policy
+	switch {
+	case pol.Kind != KindRead && pol.Kind != KindWrite:
+		return nil, fmt.Errorf("kind %d is neither read nor write", pol.Kind)
+	case !pol.Classified && pol.Kind != KindWrite:
+		return nil, errors.New("an unclassified tool must be a write")
+	case pol.Failure == "":
+		return nil, errors.New("no failure text")
+	case pol.Kind == KindWrite && pol.ConfirmTTL <= 0:
+		return nil, errors.New("a write without a confirm TTL")
+	case ocpimpl.Fingerprint([]byte(d.InputSchema)) != d.Fingerprint:
+		return nil, fmt.Errorf("input schema does not match its fingerprint %s", d.Fingerprint)
+	}
+	resource, err := bindTemplate(typ, pol.Resource, true)
+	if err != nil {
+		return nil, err
+	}
+	var prompt template
+	if pol.Kind == KindWrite {
+		if prompt, err = bindTemplate(typ, pol.ConfirmPrompt, false); err != nil {
+			return nil, err
+		}
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal([]byte(d.InputSchema), &s); err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
+	props := make(map[string]bool, len(s.Properties))
+	for k := range s.Properties {
+		props[k] = true
+	}
+	check, err := compileRoot(rs)
+	if err != nil {
+		check = nil // jsonschema-go validates this tool's arguments
+	}
+	return &gateTool{
+		desc:     d,
+		typ:      typ,
+		schema:   rs,
+		check:    check,
+		props:    props,
+		confirm:  pol.Kind == KindWrite,
+		resource: resource,
+		prompt:   prompt,
+	}, nil
+}
+
+// Dispatch answers one action.request for principal p, in this order, each
+// step audited: (1) the tool must be advertised, else unknown; (2) the
+// arguments must be a JSON object with only the schema's top-level
+// properties, valid against the schema, and decode strictly into the typed
+// arguments whose re-encoding equals them, else invalid; (3) tier × scopes ×
+// ACL on the rendered resources, else forbidden; (4) writes: a confirm any
+// other peer may resolve, bound to a digest of the call, else denied; (5)
+// writes: authorize again with current rights, else forbidden, and the
+// catalogue must not have changed, else denied; (6) call the server with the
+// re-encoded arguments only; (7) map its result, redacting errors (failed).
+func (g *Gate) Dispatch(ctx context.Context, p Principal, req ActionRequest) ActionResult {
+	return g.dispatch(ctx, p, req)
+}
+
+// Call runs a typed call through g: args, a generated argument struct (or
+// a non-nil pointer to one), are marshalled and take exactly the path of
+// [Gate.Dispatch], confirm included for writes. The tool is the one whose
+// argument struct args is, so a call cannot name one tool and carry
+// another's arguments. The result's ID is a fresh id, which the audit
+// events carry.
+func (g *Gate) Call(ctx context.Context, p Principal, args Args) ActionResult {
+	id := "call-" + newRef()
+	gt := g.byType[argsStructType(args)]
+	if gt == nil {
+		c := &call{g: g, ctx: ctx, id: id, p: p, tool: fmt.Sprintf("(%T)", args)}
+		c.refuse(AuditCatalogue, ReasonUnknown, errors.New("arguments of no generated tool of this gate"))
+		return refused(id, ReasonUnknown, textUnknown)
+	}
+	name := gt.desc.Name
+	if isNilPointer(args) {
+		c := &call{g: g, ctx: ctx, id: id, p: p, tool: name}
+		c.refuse(AuditArgs, ReasonInvalid, errors.New("nil arguments"))
+		return refused(id, ReasonInvalid, textInvalid)
+	}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		c := &call{g: g, ctx: ctx, id: id, p: p, tool: name}
+		c.refuse(AuditArgs, ReasonInvalid, err)
+		return refused(id, ReasonInvalid, textInvalid)
+	}
+	return g.dispatch(ctx, p, ActionRequest{ID: id, Tool: name, Args: raw})
+}
+
+// argsStructType returns the struct type of args, or of what it points to.
+func argsStructType(args Args) reflect.Type {
+	t := reflect.TypeOf(args)
+	if t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
+}
+
+func isNilPointer(a Args) bool {
+	v := reflect.ValueOf(a)
+	return v.Kind() == reflect.Pointer && v.IsNil()
+}
+
+// info reports whether the audit logger takes info events: building an
+// event's attributes costs allocations, so a Hub whose handler drops them
+// does not pay for them. Refusals and failures are always built (they are
+// rare and their handler usually takes them).
+func (c *call) info() bool { return c.g.audit.Enabled(c.ctx, slog.LevelInfo) }
+
+func refused(id string, r Reason, text string) ActionResult {
+	return ActionResult{ID: id, OK: false, Reason: r, Error: text}
+}
+
+// dispatch is the one code path of every call.
+func (g *Gate) dispatch(ctx context.Context, p Principal, req ActionRequest) ActionResult {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	c := &call{g: g, ctx: ctx, id: req.ID, p: p, tool: req.Tool}
+
+	// 1. Catalogue: hidden means uncallable.
+	st := g.state.Load()
+	gt := g.tools[req.Tool]
+	switch {
+	case st == nil:
+		c.refuse(AuditCatalogue, ReasonUnknown, errors.New("no catalogue sync yet"))
+		return refused(req.ID, ReasonUnknown, textUnknown)
+	case gt == nil:
+		c.refuse(AuditCatalogue, ReasonUnknown, errors.New("not a generated tool"))
+		return refused(req.ID, ReasonUnknown, textUnknown)
+	case !st.advertised[req.Tool]:
+		c.refuse(AuditCatalogue, ReasonUnknown, errors.New("not advertised: not on the server, or its schema changed"), slog.String("catalogue", st.fp))
+		return refused(req.ID, ReasonUnknown, textUnknown)
+	}
+	if c.info() {
+		c.ok(AuditCatalogue, slog.String("catalogue", st.fp))
+	}
+
+	// 2. Arguments.
+	args, fwd, err := gt.checkArgs(req.Args)
+	if err != nil {
+		c.refuse(AuditArgs, ReasonInvalid, err)
+		return refused(req.ID, ReasonInvalid, textInvalid)
+	}
+	if c.info() {
+		c.ok(AuditArgs)
+	}
+
+	// 3. Authorize.
+	resources, err := g.authorize(ctx, p, gt, args)
+	if err != nil {
+		c.refuse(AuditAuthorize, ReasonForbidden, err, slog.Any("resources", resources))
+		return refused(req.ID, ReasonForbidden, textForbidden)
+	}
+	if c.info() {
+		c.ok(AuditAuthorize, slog.Any("resources", resources))
+	}
+
+	if gt.confirm {
+		// 4. Confirm.
+		if text, ok := g.confirm(ctx, c, st, gt, args, fwd); !ok {
+			return refused(req.ID, ReasonDenied, text)
+		}
+		// 5. Re-authorize with current rights.
+		if err := g.reauthorize(ctx, p, gt, args); err != nil {
+			c.refuse(AuditReauthorize, ReasonForbidden, err)
+			return refused(req.ID, ReasonForbidden, textForbidden)
+		}
+		if g.state.Load() != st {
+			c.refuse(AuditReauthorize, ReasonDenied, errCatalogueChanged)
+			return refused(req.ID, ReasonDenied, textCatalogue)
+		}
+		if err := ctx.Err(); err != nil {
+			c.refuse(AuditReauthorize, ReasonDenied, err)
+			return refused(req.ID, ReasonDenied, textCancelled)
+		}
+		if c.info() {
+			c.ok(AuditReauthorize)
+		}
+	}
+
+	// 6–7. Call and map.
+	return g.callServer(ctx, c, gt, fwd)
+}
+
+// checkArgs is step 2. It returns the typed arguments and the bytes to
+// forward: their re-encoding, which equals raw as a JSON value.
+//
+// The arguments are parsed once, into a pooled tape (argtape.go) that
+// refuses duplicate keys, excessive nesting and trailing data; the tape is
+// validated by the tool's compiled schema (schemacheck.go), or by
+// jsonschema-go for a schema it does not cover; the typed decode and its
+// re-encoding follow, and the re-encoding must equal the tape as a JSON
+// value. That equality is what makes the forwarded bytes the validated
+// ones: a key the typed decode dropped, matched case-insensitively or
+// altered fails it, at any depth.
+func (gt *gateTool) checkArgs(raw json.RawMessage) (Args, []byte, error) {
+	if len(raw) == 0 {
+		return nil, nil, errors.New("no arguments (an object is required)")
+	}
+	if len(raw) > maxArgsBytes {
+		return nil, nil, errArgsTooLarge
+	}
+	if !utf8.Valid(raw) {
+		return nil, nil, errors.New("arguments are not valid UTF-8")
+	}
+	// A private copy: the tape's strings are substrings of it, so nothing
+	// the caller does to raw afterwards changes what was checked.
+	t := getTape()
+	defer putTape(t)
+	if err := t.parse(string(raw)); err != nil {
+		return nil, nil, err
+	}
+	if t.nodes[0].kind != tObject {
+		return nil, nil, errors.New("arguments are not a JSON object")
+	}
+	// The Hub forwards only what the schema takes, whatever the schema says
+	// about additional properties.
+	for p := 1; p < len(t.nodes); p = int(t.nodes[p].end) {
+		if k := t.nodes[p].key; !gt.props[k] {
+			return nil, nil, fmt.Errorf("argument %s is not a property of the tool's schema", truncQuote(k))
+		}
+	}
+	if gt.check != nil {
+		if err := gt.check.validate(t, 0); err != nil {
+			return nil, nil, fmt.Errorf("schema: %w", err)
+		}
+	} else if err := gt.schema.Validate(t.toAny(0)); err != nil {
+		return nil, nil, fmt.Errorf("schema: %w", err)
+	}
+	args, err := decodeArgs(gt.typ, raw)
+	if err != nil {
+		return nil, nil, fmt.Errorf("decode: %w", err)
+	}
+	fwd, err := json.Marshal(args)
+	if err != nil {
+		return nil, nil, fmt.Errorf("re-encode: %w", err)
+	}
+	// Anything the typed decode dropped, case-folded or altered would
+	// otherwise be approved in one form and forwarded in another. Identical
+	// bytes (a typed call, or a client that sends keys in schema order)
+	// are equal without a second parse.
+	if !bytes.Equal(raw, fwd) {
+		back := getTape()
+		defer putTape(back)
+		if err := back.parse(string(fwd)); err != nil {
+			return nil, nil, fmt.Errorf("re-encode: %w", err)
+		}
+		if !tapeEqual(t, 0, back, 0) {
+			return nil, nil, errors.New("arguments do not survive the typed round trip (a key in another case, a lost value or precision)")
+		}
+	}
+	return args, fwd, nil
+}
+
+var errArgsTooLarge = fmt.Errorf("arguments exceed %d bytes", maxArgsBytes)
+
+func truncQuote(s string) string {
+	if len(s) > 64 {
+		s = s[:64] + "…"
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// authorize is step 3: tier, scopes, then the ACL on the rendered resources.
+func (g *Gate) authorize(ctx context.Context, p Principal, gt *gateTool, args Args) ([]string, error) {
+	pol := &gt.desc.Policy
+	have, need := g.cfg.Catalogue.TierRank(p.Tier), g.cfg.Catalogue.TierRank(pol.Tier)
+	switch {
+	case have < 0:
+		return nil, fmt.Errorf("unknown tier %s", truncQuote(p.Tier))
+	case need < 0 || have < need:
+		return nil, fmt.Errorf("tier %q is below %q", p.Tier, pol.Tier)
+	}
+	for _, s := range pol.Scopes {
+		if !p.HasScope(s) {
+			return nil, fmt.Errorf("missing scope %q", s)
+		}
+	}
+	var resources []string
+	err := g.protect(ctx, "resources", func() error {
+		var err error
+		resources, err = gt.resource.resources(reflect.ValueOf(args).Elem())
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("resources: %w", err)
+	}
+	if g.cfg.ACL == AllowAllResources {
+		return resources, nil // it allows everything and reads nothing
+	}
+	// The hook gets a copy: it cannot change the policy the gate enforces.
+	// The scopes and the resources share one allocation; each is capped, so
+	// an append by the hook cannot write into the other.
+	d := *gt.desc
+	ns, nr := len(d.Policy.Scopes), len(resources)
+	buf := make([]string, ns+nr)
+	copy(buf, d.Policy.Scopes)
+	copy(buf[ns:], resources)
+	if d.Policy.Scopes != nil {
+		d.Policy.Scopes = buf[:ns:ns]
+	}
+	var rs []string
+	if resources != nil {
+		rs = buf[ns : ns+nr : ns+nr]
+	}
+	if err := g.protect(ctx, "ACL", func() error { return g.cfg.ACL.Allow(ctx, p, &d, rs) }); err != nil {
+		return resources, fmt.Errorf("acl: %w", err)
+	}
+	return resources, nil
+}
+
+// reauthorize is step 5.
+func (g *Gate) reauthorize(ctx context.Context, p Principal, gt *gateTool, args Args) error {
+	cur := p
+	if g.cfg.Reauthorize != nil {
+		err := g.protect(ctx, "Reauthorize", func() error {
+			var err error
+			cur, err = g.cfg.Reauthorize(ctx, p)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("current rights: %w", err)
+		}
+		if cur.ID != p.ID {
+			return fmt.Errorf("current rights are for principal %q, not %q", cur.ID, p.ID)
+		}
+	}
+	_, err := g.authorize(ctx, cur, gt, args)
+	return err
+}
+
+// confirm is step 4. It returns ok only for an approval, and otherwise the
+// fixed text of the denial.
+func (g *Gate) confirm(ctx context.Context, c *call, st *catState, gt *gateTool, args Args, fwd []byte) (string, bool) {
+	// A catalogue change voids the confirm: cancel its wait.
+	cctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stop := context.AfterFunc(st.ctx, func() { cancel(errCatalogueChanged) })
+	defer stop()
+
+	var prompt string
+	if err := g.protect(ctx, "confirm prompt", func() error { prompt = gt.prompt.prompt(reflect.ValueOf(args).Elem()); return nil }); err != nil {
+		c.refuse(AuditConfirm, ReasonDenied, err)
+		return textBroker, false
+	}
+	ttl := gt.desc.Policy.ConfirmTTL
+	req := ConfirmRequest{
+		ID:        newConfirmID(),
+		Tool:      gt.desc.Name,
+		Prompt:    prompt,
+		Requester: c.p.ID,
+		Args:      json.RawMessage(slices.Clone(fwd)),
+		Digest:    confirmDigest(gt.desc.Name, fwd, c.p, st.fp),
+		Expires:   time.Now().Add(ttl),
+	}
+	attrs := []slog.Attr{slog.String("confirm", req.ID), slog.String("digest", req.Digest)}
+	var d Decision
+	err := g.protect(ctx, "ConfirmBroker.Request", func() error {
+		var err error
+		d, err = g.cfg.Broker.Request(cctx, PendingConfirm{Request: req, RequesterPeer: c.p.Peer})
+		return err
+	})
+	if err != nil {
+		c.event(slog.LevelError, AuditConfirm, string(ReasonDenied), append(attrs, slog.String("detail", err.Error()))...)
+		return textBroker, false
+	}
+	attrs = append(attrs, slog.String("by_peer", d.Peer), slog.String("by_principal", d.PrincipalID))
+	switch d.Outcome {
+	case OutcomeApproved:
+		if cause := context.Cause(cctx); cause != nil {
+			// Approved, but the wait had already been voided.
+			c.event(slog.LevelWarn, AuditConfirm, string(OutcomeCancelled), append(attrs, slog.String("detail", "approved after cancellation: "+cause.Error()))...)
+			return cancelText(cause), false
+		}
+		c.event(slog.LevelInfo, AuditConfirm, string(OutcomeApproved), attrs...)
+		return "", true
+	case OutcomeDenied:
+		c.event(slog.LevelWarn, AuditConfirm, string(OutcomeDenied), attrs...)
+		return textDenied, false
+	case OutcomeExpired:
+		c.event(slog.LevelWarn, AuditConfirm, string(OutcomeExpired), attrs...)
+		return textExpired, false
+	case OutcomeCancelled:
+		cause := context.Cause(cctx)
+		if cause != nil {
+			attrs = append(attrs, slog.String("detail", cause.Error()))
+		}
+		c.event(slog.LevelWarn, AuditConfirm, string(OutcomeCancelled), attrs...)
+		return cancelText(cause), false
+	}
+	c.event(slog.LevelError, AuditConfirm, string(ReasonDenied), append(attrs, slog.String("detail", fmt.Sprintf("unknown outcome %q", d.Outcome)))...)
+	return textBroker, false
+}
+
+func cancelText(cause error) string {
+	if errors.Is(cause, errCatalogueChanged) {
+		return textCatalogue
+	}
+	return textCancelled
+}
+
+// confirmDigest binds a confirm to the tool, the exact forwarded arguments,
+// the principal's identity and rights, and the advertised catalogue.
+func confirmDigest(tool string, fwd []byte, p Principal, catalogueFP string) string {
+	scopes := slices.Compact(slices.Sorted(slices.Values(p.Scopes)))
+	if scopes == nil {
+		scopes = []string{}
+	}
+	b, _ := json.Marshal([]any{"ocp-confirm-v1", tool, string(fwd), p.ID, p.Tier, scopes, catalogueFP})
+	return ocpimpl.Fingerprint(b)
+}
+
+// callServer is steps 6 and 7.
+func (g *Gate) callServer(ctx context.Context, c *call, gt *gateTool, fwd []byte) ActionResult {
+	var res *mcp.CallToolResult
+	err := g.protect(ctx, "Server.CallTool", func() error {
+		var err error
+		res, err = g.cfg.Server.CallTool(ctx, gt.desc.Name, json.RawMessage(fwd))
+		return err
+	})
+	fail := func(detail string) ActionResult {
+		ref := newRef()
+		c.event(slog.LevelError, AuditCall, string(ReasonFailed), slog.String("ref", ref), slog.String("detail", detail))
+		return ActionResult{ID: c.id, OK: false, Reason: ReasonFailed, Error: gt.desc.Policy.Failure + " (ref " + ref + ")", Ref: ref}
+	}
+	switch {
+	case err != nil:
+		return fail("call error: " + err.Error())
+	case res == nil:
+		return fail("call returned no result")
+	case res.IsError:
+		b, _ := json.Marshal(res.Content)
+		return fail("tool error result: " + string(b))
+	case res.NeedsInput():
+		// The server is not a peer: it cannot ask anyone for input.
+		return fail("server asked for input (input_required), which the Hub does not relay")
+	}
+	var out []byte
+	if res.StructuredContent != nil {
+		out, err = json.Marshal(res.StructuredContent)
+	} else {
+		content := res.Content
+		if content == nil {
+			content = []mcp.Content{}
+		}
+		var ok bool
+		if out, ok = textContentJSON(content); !ok {
+			out, err = json.Marshal(content)
+		}
+	}
+	if err != nil {
+		return fail("result does not encode: " + err.Error())
+	}
+	if c.info() {
+		c.ok(AuditCall, slog.Int("output_bytes", len(out)))
+	}
+	return ActionResult{ID: c.id, OK: true, Output: out}
+}
+
+// syncCatalogue receives the server's tool lists (see [Server.WatchTools]).
+// The advertised set is every generated tool that the server lists with the
+// generated fingerprint. Tools
+// only on the server, tools whose schema changed and generated tools the
+// server no longer lists are reported in the audit log and are not
+// callable. When the set changes, confirms pending under the old set are
+// denied and Config.Advertise receives the new set; on the first sync it
+// always does.
+func (g *Gate) syncCatalogue(live []LiveTool) {
+	g.syncMu.Lock()
+	defer g.syncMu.Unlock()
+
+	liveFP := make(map[string]string, len(live))
+	ambiguous := make(map[string]bool)
+	for _, lt := range live {
+		if prev, seen := liveFP[lt.Name]; seen && prev != lt.Fingerprint {
+			ambiguous[lt.Name] = true
+		}
+		liveFP[lt.Name] = lt.Fingerprint
+	}
+	serverOnly, changed, removed, names := []string{}, []string{}, []string{}, []string{}
+	for name := range liveFP {
+		if g.tools[name] == nil {
+			serverOnly = append(serverOnly, name)
+		}
+	}
+	for name, gt := range g.tools {
+		fp, ok := liveFP[name]
+		switch {
+		case !ok:
+			removed = append(removed, name)
+		case ambiguous[name] || fp != gt.desc.Fingerprint:
+			changed = append(changed, name)
+		default:
+			names = append(names, name)
+		}
+	}
+	for _, s := range [][]string{serverOnly, changed, removed, names} {
+		slices.Sort(s)
+	}
+
+	advertised := make(map[string]bool, len(names))
+	adv := ToolsAdvertise{Tools: make([]ToolDef, 0, len(names))}
+	type entry struct {
+		Name, Fingerprint string
+		Write             bool
+	}
+	entries := make([]entry, 0, len(names))
+	for _, name := range names {
+		gt := g.tools[name]
+		advertised[name] = true
+		adv.Tools = append(adv.Tools, ToolDef{
+			Name:        name,
+			Description: gt.desc.Description,
+			Input:       json.RawMessage(gt.desc.InputSchema),
+			Write:       gt.confirm,
+		})
+		entries = append(entries, entry{name, gt.desc.Fingerprint, gt.confirm})
+	}
+	b, _ := json.Marshal(entries)
+	fp := ocpimpl.Fingerprint(b)
+
+	old := g.state.Load()
+	same := old != nil && old.fp == fp
+	level := slog.LevelInfo
+	if len(serverOnly)+len(changed)+len(removed) > 0 {
+		level = slog.LevelWarn
+	}
+	g.audit.LogAttrs(context.Background(), level, AuditSync,
+		slog.String("catalogue", fp),
+		slog.Bool("changed", !same),
+		slog.Any("advertised", names),
+		slog.Any("server_only_not_callable", serverOnly),
+		slog.Any("schema_changed_withdrawn", changed),
+		slog.Any("removed", removed),
+	)
+	if same {
+		return
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	st := &catState{advertised: advertised, fp: fp, adv: adv, ctx: ctx, cancel: cancel}
+	g.state.Store(st)
+	if old != nil {
+		old.cancel(errCatalogueChanged)
+	}
+	if g.cfg.Advertise != nil {
+		a := cloneAdvertise(adv)
+		_ = g.protect(context.Background(), "Advertise", func() error { g.cfg.Advertise(a); return nil })
+	}
+}
+
+// Advertisement returns the tools currently advertised (none before the first
+// sync).
+func (g *Gate) Advertisement() ToolsAdvertise {
+	st := g.state.Load()
+	if st == nil {
+		return ToolsAdvertise{Tools: []ToolDef{}}
+	}
+	return cloneAdvertise(st.adv)
+}
+
+// CatalogueFingerprint returns the fingerprint of the advertised set, which
+// every confirm digest includes, or "" before the first sync.
+func (g *Gate) CatalogueFingerprint() string {
+	if st := g.state.Load(); st != nil {
+		return st.fp
+	}
+	return ""
+}
+
+func cloneAdvertise(a ToolsAdvertise) ToolsAdvertise {
+	out := ToolsAdvertise{Tools: make([]ToolDef, len(a.Tools))}
+	for i, t := range a.Tools {
+		t.Input = slices.Clone(t.Input)
+		out.Tools[i] = t
+	}
+	return out
+}
+
+// Resolve passes a peer's confirm decision to the broker and audits it. peer
+// is the deciding principal with the Peer of the channel the decision came
+// on; the broker refuses it when that is the requester's channel.
+func (g *Gate) Resolve(ctx context.Context, peer Principal, d ConfirmDecision) error {
+	if g.cfg.Broker == nil {
+		return ErrConfirmNotPending
+	}
+	err := g.protect(ctx, "ConfirmBroker.Resolve", func() error { return g.cfg.Broker.Resolve(ctx, peer, d) })
+	attrs := []slog.Attr{
+		slog.String("confirm", d.ID),
+		slog.Bool("approve", d.Approve),
+		slog.String("principal", peer.ID),
+		slog.String("peer", peer.Peer),
+	}
+	if err != nil {
+		g.audit.LogAttrs(ctx, slog.LevelWarn, AuditDecision, append(attrs, slog.String("outcome", "refused"), slog.String("detail", err.Error()))...)
+		return err
+	}
+	g.audit.LogAttrs(ctx, slog.LevelInfo, AuditDecision, append(attrs, slog.String("outcome", "accepted"))...)
+	return nil
+}
+
+// Pending returns the confirms still waiting for a decision, for a peer
+// that connects late (each with the id, prompt and digest a decision
+// quotes). Without a broker there are none.
+func (g *Gate) Pending(ctx context.Context) ([]ConfirmRequest, error) {
+	if g.cfg.Broker == nil {
+		return []ConfirmRequest{}, nil
+	}
+	var out []ConfirmRequest
+	err := g.protect(ctx, "ConfirmBroker.Pending", func() error {
+		var err error
+		out, err = g.cfg.Broker.Pending(ctx)
+		return err
+	})
+	return out, err
+}
+
+// Subscribe calls fn for every new confirm request until stop is called, so
+// the Hub can show it to its connected peers (never to the requesting
+// channel, which cannot answer it). fn must not block for long. The peers
+// answer through [Gate.Resolve].
+func (g *Gate) Subscribe(fn func(ConfirmRequest)) (stop func()) {
+	if g.cfg.Broker == nil {
+		return func() {}
+	}
+	return g.cfg.Broker.Subscribe(fn)
+}
+
+// newConfirmID returns an unguessable confirm id (130 random bits).
+func newConfirmID() string { return rand.Text() }
+
+// newRef returns a reference id for the audit log (64 random bits; it only
+// has to be unique enough to find one event, not secret).
+func newRef() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

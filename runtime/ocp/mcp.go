@@ -1,0 +1,35 @@
+package ocp
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Server is the fronted MCP server as a [Gate] uses it. [*Client] is the
+// implementation over a go-sdk client session; tests use spies.
+type Server interface {
+	// CallTool calls one tool. The gate calls it only after every check has
+	// passed, with the re-marshalled typed arguments and nothing else. It is
+	// for the gate alone: a call from Hub code reaches the server without
+	// the gate, and `ocpgen vet` reports it.
+	CallTool(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error)
+	// WatchTools makes fn the receiver of the server's complete tool list:
+	// fn is called at once with the current list (empty while nothing may
+	// be called), then after every change (on connect, after every
+	// notifications/tools/list_changed) and with an empty list whenever
+	// nothing may be called (a listing failed, the session ended, the
+	// server was closed). Calls of fn are serialized. [NewGate] calls it;
+	// a Server serves one gate and refuses a second watcher.
+	WatchTools(fn func(live []LiveTool)) error
+}
+
+// LiveTool is one tool of the server's current tools/list.
+type LiveTool struct {
+	// Name is the MCP tool name.
+	Name string
+	// Fingerprint is the fingerprint of the canonical JSON of the input
+	// schema the server lists now.
+	Fingerprint string
+}

@@ -1,0 +1,89 @@
+package ocp
+
+import (
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// textContentJSON encodes a content list of plain text blocks (no _meta, no
+// annotations: what most tools return) exactly as json.Marshal does, with
+// one allocation instead of five per block. ok is false for any other
+// content, which the caller encodes with json.Marshal.
+func textContentJSON(content []mcp.Content) (out []byte, ok bool) {
+	n := 2
+	for _, c := range content {
+		tc, isText := c.(*mcp.TextContent)
+		if !isText || tc == nil || tc.Meta != nil || tc.Annotations != nil {
+			return nil, false
+		}
+		n += len(`{"type":"text","text":""},`) + len(tc.Text) + len(tc.Text)/8
+	}
+	out = make([]byte, 0, n)
+	out = append(out, '[')
+	for i, c := range content {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, `{"type":"text","text":`...)
+		out = appendJSONString(out, c.(*mcp.TextContent).Text)
+		out = append(out, '}')
+	}
+	return append(out, ']'), true
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString appends s as encoding/json encodes a string with HTML
+// escaping on (its default): <, > and & as \u003c, \u003e, \u0026, U+2028
+// and U+2029 escaped, invalid UTF-8 as \ufffd.
+func appendJSONString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' && b != '<' && b != '>' && b != '&' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}

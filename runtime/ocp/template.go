@@ -1,0 +1,279 @@
+package ocp
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
+
+// ErrMissingResourceArg is the error of a resource rendering in which a
+// placeholder names an optional argument that the call did not set, or an
+// array argument that is empty. The gate refuses such a call (forbidden): a
+// resource that cannot be named cannot be authorized.
+var ErrMissingResourceArg = errors.New("a resource placeholder's argument is absent or empty")
+
+// A template is a generated resource or confirm-prompt template
+// ([ocpimpl.Template]) with each argument segment located in the tool's
+// argument struct. The generator chose every segment's mode from the
+// schema; binding only verifies that the named field exists and has a type
+// the mode renders, so it fails only for a package edited by hand.
+type template []segment
+
+// segment is one generated segment and, for an argument, its field index.
+type segment struct {
+	ocpimpl.Segment
+	field int
+}
+
+// bindTemplate binds a generated template to the argument struct typ.
+// resource selects the modes of resource templates, else of prompts.
+func bindTemplate(typ reflect.Type, t ocpimpl.Template, resource bool) (template, error) {
+	what := "confirm prompt"
+	if resource {
+		what = "resource template"
+	}
+	if len(t) == 0 {
+		return nil, fmt.Errorf("%s is empty", what)
+	}
+	out := make(template, len(t))
+	for i, sg := range t {
+		out[i] = segment{Segment: sg, field: -1}
+		if resource && !sg.Mode.Resource() || !resource && !sg.Mode.Prompt() {
+			return nil, fmt.Errorf("%s: segment %d has mode %v, which is not one of a %s", what, i, sg.Mode, what)
+		}
+		if sg.Mode == ocpimpl.BindText || sg.Mode == ocpimpl.BindAll {
+			continue
+		}
+		f := fieldByJSONName(typ, sg.Arg)
+		if f < 0 {
+			return nil, fmt.Errorf("%s: {%s} names no field of %v", what, sg.Arg, typ)
+		}
+		if !rendersAs(typ.Field(f).Type, sg.Mode) {
+			return nil, fmt.Errorf("%s: {%s} is a %v, which mode %v cannot render", what, sg.Arg, typ.Field(f).Type, sg.Mode)
+		}
+		out[i].field = f
+	}
+	return out, nil
+}
+
+// rendersAs reports whether a field of type ft can be rendered by mode m.
+func rendersAs(ft reflect.Type, m ocpimpl.BindMode) bool {
+	switch m {
+	case ocpimpl.BindValue:
+		return isScalar(ft)
+	case ocpimpl.BindOptional:
+		return ft.Kind() == reflect.Pointer && isScalar(ft.Elem())
+	case ocpimpl.BindEach:
+		return ft.Kind() == reflect.Slice && isScalar(ft.Elem())
+	case ocpimpl.BindNullable:
+		return isNullable(ft) && isScalar(nullableElem(ft))
+	case ocpimpl.BindNullableEach:
+		return isNullable(ft) && nullableElem(ft).Kind() == reflect.Slice && isScalar(nullableElem(ft).Elem())
+	case ocpimpl.BindJSON:
+		return true
+	}
+	return false
+}
+
+// fieldByJSONName returns the index of the exported field of the struct typ
+// whose JSON name is name, or -1.
+func fieldByJSONName(typ reflect.Type, name string) int {
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if !f.IsExported() || f.Anonymous {
+			continue
+		}
+		full := f.Tag.Get("json")
+		if full == "-" {
+			continue // encoding/json skips the field; "-," names it "-"
+		}
+		tag, _, _ := strings.Cut(full, ",")
+		if tag == "" {
+			tag = f.Name
+		}
+		if tag == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func isScalar(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.String, reflect.Int64, reflect.Uint64, reflect.Float64, reflect.Bool:
+		return true
+	}
+	return false
+}
+
+var nullablePkg = reflect.TypeFor[ocpimpl.Nullable[bool]]().PkgPath()
+
+func isNullable(t reflect.Type) bool {
+	return t.Kind() == reflect.Struct && t.PkgPath() == nullablePkg && strings.HasPrefix(t.Name(), "Nullable[")
+}
+
+// nullable is the part of [Nullable]'s method set that rendering reads.
+type nullable interface {
+	IsZero() bool
+	IsNull() bool
+}
+
+// nullableElem returns T of a Nullable[T] type.
+func nullableElem(t reflect.Type) reflect.Type {
+	f, _ := t.FieldByName("value")
+	return f.Type
+}
+
+// resources renders a bound resource template with a call's arguments (the
+// argument struct, addressable): the cartesian product of the
+// placeholders' values, each path-escaped so that a value cannot add a path
+// segment ("../x", "a/b").
+func (t template) resources(args reflect.Value) ([]string, error) {
+	parts := []string{""}
+	var vals []string
+	for _, sg := range t {
+		if sg.field < 0 {
+			for i := range parts {
+				parts[i] += sg.Text
+			}
+			continue
+		}
+		vals = vals[:0]
+		f := args.Field(sg.field)
+		switch sg.Mode {
+		case ocpimpl.BindValue:
+			vals = append(vals, scalarString(f))
+		case ocpimpl.BindOptional:
+			if !f.IsNil() {
+				vals = append(vals, scalarString(f.Elem()))
+			}
+		case ocpimpl.BindNullable, ocpimpl.BindNullableEach:
+			if n := f.Interface().(nullable); n.IsZero() || n.IsNull() {
+				break
+			}
+			v := f.FieldByName("value")
+			if sg.Mode == ocpimpl.BindNullable {
+				vals = append(vals, scalarString(v))
+				break
+			}
+			for i := range v.Len() {
+				vals = append(vals, scalarString(v.Index(i)))
+			}
+		case ocpimpl.BindEach:
+			for i := range f.Len() {
+				vals = append(vals, scalarString(f.Index(i)))
+			}
+		}
+		if len(vals) == 0 {
+			return nil, fmt.Errorf("%w: {%s}", ErrMissingResourceArg, sg.Arg)
+		}
+		next := make([]string, 0, len(parts)*len(vals))
+		for _, p := range parts {
+			for _, v := range vals {
+				next = append(next, p+url.PathEscape(v))
+			}
+		}
+		parts = next
+	}
+	return parts, nil
+}
+
+// scalarString is a scalar's text in a resource: strings as they are,
+// numbers in Go's shortest form, booleans as true or false.
+func scalarString(v reflect.Value) string {
+	switch v.Kind() {
+	case reflect.String:
+		return v.String()
+	case reflect.Int64:
+		return strconv.FormatInt(v.Int(), 10)
+	case reflect.Uint64:
+		return strconv.FormatUint(v.Uint(), 10)
+	case reflect.Float64:
+		return strconv.FormatFloat(v.Float(), 'g', -1, 64)
+	case reflect.Bool:
+		return strconv.FormatBool(v.Bool())
+	}
+	return "" // unreachable: bindTemplate admits scalars only
+}
+
+// prompt renders a bound confirm prompt with a call's arguments (the
+// argument struct, addressable). An argument is shown as its JSON encoding, so a
+// person reading the prompt can tell the caller's text (always quoted) from
+// the Hub's. An unset argument (a nil pointer, slice or map, an absent
+// Nullable) is shown as "(not set)".
+func (t template) prompt(args reflect.Value) string {
+	var b strings.Builder
+	for _, sg := range t {
+		switch {
+		case sg.Mode == ocpimpl.BindAll:
+			writeArg(&b, args.Addr().Interface())
+		case sg.field >= 0:
+			writeArg(&b, args.Field(sg.field).Interface())
+		default:
+			b.WriteString(sg.Text)
+		}
+	}
+	return b.String()
+}
+
+func writeArg(b *strings.Builder, v any) {
+	if z, ok := v.(interface{ IsZero() bool }); ok && z.IsZero() {
+		b.WriteString("(not set)")
+		return
+	}
+	out, err := json.Marshal(v)
+	switch {
+	case err != nil:
+		b.WriteString("(unprintable)")
+	case string(out) == "null":
+		b.WriteString("(not set)")
+	default:
+		b.Write(out)
+	}
+}
+
+// Resources renders the resources that a call with args would touch, as the
+// gate's authorization step does: the resource template of the tool whose
+// argument struct args is (or points to), with these arguments. It fails
+// for arguments of no tool of g, and with [ErrMissingResourceArg].
+func (g *Gate) Resources(args Args) ([]string, error) {
+	gt, v, err := g.typedArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	return gt.resource.resources(v)
+}
+
+// ConfirmPrompt renders the confirm prompt that a call with args would show
+// to the peers, as the gate's confirm step does (writes only ask).
+func (g *Gate) ConfirmPrompt(args Args) (string, error) {
+	gt, v, err := g.typedArgs(args)
+	if err != nil {
+		return "", err
+	}
+	return gt.prompt.prompt(v), nil
+}
+
+// typedArgs finds args' tool and returns the argument struct, addressable.
+func (g *Gate) typedArgs(args Args) (*gateTool, reflect.Value, error) {
+	var gt *gateTool
+	if g != nil {
+		gt = g.byType[argsStructType(args)]
+	}
+	if gt == nil || isNilPointer(args) {
+		return nil, reflect.Value{}, fmt.Errorf("ocp gate: %T is not the arguments of a tool of this gate", args)
+	}
+	v := reflect.ValueOf(args)
+	if v.Kind() == reflect.Pointer {
+		return gt, v.Elem(), nil
+	}
+	c := reflect.New(gt.typ).Elem()
+	c.Set(v)
+	return gt, c, nil
+}

@@ -1,0 +1,155 @@
+package ocp
+
+import (
+	"errors"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
+
+// tmplArgs has one field per kind of placeholder binding.
+type tmplArgs struct {
+	Write    `json:"-"`
+	Name     string             `json:"name"`
+	Count    int64              `json:"count"`
+	Big      uint64             `json:"big"`
+	Score    float64            `json:"score"`
+	On       bool               `json:"on"`
+	Level    tmplLevel          `json:"level"`
+	Owner    *string            `json:"owner,omitzero"`
+	Team     Nullable[string]   `json:"team,omitzero"`
+	Tags     []string           `json:"tags,omitzero"`
+	IDs      Nullable[[]int64]  `json:"ids,omitzero"`
+	Meta     map[string]string  `json:"meta,omitzero"`
+	Nested   *struct{ A int64 } `json:"nested,omitzero"`
+	Untagged string
+	Dash     string `json:"-,"`
+	Skipped  string `json:"-"`
+}
+
+type tmplLevel string
+
+func TestResourceTemplates(t *testing.T) {
+	owner := "o/../x"
+	full := tmplArgs{
+		Name: "a b", Count: -3, Big: 18446744073709551615, Score: 1e8, On: true, Level: "high",
+		Owner: &owner, Team: Value("red"), Tags: []string{"t1", "t2"}, IDs: Value([]int64{7, 8}),
+	}
+	tests := []struct {
+		tpl     string
+		args    tmplArgs
+		want    []string
+		wantErr string
+	}{
+		{"graph", full, []string{"graph"}, ""},
+		{"{{literal}}", full, []string{"{literal}"}, ""},
+		{"n/{name}/{count}/{big}/{score}/{on}/{level}", full, []string{"n/a%20b/-3/18446744073709551615/1e+08/true/high"}, ""},
+		{"o/{owner}", full, []string{"o/o%2F..%2Fx"}, ""},
+		{"o/{owner}", tmplArgs{}, nil, "{owner}"},
+		{"t/{team}", full, []string{"t/red"}, ""},
+		{"t/{team}", tmplArgs{Team: Null[string]()}, nil, "{team}"},
+		{"t/{team}", tmplArgs{}, nil, "{team}"},
+		{"{tags}:{ids}", full, []string{"t1:7", "t1:8", "t2:7", "t2:8"}, ""},
+		{"x/{tags}", tmplArgs{Tags: []string{}}, nil, "{tags}"},
+		{"x/{ids}", tmplArgs{IDs: Null[[]int64]()}, nil, "{ids}"},
+		{"x/{Untagged}", tmplArgs{Untagged: "u"}, []string{"x/u"}, ""},
+		{"x/{-}", tmplArgs{Dash: "d"}, []string{"x/d"}, ""},
+	}
+	typ := reflect.TypeFor[tmplArgs]()
+	for _, tt := range tests {
+		bt, err := autoBind(typ, tt.tpl, true)
+		if err != nil {
+			t.Errorf("%q: bind: %v", tt.tpl, err)
+			continue
+		}
+		got, err := bt.resources(reflect.ValueOf(&tt.args).Elem())
+		if tt.wantErr != "" {
+			if !errors.Is(err, ErrMissingResourceArg) || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%q: error %v, want ErrMissingResourceArg naming %s", tt.tpl, err, tt.wantErr)
+			}
+			continue
+		}
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("%q: got %q, %v; want %q", tt.tpl, got, err, tt.want)
+		}
+	}
+	for tpl, want := range map[string]string{
+		"{meta}":    "cannot render",
+		"{nested}":  "cannot render",
+		"{nope}":    "names no field",
+		"{}":        "empty placeholder",
+		"{Write}":   "names no field",
+		"{Skipped}": "names no field",
+	} {
+		if _, err := autoBind(typ, tpl, true); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("bind(%q) = %v, want an error with %q", tpl, err, want)
+		}
+	}
+}
+
+func TestPromptTemplates(t *testing.T) {
+	owner := "<o>"
+	full := tmplArgs{Name: "Bob \"the\" builder", Count: 2, Owner: &owner, Tags: []string{}, Team: Null[string]()}
+	typ := reflect.TypeFor[tmplArgs]()
+	tests := []struct {
+		tpl  string
+		args tmplArgs
+		want string
+	}{
+		{"Rename {name} ({count})?", full, `Rename "Bob \"the\" builder" (2)?`},
+		{"{owner} {tags} {team} {ids} {meta} {nested}", full, `"\u003co\u003e" [] (not set) (not set) (not set) (not set)`},
+		{"{owner}", tmplArgs{}, "(not set)"},
+		{"{{x}} {level}", tmplArgs{Level: "low"}, `{x} "low"`},
+	}
+	for _, tt := range tests {
+		bt, err := autoBind(typ, tt.tpl, false)
+		if err != nil {
+			t.Errorf("%q: %v", tt.tpl, err)
+			continue
+		}
+		if got := bt.prompt(reflect.ValueOf(&tt.args).Elem()); got != tt.want {
+			t.Errorf("%q: got %s, want %s", tt.tpl, got, tt.want)
+		}
+	}
+	// The generator's default prompt names the tool and shows every argument.
+	bt, err := bindTemplate(typ, ocpimpl.Template{{Text: `Run write tool "rename" with arguments `}, {Mode: ocpimpl.BindAll}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := tmplArgs{Name: "x", Level: "low"}
+	want := `Run write tool "rename" with arguments {"name":"x","count":0,"big":0,"score":0,"on":false,"level":"low","Untagged":"","-":""}`
+	if got := bt.prompt(reflect.ValueOf(&a).Elem()); got != want {
+		t.Errorf("default prompt:\n got %s\nwant %s", got, want)
+	}
+}
+
+// Gate.Resources and Gate.ConfirmPrompt render what the gate's steps 3 and
+// 4 would, for a value or a pointer, and refuse other arguments.
+func TestGateRendersTemplates(t *testing.T) {
+	h := newHarness(t, true, nil)
+	for _, a := range []Args{DeleteEntitiesArgs{EntityNames: []string{"a/b", "c"}}, &DeleteEntitiesArgs{EntityNames: []string{"a/b", "c"}}} {
+		rs, err := h.g.Resources(a)
+		if want := []string{"graph/a%2Fb", "graph/c"}; err != nil || !slices.Equal(rs, want) {
+			t.Errorf("Resources(%T) = %q, %v; want %q", a, rs, err, want)
+		}
+		p, err := h.g.ConfirmPrompt(a)
+		if want := `Delete ["a/b","c"]?`; err != nil || p != want {
+			t.Errorf("ConfirmPrompt(%T) = %q, %v; want %q", a, p, err, want)
+		}
+	}
+	if _, err := h.g.Resources(DeleteEntitiesArgs{}); !errors.Is(err, ErrMissingResourceArg) {
+		t.Errorf("empty array: %v", err)
+	}
+	type stray struct{ Read }
+	for _, a := range []Args{stray{}, nil, (*DeleteEntitiesArgs)(nil)} {
+		if _, err := h.g.Resources(a); err == nil {
+			t.Errorf("Resources(%#v): no error", a)
+		}
+		if _, err := h.g.ConfirmPrompt(a); err == nil {
+			t.Errorf("ConfirmPrompt(%#v): no error", a)
+		}
+	}
+}

@@ -1,0 +1,83 @@
+package ocpimpl
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// Nullable is a JSON value with three states: absent, explicitly null, or a
+// value. Generated code uses it, with the json option omitzero, for optional
+// properties whose schema allows null, so that an explicit null set by the
+// caller reaches the server as null and an unset field is not sent at all.
+type Nullable[T any] struct {
+	value T
+	state nullState
+}
+
+type nullState uint8
+
+const (
+	nullAbsent nullState = iota
+	nullNull
+	nullValue
+)
+
+// Value returns a Nullable holding v.
+func Value[T any](v T) Nullable[T] { return Nullable[T]{value: v, state: nullValue} }
+
+// Null returns a Nullable holding an explicit null.
+func Null[T any]() Nullable[T] { return Nullable[T]{state: nullNull} }
+
+// Get returns the value and true, or the zero value and false when the
+// Nullable is absent or null.
+func (n Nullable[T]) Get() (T, bool) { return n.value, n.state == nullValue }
+
+// IsNull reports whether the Nullable holds an explicit null.
+func (n Nullable[T]) IsNull() bool { return n.state == nullNull }
+
+// IsZero reports whether the Nullable is absent; encoding/json's omitzero
+// option then leaves the field out.
+func (n Nullable[T]) IsZero() bool { return n.state == nullAbsent }
+
+// MarshalJSON encodes null or the value. An absent Nullable also encodes as
+// null; fields that may be absent carry omitzero so it is never encoded.
+func (n Nullable[T]) MarshalJSON() ([]byte, error) {
+	if n.state != nullValue {
+		return []byte("null"), nil
+	}
+	return json.Marshal(n.value)
+}
+
+// UnmarshalJSON decodes null or a value. The value is decoded as strictly
+// as the arguments around it (decodeStrict: unknown fields refused), which
+// encoding/json does not do by itself for a type with its own UnmarshalJSON.
+func (n *Nullable[T]) UnmarshalJSON(b []byte) error {
+	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
+		var zero T
+		n.value, n.state = zero, nullNull
+		return nil
+	}
+	v, err := decodeStrict[T](b)
+	if err != nil {
+		return err
+	}
+	n.value, n.state = v, nullValue
+	return nil
+}
+
+// decodeStrict decodes one JSON value into a T, refusing unknown fields and
+// trailing data, as strictly as the gate decodes the arguments around it.
+func decodeStrict[T any](raw []byte) (T, error) {
+	var v T
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		return v, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return v, fmt.Errorf("trailing data after the value")
+	}
+	return v, nil
+}

@@ -1,0 +1,45 @@
+package ocpimpl
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// TestNullableThreeStates: absent is left out (omitzero), an explicit null
+// reaches the wire as null, a value as itself, and decoding tells the three
+// apart.
+func TestNullableThreeStates(t *testing.T) {
+	type args struct {
+		N Nullable[int64] `json:"n,omitzero"`
+	}
+	for _, tc := range []struct {
+		in   args
+		wire string
+	}{
+		{args{}, `{}`},
+		{args{N: Null[int64]()}, `{"n":null}`},
+		{args{N: Value[int64](0)}, `{"n":0}`},
+		{args{N: Value[int64](9007199254740993)}, `{"n":9007199254740993}`},
+	} {
+		b, err := json.Marshal(tc.in)
+		if err != nil || string(b) != tc.wire {
+			t.Errorf("Marshal(%+v) = %s, %v; want %s", tc.in, b, err, tc.wire)
+			continue
+		}
+		back, err := decodeStrict[args](b)
+		if err != nil {
+			t.Fatalf("decode %s: %v", b, err)
+		}
+		if back.N != tc.in.N {
+			t.Errorf("%s decoded to %+v, want %+v", b, back.N, tc.in.N)
+		}
+		v, ok := back.N.Get()
+		want, wantOK := tc.in.N.Get()
+		if v != want || ok != wantOK || back.N.IsNull() != tc.in.N.IsNull() || back.N.IsZero() != tc.in.N.IsZero() {
+			t.Errorf("%s: accessors disagree: %+v vs %+v", b, back.N, tc.in.N)
+		}
+	}
+	if _, err := decodeStrict[args]([]byte(`{"n":"x"}`)); err == nil {
+		t.Error(`{"n":"x"} decoded into Nullable[int64]`)
+	}
+}
