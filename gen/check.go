@@ -16,7 +16,6 @@ import (
 
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
 	"github.com/ocpgen/ocpgen/gen/internal/diff"
-	"github.com/ocpgen/ocpgen/gen/internal/load"
 	"github.com/ocpgen/ocpgen/internal/outdir"
 )
 
@@ -70,7 +69,7 @@ type CheckResult struct {
 	Files []FileCheck
 	// Diagnostics are generate's warnings and, under Strict, the lint's
 	// errors, sorted.
-	Diagnostics diag.List
+	Diagnostics Diagnostics
 	// Generated counts the files generate writes.
 	Generated int
 	// Package is the package name the files were generated with.
@@ -107,7 +106,7 @@ func Check(in Input, opts CheckOptions, committed fs.FS) (*CheckResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &CheckResult{Generated: len(res.Files), Package: pkg, Diagnostics: lint(in, res.Diagnostics, opts.Strict)}
+	r := &CheckResult{Generated: len(res.Files), Package: pkg, Diagnostics: lint(res.Diagnostics, opts.Strict)}
 	join := func(name string) string {
 		if opts.Dir == "" {
 			return name
@@ -214,57 +213,25 @@ func firstDiffLine(a, b []byte) int {
 	}
 }
 
-// lint returns generate's warnings with, under strict, the classification
-// lint turned into errors: no classification file, or a tool it does not
-// list. The warnings generate gives for the same facts are replaced, not
-// repeated.
-func lint(in Input, warnings diag.List, strict bool) diag.List {
+// lint returns generate's warnings with, under strict, the findings of the
+// classification lint (codes diag.CodeNoClassification and
+// diag.CodeUnclassified) turned into errors: the same diagnostics, not a
+// second copy of them.
+func lint(warnings diag.List, strict bool) diag.List {
 	if !strict {
 		return warnings
 	}
-	var out diag.List
-	snap, _ := load.LoadSnapshot(in.SnapshotFile, in.Snapshot)
-	if snap == nil {
-		return warnings
-	}
-	if in.Classify == nil {
-		for _, d := range warnings {
-			if d.File == in.SnapshotFile && d.Tool == "" && d.Pointer == "" && d.Line == 0 {
-				continue // generate's "no classification file" warning
-			}
-			out = append(out, d)
-		}
-		if len(snap.Tools) > 0 {
-			out = append(out, diag.Diagnostic{Severity: diag.Error, File: in.SnapshotFile,
-				Msg: "no classification file: every tool is an unclassified write (-strict requires a classification that lists every tool)"})
-		}
-		out.Sort()
-		return out
-	}
-	class, _ := load.LoadClassification(in.ClassifyFile, in.Classify)
-	listed := map[string]bool{}
-	if class != nil {
-		for _, e := range class.Tools {
-			listed[e.Name] = true
-		}
-	}
-	unlisted := map[string]bool{}
-	for _, t := range snap.Tools {
-		if !listed[t.Name] {
-			unlisted[t.Name] = true
-		}
-	}
+	out := make(diag.List, 0, len(warnings))
 	for _, d := range warnings {
-		if d.File == in.ClassifyFile && unlisted[d.Tool] && d.Pointer == "" && d.Line == 0 {
-			continue // generate's "not classified" warning
+		switch d.Code {
+		case diag.CodeNoClassification:
+			d.Severity = diag.Error
+			d.Msg = "no classification file: every tool is an unclassified write (-strict requires a classification that lists every tool)"
+		case diag.CodeUnclassified:
+			d.Severity = diag.Error
+			d.Msg = "not classified: it is a write at the default tier; -strict requires an entry (access: read or write) for every tool"
 		}
 		out = append(out, d)
-	}
-	for _, t := range snap.Tools {
-		if unlisted[t.Name] {
-			out = append(out, diag.Diagnostic{Severity: diag.Error, File: in.ClassifyFile, Tool: t.Name,
-				Msg: "not classified: it is a write at the default tier; -strict requires an entry (access: read or write) for every tool"})
-		}
 	}
 	out.Sort()
 	return out

@@ -13,6 +13,7 @@ import (
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
 	"github.com/ocpgen/ocpgen/gen/internal/diff"
 	"github.com/ocpgen/ocpgen/gen/internal/load"
+	"github.com/ocpgen/ocpgen/gen/internal/model"
 	"github.com/ocpgen/ocpgen/templates"
 )
 
@@ -278,13 +279,15 @@ func Diff(old, new DiffInput) (*Report, error) {
 	return r, nil
 }
 
-func policyOf(p diff.Policy) *ToolPolicy {
+// policyOf is the report's JSON form of a resolved policy.
+func policyOf(r model.Resolved) *ToolPolicy {
+	p := r.Policy
 	tp := &ToolPolicy{
-		Access: string(p.Access), Classified: p.Classified, Tier: p.Tier,
-		Authorized: append([]string{}, p.Authorized...), Scopes: append([]string{}, p.Scopes...),
+		Access: r.Kind.String(), Classified: r.Classified, Tier: p.Tier,
+		Authorized: append([]string{}, r.Authorized...), Scopes: append([]string{}, p.Scopes...),
 		Resource: p.Resource, ConfirmPrompt: p.ConfirmPrompt, Failure: p.Failure,
 	}
-	if p.Access == load.AccessWrite {
+	if r.Kind == model.Write {
 		tp.ConfirmTTL = p.ConfirmTTL.String()
 	}
 	return tp
@@ -294,24 +297,24 @@ func diffTool(name string, o, n *side) (ToolDiff, bool) {
 	ot, nt := o.tools[name], n.tools[name]
 	td := ToolDiff{Name: name, Changes: []Change{}, Notes: []string{}}
 	var changes []diff.Change
-	var np diff.Policy
+	var np model.Resolved
 	switch {
 	case ot == nil:
-		np = diff.Effective(name, n.class)
+		np = model.ResolvePolicy(name, n.class)
 		td.Status, td.Title, td.Description, td.New = StatusAdded, nt.Title, nt.Description, policyOf(np)
-		msg := fmt.Sprintf("added, classified %s at tier %s", np.Access, diff.TierName(np))
+		msg := fmt.Sprintf("added, classified %s at tier %s", np.Kind, diff.TierName(np))
 		if !np.Classified {
 			msg = fmt.Sprintf("added, unclassified: will be a write at the default tier %s", diff.TierName(np))
 		}
 		changes = append(changes, diff.Change{Kind: "tool-added", Area: diff.AreaTool, Message: msg})
 	case nt == nil:
-		op := diff.Effective(name, o.class)
+		op := model.ResolvePolicy(name, o.class)
 		td.Status, td.Title, td.Description, td.Old = StatusRemoved, ot.Title, ot.Description, policyOf(op)
 		changes = append(changes, diff.Change{Kind: "tool-removed", Area: diff.AreaTool, Breaking: true,
 			Message: "removed: Hub code using it stops compiling, and calls to it are refused as unknown"})
 	default:
-		op := diff.Effective(name, o.class)
-		np = diff.Effective(name, n.class)
+		op := model.ResolvePolicy(name, o.class)
+		np = model.ResolvePolicy(name, n.class)
 		td.Status, td.Title, td.Description = StatusChanged, nt.Title, nt.Description
 		td.Old, td.New = policyOf(op), policyOf(np)
 		if ot.Title != nt.Title {

@@ -54,21 +54,6 @@ type Change struct {
 	Old, New json.RawMessage
 }
 
-// escape escapes one JSON pointer token (RFC 6901).
-func escape(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}
-
-// Pointer joins tokens into a JSON pointer, escaping each.
-func Pointer(tokens ...string) string {
-	var b strings.Builder
-	for _, t := range tokens {
-		b.WriteByte('/')
-		b.WriteString(escape(t))
-	}
-	return b.String()
-}
-
 // rawJSON encodes v for Change.Old and Change.New; nil stays nil.
 func rawJSON(v any) json.RawMessage {
 	if v == nil {

@@ -24,6 +24,10 @@ type Package struct {
 	Inputs []Input
 	// Tools are sorted by MCP name.
 	Tools []*Tool
+	// Unclassified are the MCP names of the tools a classification file
+	// does not list, sorted (none without a classification file: then
+	// every tool is unclassified, which a warning says once).
+	Unclassified []string
 	// Warnings are the diagnostics of severity Warning.
 	Warnings diag.List
 }

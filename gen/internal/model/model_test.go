@@ -11,7 +11,6 @@ import (
 
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
 	"github.com/ocpgen/ocpgen/gen/internal/load"
-	"github.com/ocpgen/ocpgen/runtime"
 )
 
 func TestIdent(t *testing.T) {
@@ -271,20 +270,80 @@ func TestPolicyDefaults(t *testing.T) {
 		strings.Join(u.Policy.Scopes, ",") != "s.default" || !u.Policy.PromptSegments[1].All {
 		t.Errorf("unlisted: %+v", u.Policy)
 	}
+	// The unclassified tool is data, and its warning has a code and says
+	// the tool's name once (the diagnostic names the tool).
+	if strings.Join(p.Unclassified, ",") != "u" {
+		t.Errorf("Unclassified = %q, want [u]", p.Unclassified)
+	}
 	found := false
 	for _, d := range ds {
-		if d.Severity == diag.Warning && d.Tool == "u" && strings.Contains(d.Msg, "tool u is not classified: it is a write at the default tier") {
+		if d.Tool == "u" && d.Code == diag.CodeUnclassified {
 			found = true
+			if d.Severity != diag.Warning || d.Msg != "not classified: it is a write at the default tier" {
+				t.Errorf("unclassified warning: %+v", d)
+			}
+			if got, want := d.String(), `c.ocp.yaml: warning: tool "u": not classified: it is a write at the default tier`; got != want {
+				t.Errorf("String() = %q, want %q", got, want)
+			}
 		}
 	}
 	if !found {
 		t.Errorf("no unclassified warning: %v", ds)
 	}
 
-	// Without any default: the generic failure and the runtime's TTL.
-	p2, _ := build(t, schema, nil)
-	if tl := p2.Tools[0]; tl.Policy.Failure != `The tool "tool" failed.` || tl.Policy.ConfirmTTL != runtime.DefaultConfirmTTL || tl.Classified || tl.Kind != Write {
+	// Build's policy is the resolver's, for every tool.
+	for _, tl := range p.Tools {
+		r := ResolvePolicy(tl.Name, c)
+		got, want := tl.Policy, r.Policy
+		got.ResourceSegments, got.PromptSegments = nil, nil
+		if fmt.Sprint(got) != fmt.Sprint(want) || tl.Kind != r.Kind || tl.Classified != r.Classified {
+			t.Errorf("%s: Build's policy %+v, ResolvePolicy's %+v", tl.Name, got, want)
+		}
+	}
+
+	// Without any default: the generic failure and the default TTL, and
+	// one warning with its code, not one per tool.
+	p2, ds2 := build(t, schema, nil)
+	if tl := p2.Tools[0]; tl.Policy.Failure != `The tool "tool" failed.` || tl.Policy.ConfirmTTL != DefaultConfirmTTL || tl.Classified || tl.Kind != Write {
 		t.Errorf("no classification: %+v", tl.Policy)
+	}
+	if len(ds2) != 1 || ds2[0].Code != diag.CodeNoClassification || len(p2.Unclassified) != 0 {
+		t.Errorf("no classification: diagnostics %v, Unclassified %q", ds2, p2.Unclassified)
+	}
+}
+
+func TestResolvePolicy(t *testing.T) {
+	c, ds := load.LoadClassification("c.yaml", []byte(`version: 1
+tiers: [visitor, member, admin]
+default: {tier: member, scopes: [base], failure: "Nope.", confirm_ttl: 90s}
+tools:
+  r: {access: read, tier: visitor, scopes: [b, a]}
+  w: {access: write, resource: "x/{id}", confirm: {prompt: "Do {id}?", ttl: 3m}}
+`))
+	if ds.Err() != nil {
+		t.Fatal(ds.Err())
+	}
+	r := ResolvePolicy("r", c)
+	if r.Kind != Read || r.Policy.Tier != "visitor" || strings.Join(r.Policy.Scopes, ",") != "a,b" ||
+		strings.Join(r.Authorized, ",") != "visitor,member,admin" || r.Policy.ConfirmTTL != 0 || r.Policy.Failure != "Nope." ||
+		r.Policy.Resource != "r" || r.Source[FieldTier] != "/tools/r/tier" || r.Source[FieldFailure] != "/default/failure" {
+		t.Errorf("r: %+v", r)
+	}
+	w := ResolvePolicy("w", c)
+	if w.Kind != Write || w.Policy.Tier != "member" || len(w.Policy.Scopes) != 0 || w.Policy.ConfirmTTL != 3*time.Minute ||
+		w.Policy.ConfirmPrompt != "Do {id}?" || w.Policy.Resource != "x/{id}" || w.Source[FieldTTL] != "/tools/w/confirm/ttl" {
+		t.Errorf("w: %+v", w)
+	}
+	u := ResolvePolicy("un{listed}/x", c)
+	if u.Classified || u.Kind != Write || u.Policy.Tier != "member" || strings.Join(u.Policy.Scopes, ",") != "base" ||
+		u.Policy.ConfirmTTL != 90*time.Second || u.Policy.Resource != "un{{listed}}/x" || u.Source[FieldTier] != "/default/tier" ||
+		u.Source[FieldAccess] != "/tools/un{listed}~1x" {
+		t.Errorf("unlisted: %+v", u)
+	}
+	n := ResolvePolicy("x", nil)
+	if n.Classified || n.Policy.Tier != "" || len(n.Authorized) != 0 || n.Kind != Write || n.Policy.ConfirmTTL != DefaultConfirmTTL ||
+		n.Policy.Failure != `The tool "x" failed.` || len(n.Source) != 0 {
+		t.Errorf("no classification: %+v", n)
 	}
 }
 
