@@ -16,7 +16,7 @@ import (
 
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
 	"github.com/ocpgen/ocpgen/gen/internal/diff"
-	"github.com/ocpgen/ocpgen/internal/outdir"
+	"github.com/ocpgen/ocpgen/internal/ocpfile"
 )
 
 // CheckOptions control Check.
@@ -133,14 +133,14 @@ func Check(in Input, opts CheckOptions, committed fs.FS) (*CheckResult, error) {
 			fc.State = FileMissing
 			fc.Diff = diff.Unified("/dev/null", "b/"+p, "", string(want))
 		case gen && !bytes.Equal(got, want):
-			if !isGenerated(got) {
+			if !ocpfile.IsGenerated(got) {
 				fc.State = FileForeign
 				break
 			}
 			fc.State = FileStale
 			fc.Line = firstDiffLine(got, want)
 			fc.Diff = diff.Unified("a/"+p, "b/"+p, string(got), string(want))
-		case !gen && isGenerated(got) && strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go"):
+		case !gen && ocpfile.IsGenerated(got) && strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go"):
 			fc.State = FileExtra
 			fc.Diff = diff.Unified("a/"+p, "/dev/null", string(got), "")
 		default:
@@ -174,18 +174,13 @@ func readCommitted(fsys fs.FS) (map[string][]byte, error) {
 	return have, nil
 }
 
-func isGenerated(data []byte) bool {
-	line, _, _ := bytes.Cut(data, []byte("\n"))
-	return string(bytes.TrimRight(line, "\r")) == outdir.Header
-}
-
 // committedPackage returns the package name of the committed generated
 // files ("" when there are none or they disagree).
 func committedPackage(have map[string][]byte) string {
 	name := ""
 	for _, fn := range slices.Sorted(maps.Keys(have)) {
 		data := have[fn]
-		if !isGenerated(data) {
+		if !ocpfile.IsGenerated(data) {
 			continue
 		}
 		f, err := parser.ParseFile(token.NewFileSet(), fn, data, parser.PackageClauseOnly)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ocpgen/ocpgen/gen/internal/model"
+	"github.com/ocpgen/ocpgen/internal/ocpfile"
 )
 
 var readOnly = true
@@ -39,7 +40,7 @@ func TestFilesHeader(t *testing.T) {
 		if !ok {
 			t.Fatalf("no %s", name)
 		}
-		if !strings.HasPrefix(string(src), "// "+Header+"\n\n// source: ") {
+		if !strings.HasPrefix(string(src), ocpfile.Header+"\n\n// source: ") {
 			t.Errorf("%s does not start with the header:\n%s", name, src)
 		}
 	}
