@@ -20,14 +20,18 @@ type Options struct {
 	Package string
 }
 
-// Input is the generator's input: file names (as the user gave them; only
-// their base names reach the output) and contents.
+// Input is a snapshot and a classification file, as file names (as the
+// user gave them; only their base names reach generated output) and
+// contents: the input of Generate and Check, and each side of a Diff.
 type Input struct {
 	SnapshotFile string
+	// Snapshot is the snapshot file's content. Only Diff accepts nil, for
+	// a side without a snapshot (the file did not exist at the git base);
+	// Generate and Check report it as an error (an empty file).
 	Snapshot     []byte
 	ClassifyFile string
 	// Classify is nil when there is no classification file: every tool is
-	// then an unclassified write.
+	// then an unclassified write and no tier is authorized.
 	Classify []byte
 }
 

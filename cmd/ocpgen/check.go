@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ocpgen/ocpgen/gen"
+	"github.com/ocpgen/ocpgen/gen/report"
 )
 
 func cmdCheck(args []string, stdout, stderr io.Writer) error {
@@ -43,17 +44,17 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 	res, err := gen.Check(in, gen.CheckOptions{Package: name, Dir: filepath.ToSlash(*out), Strict: *strict}, os.DirFS(*out))
 	if err != nil {
 		if annotate {
-			for _, a := range gen.Annotations(err) {
+			for _, a := range report.Annotations(err) {
 				fmt.Fprintln(stdout, a)
 			}
 		}
 		return err
 	}
-	if err := res.WriteText(stdout, filepath.ToSlash(dir), "go generate (or ocpgen generate)"); err != nil {
+	if err := report.CheckText(stdout, res, filepath.ToSlash(dir), "go generate (or ocpgen generate)"); err != nil {
 		return err
 	}
 	if annotate {
-		for _, a := range res.Annotations() {
+		for _, a := range report.CheckAnnotations(res) {
 			fmt.Fprintln(stdout, a)
 		}
 	}

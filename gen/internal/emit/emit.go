@@ -1,6 +1,7 @@
-// Package emit prints a model.Package as Go source files with jennifer. It
-// makes no decisions: names, types, tags, docs and policies all come from the
-// model.
+// Package emit renders the generator's output: a model.Package as Go source
+// files with jennifer, and the classification skeleton that "ocpgen init"
+// writes from a text template (skeleton.go). It makes no decisions: names,
+// types, tags, docs and policies all come from the model.
 package emit
 
 import (
