@@ -10,8 +10,10 @@ import (
 	doccomment "go/doc/comment"
 	"go/format"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/dave/jennifer/jen"
 	"golang.org/x/sync/errgroup"
@@ -32,6 +34,9 @@ const (
 	hintFalse = "ocpFalse"
 	// toolsVar is the unexported array of the package's tools.
 	toolsVar = "ocpTools"
+	// unionBranches is the unexported method of a union type that lists
+	// its branches. Field names are exported, so it cannot clash with one.
+	unionBranches = "ocpBranches"
 )
 
 // Files renders the package: doc.go, catalogue.go and one file per tool. It
@@ -346,7 +351,7 @@ func toolVar(t *model.Tool) *jen.Statement {
 		desc = append(desc, kv{"Description", jen.Lit(t.Description)})
 	}
 	desc = append(desc,
-		kv{"InputSchema", jen.Lit(string(t.CanonicalSchema))},
+		kv{"InputSchema", schemaLiteral(t.CanonicalSchema)},
 		kv{"Fingerprint", jen.Lit(t.Fingerprint)},
 		kv{"Policy", jen.Qual(rtPath, "Policy").Add(values(policy))},
 	)
@@ -541,29 +546,31 @@ func unionDecl(u *model.Union) *jen.Statement {
 			g.Id(br.GoName).Op("*").Add(typ(br.Type))
 		}
 	})
-	branches := func(recv string) []jen.Code {
-		out := []jen.Code{jen.Lit(u.Name)}
-		if recv == "b" {
-			out = append(out, jen.Id("b"))
+	// The branch list is written once, in ocpBranches, for both methods.
+	var list []jen.Code
+	for _, br := range u.Branches {
+		args := []jen.Code{jen.Op("&").Id("u").Dot(br.GoName), kindCode(br.Type)}
+		for _, r := range br.Required {
+			args = append(args, jen.Lit(r))
 		}
-		for _, br := range u.Branches {
-			args := []jen.Code{jen.Op("&").Id("u").Dot(br.GoName), kindCode(br.Type)}
-			for _, r := range br.Required {
-				args = append(args, jen.Lit(r))
-			}
-			out = append(out, jen.Line().Qual(rtPath, "Branch").Call(args...))
-		}
-		return append(out, jen.Line())
+		list = append(list, jen.Line().Qual(rtPath, "Branch").Call(args...))
 	}
+	list = append(list, jen.Line())
+	branches := jen.Id("u").Dot(unionBranches).Call().Op("...")
 	st.Line().Line().
+		Comment(fmt.Sprintf("// %s returns the fields of u, in schema order, with the JSON kinds and", unionBranches)).Line().
+		Comment("// required properties that select each.").Line().
+		Func().Params(jen.Id("u").Op("*").Id(u.Name)).Id(unionBranches).Params().Index().Qual(rtPath, "UnionBranch").Block(
+		jen.Return(jen.Index().Qual(rtPath, "UnionBranch").Values(list...)),
+	).Line().Line().
 		Comment("// MarshalJSON encodes the field that is set; it fails unless exactly one is.").Line().
 		Func().Params(jen.Id("u").Id(u.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
-		jen.Return(jen.Qual(rtPath, "MarshalUnion").Call(branches("")...)),
+		jen.Return(jen.Qual(rtPath, "MarshalUnion").Call(jen.Lit(u.Name), branches)),
 	).Line().Line().
 		Comment("// UnmarshalJSON sets the first field, in schema order, whose JSON kind and").Line().
 		Comment("// required properties match and into which the value decodes strictly.").Line().
 		Func().Params(jen.Id("u").Op("*").Id(u.Name)).Id("UnmarshalJSON").Params(jen.Id("b").Index().Byte()).Error().Block(
-		jen.Return(jen.Qual(rtPath, "UnmarshalUnion").Call(branches("b")...)),
+		jen.Return(jen.Qual(rtPath, "UnmarshalUnion").Call(jen.Lit(u.Name), jen.Id("b"), branches.Clone())),
 	)
 	return st
 }
@@ -590,4 +597,25 @@ func enumDecl(e *model.Enum) *jen.Statement {
 		}
 	})
 	return st
+}
+
+// schemaLiteral prints a canonical JSON schema as a Go string literal: a raw
+// string, which reads as the JSON it is, whenever the schema holds no
+// backquote and only printable characters (strconv.IsPrint: no carriage
+// return, which a raw string would drop, no byte order mark, no
+// bidirectional control that could make the source read differently from
+// what it holds); an interpreted literal otherwise.
+func schemaLiteral(schema []byte) jen.Code {
+	s := string(schema)
+	raw := utf8.ValidString(s) && !strings.Contains(s, "`")
+	for _, r := range s {
+		if !raw {
+			break
+		}
+		raw = strconv.IsPrint(r)
+	}
+	if !raw {
+		return jen.Lit(s)
+	}
+	return jen.Op("`" + s + "`")
 }

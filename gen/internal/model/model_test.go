@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/json"
 	"fmt"
+	"go/doc/comment"
 	"strings"
 	"testing"
 	"time"
@@ -416,6 +417,56 @@ func TestDocLines(t *testing.T) {
 		for _, l := range got {
 			if strings.ContainsAny(l, "\r\n\x00") {
 				t.Errorf("DocLines(%q): line %q has a line break or NUL", tc.in, l)
+			}
+		}
+	}
+}
+
+// TestEnumSchemaOrder checks that enum constants keep the schema's order
+// (as protoc-gen-go keeps declaration order), a repeated value once.
+func TestEnumSchemaOrder(t *testing.T) {
+	p, ds := build(t, `{"type":"object","properties":{
+		"p":{"type":"string","enum":["low","normal","high","low"]},
+		"n":{"type":"integer","enum":[3,-1,2,3]}}}`, nil)
+	if ds.Err() != nil {
+		t.Fatal(ds)
+	}
+	got := map[string]string{}
+	for _, d := range p.Tools[0].Decls {
+		if e, ok := d.(*Enum); ok {
+			var vs []string
+			for _, v := range e.Values {
+				vs = append(vs, v.Value)
+			}
+			got[e.Name] = strings.Join(vs, ",")
+		}
+	}
+	if got["ToolArgsP"] != "low,normal,high" || got["ToolArgsN"] != "3,-1,2" {
+		t.Errorf("enum values: %v", got)
+	}
+}
+
+// TestDocLinesNoHeading checks that no description becomes a doc-comment
+// heading wherever the emitter puts it: gofmt prints a one-line paragraph
+// such as "Returns the sum of two numbers" as "# Returns ...".
+func TestDocLinesNoHeading(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"Returns the sum of two numbers", "Returns the sum of two numbers."},
+		{"# Usage", "Usage."},
+		{"Adds two numbers.\n\nUsage\n\nCall it with a and b.", "Adds two numbers.|Usage||Call it with a and b."},
+		{"Summary\n\nDetails follow here.", "Summary|Details follow here."},
+		{"# A\n\n# B", "# A|# B"},
+		{"Returns the sum.", "Returns the sum."},
+	} {
+		got := DocLines(tc.in)
+		if s := strings.Join(got, "|"); s != tc.want {
+			t.Errorf("DocLines(%q) = %q, want %q", tc.in, s, tc.want)
+		}
+		text := "X is a tool.\n\n" + strings.Join(got, "\n") + "\n\nServer hints (not trusted): readOnly=true.\n"
+		var p comment.Parser
+		for _, b := range p.Parse(text).Content {
+			if _, ok := b.(*comment.Heading); ok {
+				t.Errorf("DocLines(%q) = %q: a heading in\n%s", tc.in, got, text)
 			}
 		}
 	}

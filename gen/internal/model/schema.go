@@ -897,7 +897,8 @@ func enumNote(vs []any) []string {
 	return []string{"One of: " + strings.Join(parts, ", ") + "."}
 }
 
-// enum declares a named string type with one constant per value.
+// enum declares a named string type with one constant per value, in the
+// schema's order (a repeated value once, where it first appears).
 func (b *schemaBuilder) enum(vals []string, docs map[string][]string, null bool, name string) mapped {
 	e := &Enum{Name: name, Kind: String}
 	seen := map[string]bool{}
@@ -909,7 +910,6 @@ func (b *schemaBuilder) enum(vals []string, docs map[string][]string, null bool,
 		seen[v] = true
 		e.Values = append(e.Values, EnumValue{Value: v, Doc: docs[v]})
 	}
-	sort.Slice(e.Values, func(i, j int) bool { return e.Values[i].Value < e.Values[j].Value })
 	for i := range e.Values {
 		v := &e.Values[i]
 		cands = append(cands, candidate{ident: identPart(v.Value), source: v.Value, out: &v.GoName})
@@ -920,11 +920,15 @@ func (b *schemaBuilder) enum(vals []string, docs map[string][]string, null bool,
 }
 
 // intEnum declares a named int64 type with one constant per value,
-// <Type>1, <Type>Minus1.
+// <Type>1, <Type>Minus1, in the schema's order (a repeated value once).
 func (b *schemaBuilder) intEnum(vals []int64, name string) mapped {
 	e := &Enum{Name: name, Kind: Int64}
-	slices.Sort(vals)
-	for _, v := range slices.Compact(vals) {
+	seen := map[int64]bool{}
+	for _, v := range vals {
+		if seen[v] {
+			continue
+		}
+		seen[v] = true
 		part := fmt.Sprint(v)
 		if v < 0 {
 			part = fmt.Sprint("Minus", -v)
