@@ -12,14 +12,10 @@ import (
 )
 
 func cmdCheck(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("check", "-snapshot FILE [-classify FILE] [-package NAME] -out DIR [-strict]\n\n"+
-		"Regenerates in memory and fails, listing the files and their diffs, when the\n"+
-		"committed code in DIR is stale; writes nothing. Lints the classification:\n"+
-		"with -strict a tool it does not list (or no classification file) fails.\n"+
-		"When GITHUB_ACTIONS=true, also prints GitHub Actions annotations.", stderr)
+	fs := newFlags("check", "-snapshot FILE [-classify FILE] [-package NAME] -out DIR [-strict]", stderr)
 	snapshot := fs.String("snapshot", "", "snapshot of the server's tools/list (NAME.tools.json)")
 	classify := fs.String("classify", "", "classification file (NAME.ocp.yaml)")
-	pkg := fs.String("package", "", "Go package name (default: $GOPACKAGE, else the committed files' package, else the -out directory's name)")
+	pkg := fs.String("package", "", "Go package name (default: the committed files' package, else the -out directory's name; never main)")
 	out := fs.String("out", "", "directory of the committed generated package")
 	strict := fs.Bool("strict", false, "fail on a tool the classification does not list, and without a classification file")
 	if err := parse(fs, args); err != nil {
@@ -29,9 +25,6 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	name := *pkg
-	if name == "" {
-		name = os.Getenv("GOPACKAGE")
-	}
 	dir := *out
 	if abs, err := filepath.Abs(dir); err == nil && filepath.Base(dir) == "." {
 		dir = filepath.Base(abs) // name "." after the directory, for messages
@@ -66,7 +59,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 		if n := len(res.Diagnostics.Errors()); n > 0 {
 			why = append(why, fmt.Sprintf("%d classification error(s)", n))
 		}
-		return fmt.Errorf("ocpgen check: %s", strings.Join(why, ", "))
+		return findings("ocpgen check: %s", strings.Join(why, ", "))
 	}
 	return nil
 }

@@ -28,7 +28,9 @@ REF:./S); a file absent at REF counts as empty (every tool added).
 
 -fail-on levels, comma-separated: breaking (a breaking change), security (a
 security-relevant change), any (any change), none (the default). When a
-level is reached the report is still written, and the exit status is 1.`
+level is reached the report is still written, and the exit status is 1.
+
+example: ocpgen diff -git-base origin/main -snapshot memory.tools.json -classify memory.ocp.yaml -format markdown -fail-on security`
 
 func cmdDiff(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("diff", diffSynopsis, stderr)
@@ -96,7 +98,7 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("ocpgen: %w", err)
 	}
 	if why := report.Fails(r, levels); why != "" {
-		return fmt.Errorf("ocpgen diff: %s (-fail-on %s)", why, *failOn)
+		return findings("ocpgen diff: %s (-fail-on %s)", why, *failOn)
 	}
 	return nil
 }

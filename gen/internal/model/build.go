@@ -39,8 +39,11 @@ func Build(s *load.Snapshot, c *load.Classification, pkgName string) (*Package, 
 	if s == nil {
 		return nil, diag.List{{Severity: diag.Error, Msg: "no snapshot"}}
 	}
+	if pkgName == "main" {
+		return nil, diag.List{{Severity: diag.Error, File: s.File, Msg: "the generated package cannot be package main: Hub code imports it; name its directory (or -package) after the package"}}
+	}
 	if !isGoPackageName(pkgName) {
-		return nil, diag.List{{Severity: diag.Error, File: s.File, Msg: fmt.Sprintf("%q is not a valid Go package name", pkgName)}}
+		return nil, diag.List{{Severity: diag.Error, File: s.File, Msg: fmt.Sprintf("%q is not a valid Go package name: name the output directory as a Go package, or set -package", pkgName)}}
 	}
 	p := &Package{Name: pkgName, Server: s.Server.Name}
 	if s.Server.Version != "" {
