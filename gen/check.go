@@ -4,10 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
-	"fmt"
 	"go/parser"
 	"go/token"
-	"io"
 	"io/fs"
 	"maps"
 	"path"
@@ -16,8 +14,7 @@ import (
 
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
 	"github.com/ocpgen/ocpgen/gen/internal/diff"
-	"github.com/ocpgen/ocpgen/gen/internal/load"
-	"github.com/ocpgen/ocpgen/internal/outdir"
+	"github.com/ocpgen/ocpgen/internal/ocpfile"
 )
 
 // CheckOptions control Check.
@@ -70,7 +67,7 @@ type CheckResult struct {
 	Files []FileCheck
 	// Diagnostics are generate's warnings and, under Strict, the lint's
 	// errors, sorted.
-	Diagnostics diag.List
+	Diagnostics Diagnostics
 	// Generated counts the files generate writes.
 	Generated int
 	// Package is the package name the files were generated with.
@@ -100,14 +97,14 @@ func Check(in Input, opts CheckOptions, committed fs.FS) (*CheckResult, error) {
 	if pkg == "" {
 		pkg = path.Base(strings.TrimRight(path.Clean("/"+strings.ReplaceAll(opts.Dir, `\`, "/")), "/"))
 		if pkg == "/" || pkg == "." {
-			return nil, errors.New("ocpgen check: no package name: set the package, or name the directory")
+			return nil, errors.New("no package name: set the package, or name the directory")
 		}
 	}
 	res, err := Generate(in, Options{Package: pkg})
 	if err != nil {
 		return nil, err
 	}
-	r := &CheckResult{Generated: len(res.Files), Package: pkg, Diagnostics: lint(in, res.Diagnostics, opts.Strict)}
+	r := &CheckResult{Generated: len(res.Files), Package: pkg, Diagnostics: lint(res.Diagnostics, opts.Strict)}
 	join := func(name string) string {
 		if opts.Dir == "" {
 			return name
@@ -134,14 +131,14 @@ func Check(in Input, opts CheckOptions, committed fs.FS) (*CheckResult, error) {
 			fc.State = FileMissing
 			fc.Diff = diff.Unified("/dev/null", "b/"+p, "", string(want))
 		case gen && !bytes.Equal(got, want):
-			if !isGenerated(got) {
+			if !ocpfile.IsGenerated(got) {
 				fc.State = FileForeign
 				break
 			}
 			fc.State = FileStale
 			fc.Line = firstDiffLine(got, want)
 			fc.Diff = diff.Unified("a/"+p, "b/"+p, string(got), string(want))
-		case !gen && isGenerated(got) && strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go"):
+		case !gen && ocpfile.IsGenerated(got) && strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go"):
 			fc.State = FileExtra
 			fc.Diff = diff.Unified("a/"+p, "/dev/null", string(got), "")
 		default:
@@ -175,18 +172,13 @@ func readCommitted(fsys fs.FS) (map[string][]byte, error) {
 	return have, nil
 }
 
-func isGenerated(data []byte) bool {
-	line, _, _ := bytes.Cut(data, []byte("\n"))
-	return string(bytes.TrimRight(line, "\r")) == outdir.Header
-}
-
 // committedPackage returns the package name of the committed generated
 // files ("" when there are none or they disagree).
 func committedPackage(have map[string][]byte) string {
 	name := ""
 	for _, fn := range slices.Sorted(maps.Keys(have)) {
 		data := have[fn]
-		if !isGenerated(data) {
+		if !ocpfile.IsGenerated(data) {
 			continue
 		}
 		f, err := parser.ParseFile(token.NewFileSet(), fn, data, parser.PackageClauseOnly)
@@ -214,171 +206,26 @@ func firstDiffLine(a, b []byte) int {
 	}
 }
 
-// lint returns generate's warnings with, under strict, the classification
-// lint turned into errors: no classification file, or a tool it does not
-// list. The warnings generate gives for the same facts are replaced, not
-// repeated.
-func lint(in Input, warnings diag.List, strict bool) diag.List {
+// lint returns generate's warnings with, under strict, the findings of the
+// classification lint (codes diag.CodeNoClassification and
+// diag.CodeUnclassified) turned into errors: the same diagnostics, not a
+// second copy of them.
+func lint(warnings diag.List, strict bool) diag.List {
 	if !strict {
 		return warnings
 	}
-	var out diag.List
-	snap, _ := load.LoadSnapshot(in.SnapshotFile, in.Snapshot)
-	if snap == nil {
-		return warnings
-	}
-	if in.Classify == nil {
-		for _, d := range warnings {
-			if d.File == in.SnapshotFile && d.Tool == "" && d.Pointer == "" && d.Line == 0 {
-				continue // generate's "no classification file" warning
-			}
-			out = append(out, d)
-		}
-		if len(snap.Tools) > 0 {
-			out = append(out, diag.Diagnostic{Severity: diag.Error, File: in.SnapshotFile,
-				Msg: "no classification file: every tool is an unclassified write (-strict requires a classification that lists every tool)"})
-		}
-		out.Sort()
-		return out
-	}
-	class, _ := load.LoadClassification(in.ClassifyFile, in.Classify)
-	listed := map[string]bool{}
-	if class != nil {
-		for _, e := range class.Tools {
-			listed[e.Name] = true
-		}
-	}
-	unlisted := map[string]bool{}
-	for _, t := range snap.Tools {
-		if !listed[t.Name] {
-			unlisted[t.Name] = true
-		}
-	}
+	out := make(diag.List, 0, len(warnings))
 	for _, d := range warnings {
-		if d.File == in.ClassifyFile && unlisted[d.Tool] && d.Pointer == "" && d.Line == 0 {
-			continue // generate's "not classified" warning
+		switch d.Code {
+		case diag.CodeNoClassification:
+			d.Severity = diag.Error
+			d.Msg = "no classification file: every tool is an unclassified write (-strict requires a classification that lists every tool)"
+		case diag.CodeUnclassified:
+			d.Severity = diag.Error
+			d.Msg = "not classified: it is a write at the default tier; -strict requires an entry (access: read or write) for every tool"
 		}
 		out = append(out, d)
 	}
-	for _, t := range snap.Tools {
-		if unlisted[t.Name] {
-			out = append(out, diag.Diagnostic{Severity: diag.Error, File: in.ClassifyFile, Tool: t.Name,
-				Msg: "not classified: it is a write at the default tier; -strict requires an entry (access: read or write) for every tool"})
-		}
-	}
 	out.Sort()
 	return out
-}
-
-// WriteText writes the result for a terminal or a CI log: one line per
-// file that differs, then each file's unified diff, then the diagnostics.
-// regen is the command that brings the files up to date, for the message
-// ("go generate ./...").
-func (r *CheckResult) WriteText(w io.Writer, dir, regen string) error {
-	var b strings.Builder
-	if len(r.Files) > 0 {
-		fmt.Fprintf(&b, "%s is out of date with its snapshot and classification; run %s:\n", dirName(dir), regen)
-		for _, f := range r.Files {
-			fmt.Fprintf(&b, "  %-8s %s%s\n", f.State, f.Path, stateNote(f.State))
-		}
-		for _, f := range r.Files {
-			if f.Diff != "" {
-				b.WriteString("\n")
-				b.WriteString(f.Diff)
-			}
-		}
-	}
-	if len(r.Diagnostics) > 0 {
-		if b.Len() > 0 {
-			b.WriteString("\n")
-		}
-		for _, d := range r.Diagnostics {
-			b.WriteString(d.String())
-			b.WriteString("\n")
-		}
-	}
-	if r.OK() {
-		fmt.Fprintf(&b, "%s is up to date (%d generated files)\n", dirName(dir), r.Generated)
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-func dirName(dir string) string {
-	if dir == "" {
-		return "the generated package"
-	}
-	return dir
-}
-
-func stateNote(state string) string {
-	switch state {
-	case FileExtra:
-		return " (generated for a tool that is gone; generate removes it)"
-	case FileForeign:
-		return " (not written by ocpgen: generate refuses to replace it; move it away)"
-	}
-	return ""
-}
-
-// Annotations returns GitHub Actions workflow commands
-// ("::error file=F,line=L::message") for the files that differ and for the
-// diagnostics, so a CI run marks them on the pull request.
-func (r *CheckResult) Annotations() []string {
-	var out []string
-	for _, f := range r.Files {
-		out = append(out, fmt.Sprintf("::error file=%s,line=%d,title=%s::%s", ghProp(f.Path), f.Line, ghProp("ocpgen check"),
-			ghData(fmt.Sprintf("generated file is %s%s: run go generate (or ocpgen generate) and commit the result", f.State, stateNote(f.State)))))
-	}
-	for _, d := range r.Diagnostics {
-		out = append(out, annotation(d))
-	}
-	return out
-}
-
-// Annotations returns GitHub Actions workflow commands for the diagnostics
-// of an error returned by Generate or Check (nil for any other error).
-func Annotations(err error) []string {
-	var l diag.List
-	if !errors.As(err, &l) {
-		return nil
-	}
-	var out []string
-	for _, d := range l {
-		out = append(out, annotation(d))
-	}
-	return out
-}
-
-// annotation formats a diagnostic as a workflow command.
-func annotation(d diag.Diagnostic) string {
-	level := "error"
-	if d.Severity == diag.Warning {
-		level = "warning"
-	}
-	props := "file=" + ghProp(strings.ReplaceAll(d.File, `\`, "/"))
-	if d.Line > 0 {
-		props += fmt.Sprintf(",line=%d", d.Line)
-		if d.Col > 0 {
-			props += fmt.Sprintf(",col=%d", d.Col)
-		}
-	}
-	msg := d.Msg
-	if d.Pointer != "" {
-		msg = d.Pointer + ": " + msg
-	}
-	if d.Tool != "" {
-		msg = fmt.Sprintf("tool %q: %s", d.Tool, msg)
-	}
-	return fmt.Sprintf("::%s %s,title=%s::%s", level, props, ghProp("ocpgen"), ghData(msg))
-}
-
-// ghData escapes a workflow command's message.
-func ghData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
-}
-
-// ghProp escapes a workflow command's property value.
-func ghProp(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
 }

@@ -571,7 +571,7 @@ func TestFuzzChecker(t *testing.T) {
 		{"text outside a comment", "// hello PWNED", "// hello\nvar PWNED = 1", "reaches code"},
 		{"block comment", "// hello PWNED", "/* hello PWNED */", "block comment"},
 		{"directive", "// hello PWNED", "//go:generate PWNED", "directive"},
-		{"schema", `\"type\":\"string\"`, `\"type\":\"integer\"`, "InputSchema"},
+		{"schema", `"type":"string"`, `"type":"integer"`, "InputSchema"},
 		{"description", `Description: "hello PWNED"`, `Description: "hello"`, "Description"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

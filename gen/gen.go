@@ -20,14 +20,18 @@ type Options struct {
 	Package string
 }
 
-// Input is the generator's input: file names (as the user gave them; only
-// their base names reach the output) and contents.
+// Input is a snapshot and a classification file, as file names (as the
+// user gave them; only their base names reach generated output) and
+// contents: the input of Generate and Check, and each side of a Diff.
 type Input struct {
 	SnapshotFile string
+	// Snapshot is the snapshot file's content. Only Diff accepts nil, for
+	// a side without a snapshot (the file did not exist at the git base);
+	// Generate and Check report it as an error (an empty file).
 	Snapshot     []byte
 	ClassifyFile string
 	// Classify is nil when there is no classification file: every tool is
-	// then an unclassified write.
+	// then an unclassified write and no tier is authorized.
 	Classify []byte
 }
 
@@ -36,7 +40,12 @@ type Result struct {
 	// Files maps file names (no directory) to their contents.
 	Files map[string][]byte
 	// Diagnostics are warnings, to print on stderr.
-	Diagnostics diag.List
+	Diagnostics Diagnostics
+	// Unclassified are the MCP names of the tools the classification file
+	// does not list, sorted; nil without a classification file (then every
+	// tool is unclassified, and a diagnostic with the code
+	// CodeNoClassification says so).
+	Unclassified []string
 }
 
 // Generate loads the inputs, builds the model and renders the files. The
@@ -68,10 +77,47 @@ func Generate(in Input, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ocpgen internal error: %w", err)
 	}
-	return &Result{Files: files, Diagnostics: sorted(diags)}, nil
+	return &Result{Files: files, Diagnostics: sorted(diags), Unclassified: pkg.Unclassified}, nil
 }
 
 func sorted(l diag.List) diag.List {
 	l.Sort()
 	return l
 }
+
+// Diagnostic is one error or warning about an input file: where (File with
+// Line and Col for the classification file, or Tool and a JSON Pointer into
+// the snapshot), what (Msg, lower case, no final period), how bad
+// (Severity) and, for the findings a caller may act on by kind, a Code.
+// String formats it as "file:line:col: msg" or
+// "file: tool "name": /pointer: msg".
+type Diagnostic = diag.Diagnostic
+
+// Diagnostics is a sorted list of diagnostics. As an error (Generate,
+// Check and Diff return one for inputs that do not load) it prints one
+// diagnostic per line; errors.As finds it.
+type Diagnostics = diag.List
+
+// Severity is SeverityError or SeverityWarning.
+type Severity = diag.Severity
+
+// The severities.
+const (
+	// SeverityError stops generation: nothing is written.
+	SeverityError = diag.Error
+	// SeverityWarning is reported; generation goes on.
+	SeverityWarning = diag.Warning
+)
+
+// Code names the kind of a finding.
+type Code = diag.Code
+
+// The codes.
+const (
+	// CodeNoClassification: no classification file, so every tool is an
+	// unclassified write and no tier is authorized.
+	CodeNoClassification = diag.CodeNoClassification
+	// CodeUnclassified: the classification does not list the tool, so it
+	// is a write at the default tier.
+	CodeUnclassified = diag.CodeUnclassified
+)

@@ -1,6 +1,7 @@
 package gen
 
 import (
+	"github.com/ocpgen/ocpgen/gen/internal/emit"
 	"github.com/ocpgen/ocpgen/gen/internal/load"
 )
 
@@ -13,5 +14,5 @@ func Skeleton(snapshotFile string, data []byte) ([]byte, error) {
 	if err := diags.Err(); err != nil {
 		return nil, err
 	}
-	return load.Skeleton(s)
+	return emit.Skeleton(s)
 }

@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/ocpgen/ocpgen/gen"
+	"github.com/ocpgen/ocpgen/gen/report"
 )
 
 // Option changes what Check checks.
@@ -72,7 +73,7 @@ func Check(t testing.TB, snapshot, classification, dir string, opts ...Option) {
 	}
 	regen := regenCommand(snapshot, classification, dir, res.Package)
 	var b strings.Builder
-	if err := res.WriteText(&b, dir, regen); err != nil {
+	if err := report.CheckText(&b, res, dir, regen); err != nil {
 		t.Fatalf("ocpgentest: %v", err)
 		return
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ocpgen/ocpgen/gen"
+	"github.com/ocpgen/ocpgen/internal/ocpfile"
 	"github.com/ocpgen/ocpgen/internal/outdir"
 )
 
@@ -137,7 +138,7 @@ func TestMissingExtraForeign(t *testing.T) {
 		t.Fatal(err)
 	}
 	extra := filepath.Join("notes", "old_tool.go")
-	if err := os.WriteFile(extra, []byte(outdir.Header+"\n\npackage notes\n"), 0o644); err != nil {
+	if err := os.WriteFile(extra, []byte(ocpfile.Header+"\n\npackage notes\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	r := check()

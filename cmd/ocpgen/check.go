@@ -8,17 +8,14 @@ import (
 	"strings"
 
 	"github.com/ocpgen/ocpgen/gen"
+	"github.com/ocpgen/ocpgen/gen/report"
 )
 
 func cmdCheck(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("check", "-snapshot FILE [-classify FILE] [-package NAME] -out DIR [-strict]\n\n"+
-		"Regenerates in memory and fails, listing the files and their diffs, when the\n"+
-		"committed code in DIR is stale; writes nothing. Lints the classification:\n"+
-		"with -strict a tool it does not list (or no classification file) fails.\n"+
-		"When GITHUB_ACTIONS=true, also prints GitHub Actions annotations.", stderr)
+	fs := newFlags("check", "-snapshot FILE [-classify FILE] [-package NAME] -out DIR [-strict]", stderr)
 	snapshot := fs.String("snapshot", "", "snapshot of the server's tools/list (NAME.tools.json)")
 	classify := fs.String("classify", "", "classification file (NAME.ocp.yaml)")
-	pkg := fs.String("package", "", "Go package name (default: $GOPACKAGE, else the committed files' package, else the -out directory's name)")
+	pkg := fs.String("package", "", "Go package name (default: the committed files' package, else the -out directory's name; never main)")
 	out := fs.String("out", "", "directory of the committed generated package")
 	strict := fs.Bool("strict", false, "fail on a tool the classification does not list, and without a classification file")
 	if err := parse(fs, args); err != nil {
@@ -28,9 +25,6 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	name := *pkg
-	if name == "" {
-		name = os.Getenv("GOPACKAGE")
-	}
 	dir := *out
 	if abs, err := filepath.Abs(dir); err == nil && filepath.Base(dir) == "." {
 		dir = filepath.Base(abs) // name "." after the directory, for messages
@@ -43,17 +37,17 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 	res, err := gen.Check(in, gen.CheckOptions{Package: name, Dir: filepath.ToSlash(*out), Strict: *strict}, os.DirFS(*out))
 	if err != nil {
 		if annotate {
-			for _, a := range gen.Annotations(err) {
+			for _, a := range report.Annotations(err) {
 				fmt.Fprintln(stdout, a)
 			}
 		}
 		return err
 	}
-	if err := res.WriteText(stdout, filepath.ToSlash(dir), "go generate (or ocpgen generate)"); err != nil {
+	if err := report.CheckText(stdout, res, filepath.ToSlash(dir), "go generate (or ocpgen generate)"); err != nil {
 		return err
 	}
 	if annotate {
-		for _, a := range res.Annotations() {
+		for _, a := range report.CheckAnnotations(res) {
 			fmt.Fprintln(stdout, a)
 		}
 	}
@@ -65,7 +59,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 		if n := len(res.Diagnostics.Errors()); n > 0 {
 			why = append(why, fmt.Sprintf("%d classification error(s)", n))
 		}
-		return fmt.Errorf("ocpgen check: %s", strings.Join(why, ", "))
+		return findings("ocpgen check: %s", strings.Join(why, ", "))
 	}
 	return nil
 }

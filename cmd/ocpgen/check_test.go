@@ -30,7 +30,7 @@ func TestCheckUpToDateAndStale(t *testing.T) {
 	// The snapshot changes but nobody regenerates.
 	writeFiles(t, ".", map[string]string{"fs.tools.json": snapV2})
 	code, out, errs = ocpgen(t, args...)
-	if code != exitInput {
+	if code != exitFindings {
 		t.Fatalf("stale: exit %d\n%s%s", code, out, errs)
 	}
 	for _, want := range []string{
@@ -78,7 +78,7 @@ func TestCheckInputErrors(t *testing.T) {
 	t.Setenv("GITHUB_ACTIONS", "true")
 	writeFiles(t, ".", map[string]string{"bad.ocp.yaml": "version: 1\ntiers: [member]\ndefault: {tier: member}\ntools:\n  read_file: {acess: read}\n"})
 	code, out, errs := ocpgen(t, "check", "-snapshot", "fs.tools.json", "-classify", "bad.ocp.yaml", "-out", "out")
-	if code != exitInput || !strings.Contains(errs, "bad.ocp.yaml:5:") || !strings.Contains(out, "::error file=bad.ocp.yaml,line=5,col=") {
+	if code != exitTrouble || !strings.Contains(errs, "bad.ocp.yaml:5:") || !strings.Contains(out, "::error file=bad.ocp.yaml,line=5,col=") {
 		t.Errorf("bad classification: exit %d\nstdout %s\nstderr %s", code, out, errs)
 	}
 	for _, tc := range []struct {
@@ -86,9 +86,9 @@ func TestCheckInputErrors(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"check", "-out", "out"}, exitUsage, "-snapshot is required"},
-		{[]string{"check", "-snapshot", "fs.tools.json"}, exitUsage, "-out is required"},
-		{[]string{"check", "-snapshot", "nope.json", "-out", "out"}, exitInput, "nope.json"},
+		{[]string{"check", "-out", "out"}, exitTrouble, "-snapshot is required"},
+		{[]string{"check", "-snapshot", "fs.tools.json"}, exitTrouble, "-out is required"},
+		{[]string{"check", "-snapshot", "nope.json", "-out", "out"}, exitTrouble, "nope.json"},
 	} {
 		code, out, errs := ocpgen(t, tc.args...)
 		if code != tc.code || !strings.Contains(out+errs, tc.msg) {
@@ -97,7 +97,7 @@ func TestCheckInputErrors(t *testing.T) {
 	}
 	// A directory that does not exist: every file is missing.
 	code, out, _ = ocpgen(t, "check", "-snapshot", "fs.tools.json", "-classify", "fs.ocp.yaml", "-package", "fsbridge", "-out", "elsewhere")
-	if code != exitInput || !strings.Contains(out, "missing  elsewhere/catalogue.go") {
+	if code != exitFindings || !strings.Contains(out, "missing  elsewhere/catalogue.go") {
 		t.Errorf("absent directory: exit %d\n%s", code, out)
 	}
 	if _, err := os.Stat(filepath.Join("elsewhere")); err == nil {

@@ -14,15 +14,32 @@ import (
 	"github.com/ocpgen/ocpgen/internal/outdir"
 )
 
-// Exit codes.
+// Exit codes, as diff(1) and gofmt -l: the same in every command.
 const (
-	exitOK    = 0
-	exitInput = 1
-	exitUsage = 2
+	// exitOK: the command ran and found nothing.
+	exitOK = 0
+	// exitFindings: the command ran and found something (check: stale
+	// files or lint errors; diff: a -fail-on level reached; vet: a bypass).
+	exitFindings = 1
+	// exitTrouble: the command could not run: a usage error, an input that
+	// does not load, a file that cannot be read or written, not a git
+	// repository.
+	exitTrouble = 2
 )
 
 // errUsage marks a usage error; the command has printed its usage.
 var errUsage = errors.New("usage")
+
+// findingsError is what a command returns when it ran and found something:
+// its exit status is exitFindings, not exitTrouble.
+type findingsError struct{ msg string }
+
+func (e *findingsError) Error() string { return e.msg }
+
+// findings returns a findingsError.
+func findings(format string, args ...any) error {
+	return &findingsError{fmt.Sprintf(format, args...)}
+}
 
 type command struct {
 	name    string
@@ -39,7 +56,31 @@ func commands() []command {
 		{"diff", "report what changed between two snapshots and classifications, for review", cmdDiff},
 		{"vet", "report MCP tool calls that bypass the Hub's gate (direct CallTool)", cmdVet},
 		{"version", "print ocpgen's version", cmdVersion},
+		{"help", "show a command's help: ocpgen help COMMAND", nil},
 	}
+}
+
+// helps holds, per command, what it does and one example, for its -h.
+var helps = map[string]string{
+	"generate": "Writes the Go package that offers a snapshot's tools behind the Hub's gate\n" +
+		"into DIR (all files or none; stale generated files are removed, files ocpgen\n" +
+		"did not write are never touched). The package is named after DIR unless\n" +
+		"-package says otherwise, and is never main.\n\n" +
+		"example: ocpgen generate -snapshot memory.tools.json -classify memory.ocp.yaml -out memoryocp",
+	"snapshot": "Connects to an MCP server (Streamable HTTP or a stdio command), lists its\n" +
+		"tools and writes them as a canonical snapshot file: sorted, no timestamps, so\n" +
+		"an unchanged server gives the same bytes.\n\n" +
+		"example: ocpgen snapshot -command \"npx -y @modelcontextprotocol/server-memory\" -o memory.tools.json",
+	"init": "Writes a classification skeleton for a snapshot: every tool listed as a\n" +
+		"write, the server's hints as comments (not trusted). Edit it, then generate.\n\n" +
+		"example: ocpgen init -snapshot memory.tools.json -o memory.ocp.yaml",
+	"check": "Regenerates in memory and fails, listing the files and their diffs, when the\n" +
+		"committed code in DIR is stale; writes nothing. Lints the classification:\n" +
+		"with -strict a tool it does not list (or no classification file) fails.\n" +
+		"When GITHUB_ACTIONS=true, also prints GitHub Actions annotations.\n\n" +
+		"example: ocpgen check -snapshot memory.tools.json -classify memory.ocp.yaml -out memoryocp -strict",
+	"vet":     "example: ocpgen vet ./...",
+	"version": "Prints ocpgen's module version.\n\nexample: ocpgen version",
 }
 
 func usage(w io.Writer) {
@@ -50,39 +91,63 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'ocpgen <command> -h' for a command's flags.")
+	fmt.Fprintln(w, "Run 'ocpgen help <command>' (or 'ocpgen <command> -h') for a command's help.")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "exit status: 0 clean, 1 findings (check, diff -fail-on, vet), 2 trouble")
+	fmt.Fprintln(w, "(usage, an input that does not load, not a git repository).")
 }
 
 // run executes the command line and returns the exit status.
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		usage(stderr)
-		return exitUsage
+		return exitTrouble
 	}
-	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" {
+	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || (args[0] == "help" && len(args) == 1) {
 		usage(stdout)
 		return exitOK
 	}
-	for _, c := range commands() {
-		if c.name != args[0] {
-			continue
+	if args[0] == "help" {
+		if len(args) > 2 || args[1] == "help" || lookup(args[1]) == nil {
+			fmt.Fprintf(stderr, "ocpgen help: unknown command %q\n\n", strings.Join(args[1:], " "))
+			usage(stderr)
+			return exitTrouble
 		}
-		err := c.run(args[1:], stdout, stderr)
-		switch {
-		case err == nil:
-			return exitOK
-		case errors.Is(err, flag.ErrHelp):
-			return exitOK
-		case errors.Is(err, errUsage):
-			return exitUsage
-		default:
-			fmt.Fprintln(stderr, err)
-			return exitInput
+		// A command's help goes to stdout when asked for.
+		return run([]string{args[1], "-h"}, stdout, stdout)
+	}
+	c := lookup(args[0])
+	if c == nil {
+		fmt.Fprintf(stderr, "ocpgen: unknown command %q\n\n", args[0])
+		usage(stderr)
+		return exitTrouble
+	}
+	err := c.run(args[1:], stdout, stderr)
+	var found *findingsError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case errors.Is(err, errUsage):
+		return exitTrouble
+	case errors.As(err, &found):
+		fmt.Fprintln(stderr, err)
+		return exitFindings
+	default:
+		fmt.Fprintln(stderr, err)
+		return exitTrouble
+	}
+}
+
+// lookup returns the command named name, nil if none.
+func lookup(name string) *command {
+	for _, c := range commands() {
+		if c.name == name && c.run != nil {
+			return &c
 		}
 	}
-	fmt.Fprintf(stderr, "ocpgen: unknown command %q\n\n", args[0])
-	usage(stderr)
-	return exitUsage
+	return nil
 }
 
 // newFlags returns a flag set that prints its usage on stderr and returns
@@ -91,7 +156,11 @@ func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("ocpgen "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: ocpgen %s %s\n\nflags:\n", name, synopsis)
+		fmt.Fprintf(fs.Output(), "usage: ocpgen %s %s\n\n", name, synopsis)
+		if h := helps[name]; h != "" {
+			fmt.Fprintf(fs.Output(), "%s\n\n", h)
+		}
+		fmt.Fprintln(fs.Output(), "flags:")
 		fs.PrintDefaults()
 	}
 	return fs
@@ -128,7 +197,7 @@ func cmdGenerate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("generate", "-snapshot FILE [-classify FILE] [-package NAME] -out DIR", stderr)
 	snapshot := fs.String("snapshot", "", "snapshot of the server's tools/list (NAME.tools.json)")
 	classify := fs.String("classify", "", "classification file (NAME.ocp.yaml); without it every tool is a write")
-	pkg := fs.String("package", "", "Go package name (default: $GOPACKAGE, else the -out directory's name)")
+	pkg := fs.String("package", "", "Go package name (default: the -out directory's name; never main)")
 	out := fs.String("out", "", "directory of the generated package")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -138,9 +207,8 @@ func cmdGenerate(args []string, stdout, stderr io.Writer) error {
 	}
 	name := *pkg
 	if name == "" {
-		name = os.Getenv("GOPACKAGE")
-	}
-	if name == "" {
+		// Not $GOPACKAGE: that is the package of the go:generate line's
+		// file, often main, not the package generated into -out.
 		abs, err := filepath.Abs(*out)
 		if err != nil {
 			return err

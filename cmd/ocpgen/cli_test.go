@@ -42,19 +42,19 @@ func TestUsageAndVersion(t *testing.T) {
 		code int
 		out  string // substring of stdout+stderr
 	}{
-		{nil, exitUsage, "usage: ocpgen <command>"},
-		{[]string{"frobnicate"}, exitUsage, `unknown command "frobnicate"`},
+		{nil, exitTrouble, "usage: ocpgen <command>"},
+		{[]string{"frobnicate"}, exitTrouble, `unknown command "frobnicate"`},
 		{[]string{"help"}, exitOK, "commands:"},
 		{[]string{"version"}, exitOK, "ocpgen "},
-		{[]string{"generate"}, exitUsage, "-snapshot is required"},
-		{[]string{"generate", "-snapshot", "x"}, exitUsage, "-out is required"},
+		{[]string{"generate"}, exitTrouble, "-snapshot is required"},
+		{[]string{"generate", "-snapshot", "x"}, exitTrouble, "-out is required"},
 		{[]string{"generate", "-h"}, exitOK, "-classify"},
-		{[]string{"generate", "-bogus"}, exitUsage, "flag provided but not defined"},
-		{[]string{"init", "-snapshot", "x", "extra"}, exitUsage, `unexpected argument "extra"`},
-		{[]string{"snapshot", "-o", "x"}, exitUsage, "exactly one of -url and -command"},
-		{[]string{"snapshot", "-url", "u", "-command", "c", "-o", "x"}, exitUsage, "exactly one of -url and -command"},
-		{[]string{"snapshot", "-command", "c", "-header", "A: b", "-o", "x"}, exitUsage, "-header goes with -url"},
-		{[]string{"generate", "-snapshot", "does-not-exist.json", "-out", "x"}, exitInput, "does-not-exist.json"},
+		{[]string{"generate", "-bogus"}, exitTrouble, "flag provided but not defined"},
+		{[]string{"init", "-snapshot", "x", "extra"}, exitTrouble, `unexpected argument "extra"`},
+		{[]string{"snapshot", "-o", "x"}, exitTrouble, "exactly one of -url and -command"},
+		{[]string{"snapshot", "-url", "u", "-command", "c", "-o", "x"}, exitTrouble, "exactly one of -url and -command"},
+		{[]string{"snapshot", "-command", "c", "-header", "A: b", "-o", "x"}, exitTrouble, "-header goes with -url"},
+		{[]string{"generate", "-snapshot", "does-not-exist.json", "-out", "x"}, exitTrouble, "does-not-exist.json"},
 	} {
 		code, out, errs := ocpgen(t, tc.args...)
 		if code != tc.code || !strings.Contains(out+errs, tc.out) {
@@ -96,14 +96,14 @@ func TestSnapshotHTTPIsStableAndKeepsHeadersOut(t *testing.T) {
 	}
 	// Without the header the server refuses, and no file is written.
 	out := filepath.Join(dir, "refused.tools.json")
-	if code, _, _ := ocpgen(t, "snapshot", "-url", url, "-o", out); code != exitInput {
-		t.Fatalf("snapshot without credentials: exit %d, want %d", code, exitInput)
+	if code, _, _ := ocpgen(t, "snapshot", "-url", url, "-o", out); code != exitTrouble {
+		t.Fatalf("snapshot without credentials: exit %d, want %d", code, exitTrouble)
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Fatal("a failed snapshot left a file")
 	}
 	// An unset variable in a header is an error, not an empty credential.
-	if code, _, errs := ocpgen(t, "snapshot", "-url", url, "-header", "Authorization: Bearer $OCPGEN_UNSET_VAR", "-o", out); code != exitInput || !strings.Contains(errs, "OCPGEN_UNSET_VAR is not set") {
+	if code, _, errs := ocpgen(t, "snapshot", "-url", url, "-header", "Authorization: Bearer $OCPGEN_UNSET_VAR", "-o", out); code != exitTrouble || !strings.Contains(errs, "OCPGEN_UNSET_VAR is not set") {
 		t.Fatalf("unset header variable: exit %d, %s", code, errs)
 	}
 }
@@ -178,8 +178,8 @@ func TestSnapshotErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".tools.json")
 			code, _, errs := ocpgen(t, append(append([]string{"snapshot"}, tc.args...), "-o", out)...)
-			if code != exitInput || !strings.Contains(errs, tc.want) {
-				t.Fatalf("exit %d, stderr %q; want exit %d with %q", code, errs, exitInput, tc.want)
+			if code != exitTrouble || !strings.Contains(errs, tc.want) {
+				t.Fatalf("exit %d, stderr %q; want exit %d with %q", code, errs, exitTrouble, tc.want)
 			}
 			if _, err := os.Stat(out); err == nil {
 				t.Fatal("a failed snapshot left a file")
@@ -217,8 +217,67 @@ func TestOversizedInputIsRefusedBeforeReading(t *testing.T) {
 		{"check", "-snapshot", big, "-out", t.TempDir()},
 	} {
 		code, _, errs := ocpgen(t, args...)
-		if code != exitInput || !strings.Contains(errs, "over the limit of 16 MiB") {
+		if code != exitTrouble || !strings.Contains(errs, "over the limit of 16 MiB") {
 			t.Errorf("ocpgen %v: exit %d, stderr %q", args[0], code, errs)
 		}
+	}
+}
+
+// TestHelpTopics checks that "help COMMAND" shows that command's help on
+// stdout, that an unknown topic is trouble (exit 2), and that every
+// command's help says what it does with an example.
+func TestHelpTopics(t *testing.T) {
+	for _, c := range commands() {
+		if c.run == nil {
+			continue
+		}
+		code, out, errs := ocpgen(t, "help", c.name)
+		if code != exitOK || errs != "" || !strings.Contains(out, "usage: ocpgen "+c.name) || !strings.Contains(out, "example: ocpgen "+c.name) {
+			t.Errorf("ocpgen help %s: exit %d, stdout %q, stderr %q", c.name, code, out, errs)
+		}
+		if _, _, h := ocpgen(t, c.name, "-h"); !strings.Contains(h, "example: ocpgen "+c.name) {
+			t.Errorf("ocpgen %s -h has no example:\n%s", c.name, h)
+		}
+	}
+	for _, args := range [][]string{{"help", "bogus"}, {"help", "generate", "extra"}, {"help", "help"}} {
+		if code, _, errs := ocpgen(t, args...); code != exitTrouble || !strings.Contains(errs, "unknown command") {
+			t.Errorf("ocpgen %q: exit %d, stderr %q", args, code, errs)
+		}
+	}
+}
+
+// TestPackageDefault checks that generate names the package after -out,
+// not after $GOPACKAGE (the go:generate line's package, often main), and
+// that a generated package is never main.
+func TestPackageDefault(t *testing.T) {
+	dir := t.TempDir()
+	snap := filepath.Join(dir, "s.tools.json")
+	if err := os.WriteFile(snap, []byte(`{"tools":[{"name":"echo","inputSchema":{"type":"object"}}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GOPACKAGE", "main")
+	out := filepath.Join(dir, "echoocp")
+	if code, _, errs := ocpgen(t, "generate", "-snapshot", snap, "-out", out); code != exitOK {
+		t.Fatalf("generate: exit %d\n%s", code, errs)
+	}
+	data, err := os.ReadFile(filepath.Join(out, "doc.go"))
+	if err != nil || !strings.Contains(string(data), "\npackage echoocp\n") {
+		t.Errorf("doc.go: %v\n%s", err, data)
+	}
+	for _, args := range [][]string{
+		{"generate", "-snapshot", snap, "-out", filepath.Join(dir, "main")},
+		{"generate", "-snapshot", snap, "-package", "main", "-out", filepath.Join(dir, "x")},
+	} {
+		if code, _, errs := ocpgen(t, args...); code != exitTrouble || !strings.Contains(errs, "cannot be package main") {
+			t.Errorf("ocpgen %q: exit %d, stderr %q", args, code, errs)
+		}
+	}
+	if code, _, errs := ocpgen(t, "generate", "-snapshot", snap, "-out", filepath.Join(dir, "my-bridge")); code != exitTrouble || !strings.Contains(errs, "set -package") {
+		t.Errorf("generate into my-bridge: exit %d, stderr %q", code, errs)
+	}
+	// A warning says each thing once.
+	_, _, errs := ocpgen(t, "generate", "-snapshot", snap, "-out", out)
+	if strings.Count(errs, "classification") > 1 {
+		t.Errorf("warning repeats itself: %q", errs)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/ocpgen/ocpgen/gen"
+	"github.com/ocpgen/ocpgen/gen/report"
 )
 
 const diffSynopsis = `OLD.tools.json NEW.tools.json [-classify-old C] [-classify-new C] [flags]
@@ -27,7 +28,9 @@ REF:./S); a file absent at REF counts as empty (every tool added).
 
 -fail-on levels, comma-separated: breaking (a breaking change), security (a
 security-relevant change), any (any change), none (the default). When a
-level is reached the report is still written, and the exit status is 1.`
+level is reached the report is still written, and the exit status is 1.
+
+example: ocpgen diff -git-base origin/main -snapshot memory.tools.json -classify memory.ocp.yaml -format markdown -fail-on security`
 
 func cmdDiff(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("diff", diffSynopsis, stderr)
@@ -42,7 +45,7 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	levels, err := gen.ParseFailOn(*failOn)
+	levels, err := report.ParseFailOn(*failOn)
 	if err != nil {
 		return usageError(fs, "ocpgen: %v", err)
 	}
@@ -50,7 +53,7 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 		return usageError(fs, "ocpgen: -format must be text, markdown or json, not %q", *format)
 	}
 
-	var old, nw gen.DiffInput
+	var old, nw gen.Input
 	if *gitBase != "" {
 		if len(pos) > 0 {
 			return usageError(fs, "ocpgen: -git-base takes no OLD NEW arguments (got %q)", pos[0])
@@ -85,17 +88,17 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 	}
 	switch *format {
 	case "markdown":
-		err = r.WriteMarkdown(stdout)
+		err = report.DiffMarkdown(stdout, r)
 	case "json":
 		err = r.WriteJSON(stdout)
 	default:
-		err = r.WriteText(stdout)
+		err = report.DiffText(stdout, r)
 	}
 	if err != nil {
 		return fmt.Errorf("ocpgen: %w", err)
 	}
-	if why := r.Fails(levels); why != "" {
-		return fmt.Errorf("ocpgen diff: %s (-fail-on %s)", why, *failOn)
+	if why := report.Fails(r, levels); why != "" {
+		return findings("ocpgen diff: %s (-fail-on %s)", why, *failOn)
 	}
 	return nil
 }
@@ -134,8 +137,8 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 // fileInput reads a snapshot and an optional classification file.
-func fileInput(snapshot, classify string) (gen.DiffInput, error) {
-	in := gen.DiffInput{SnapshotFile: snapshot, ClassifyFile: classify}
+func fileInput(snapshot, classify string) (gen.Input, error) {
+	in := gen.Input{SnapshotFile: snapshot, ClassifyFile: classify}
 	var err error
 	if in.Snapshot, err = readLimited(snapshot, gen.MaxSnapshotSize); err != nil {
 		return in, err
@@ -156,7 +159,7 @@ func fileInput(snapshot, classify string) (gen.DiffInput, error) {
 
 // gitInputs reads the new side from the working tree and the old side from
 // the files as committed at ref.
-func gitInputs(ref, snapshot, classify string) (old, nw gen.DiffInput, err error) {
+func gitInputs(ref, snapshot, classify string) (old, nw gen.Input, err error) {
 	if nw, err = fileInput(snapshot, classify); err != nil {
 		return old, nw, err
 	}

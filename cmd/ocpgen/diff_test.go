@@ -68,9 +68,9 @@ func TestDiffFiles(t *testing.T) {
 		msg    string
 	}{
 		{"none", exitOK, ""},
-		{"breaking", exitInput, "1 breaking change (-fail-on breaking)"},
-		{"security", exitInput, "2 security-relevant changes"},
-		{"any", exitInput, "4 changes"},
+		{"breaking", exitFindings, "1 breaking change (-fail-on breaking)"},
+		{"security", exitFindings, "2 security-relevant changes"},
+		{"any", exitFindings, "4 changes"},
 	} {
 		code, out, errs := ocpgen(t, "diff", "-fail-on", tc.failOn, "-classify-old", p("c1.yaml"), "-classify-new", p("c2.yaml"), p("v1.json"), p("v2.json"))
 		if code != tc.code || !strings.Contains(errs, tc.msg) {
@@ -92,18 +92,18 @@ func TestDiffUsage(t *testing.T) {
 		code int
 		out  string
 	}{
-		{[]string{"diff"}, exitUsage, "diff needs OLD and NEW"},
-		{[]string{"diff", "a"}, exitUsage, "diff needs OLD and NEW"},
-		{[]string{"diff", "a", "b", "c"}, exitUsage, "diff needs OLD and NEW"},
+		{[]string{"diff"}, exitTrouble, "diff needs OLD and NEW"},
+		{[]string{"diff", "a"}, exitTrouble, "diff needs OLD and NEW"},
+		{[]string{"diff", "a", "b", "c"}, exitTrouble, "diff needs OLD and NEW"},
 		{[]string{"diff", "-h"}, exitOK, "-git-base"},
-		{[]string{"diff", "a", "b", "-format", "yaml"}, exitUsage, "-format must be"},
-		{[]string{"diff", "a", "b", "-fail-on", "big"}, exitUsage, `unknown -fail-on level "big"`},
-		{[]string{"diff", "-git-base", "HEAD"}, exitUsage, "-git-base needs -snapshot"},
-		{[]string{"diff", "-git-base", "HEAD", "-snapshot", "s", "a"}, exitUsage, "takes no OLD NEW"},
-		{[]string{"diff", "-git-base", "HEAD", "-snapshot", "s", "-classify-new", "c"}, exitUsage, "use -classify"},
-		{[]string{"diff", "-snapshot", "s", "a", "b"}, exitUsage, "go with -git-base"},
-		{[]string{"diff", "missing-old.json", "missing-new.json"}, exitInput, "missing-old.json"},
-		{[]string{"diff", "--", "-a", "-b"}, exitInput, "-a"},
+		{[]string{"diff", "a", "b", "-format", "yaml"}, exitTrouble, "-format must be"},
+		{[]string{"diff", "a", "b", "-fail-on", "big"}, exitTrouble, `unknown -fail-on level "big"`},
+		{[]string{"diff", "-git-base", "HEAD"}, exitTrouble, "-git-base needs -snapshot"},
+		{[]string{"diff", "-git-base", "HEAD", "-snapshot", "s", "a"}, exitTrouble, "takes no OLD NEW"},
+		{[]string{"diff", "-git-base", "HEAD", "-snapshot", "s", "-classify-new", "c"}, exitTrouble, "use -classify"},
+		{[]string{"diff", "-snapshot", "s", "a", "b"}, exitTrouble, "go with -git-base"},
+		{[]string{"diff", "missing-old.json", "missing-new.json"}, exitTrouble, "missing-old.json"},
+		{[]string{"diff", "--", "-a", "-b"}, exitTrouble, "-a"},
 	} {
 		code, out, errs := ocpgen(t, tc.args...)
 		if code != tc.code || !strings.Contains(out+errs, tc.out) {
@@ -157,7 +157,7 @@ func TestDiffGitBase(t *testing.T) {
 	class := filepath.Join(repo, "bridge", "fs.ocp.yaml")
 
 	code, out, errs := ocpgen(t, "diff", "-git-base", "HEAD", "-snapshot", snap, "-classify", class, "-fail-on", "security")
-	if code != exitInput || !strings.Contains(errs, "2 security-relevant changes") {
+	if code != exitFindings || !strings.Contains(errs, "2 security-relevant changes") {
 		t.Fatalf("against HEAD: exit %d, stderr %s", code, errs)
 	}
 	for _, want := range []string{
@@ -188,11 +188,11 @@ func TestDiffGitBase(t *testing.T) {
 
 	// An unknown revision is an input error that says what to do.
 	code, _, errs = ocpgen(t, "diff", "-git-base", "no-such-branch", "-snapshot", "fs.tools.json")
-	if code != exitInput || !strings.Contains(errs, "not a commit") || !strings.Contains(errs, "fetch-depth") {
+	if code != exitTrouble || !strings.Contains(errs, "not a commit") || !strings.Contains(errs, "fetch-depth") {
 		t.Errorf("unknown revision: exit %d, %s", code, errs)
 	}
 	code, _, errs = ocpgen(t, "diff", "-git-base", "--upload-pack=x", "-snapshot", "fs.tools.json")
-	if code != exitInput || !strings.Contains(errs, "is not a revision") {
+	if code != exitTrouble || !strings.Contains(errs, "is not a revision") {
 		t.Errorf("option-like revision: exit %d, %s", code, errs)
 	}
 }

@@ -13,7 +13,9 @@
 //	ocpgen vet [packages]
 //	ocpgen version
 //
-// Exit status: 0 on success, 1 on an input error, 2 on a usage error.
+// Exit status, in every command: 0 clean, 1 findings (check: stale files or
+// lint errors; diff: a -fail-on level reached; vet: a bypass), 2 trouble (a
+// usage error, an input that does not load, not a git repository).
 package main
 
 import (

@@ -38,7 +38,7 @@ func cmdVet(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, d)
 	}
 	if len(diags) > 0 {
-		return fmt.Errorf("ocpgen vet: %d finding(s)", len(diags))
+		return findings("ocpgen vet: %d finding(s)", len(diags))
 	}
 	return nil
 }

@@ -84,10 +84,10 @@ func TestVetCommand(t *testing.T) {
 	if code, out, errs := ocpgen(t, "vet", "./examples/tickets/ticketsocp"); code != exitOK {
 		t.Errorf("ocpgen vet on generated code: exit %d\n%s%s", code, out, errs)
 	}
-	if code, _, errs := ocpgen(t, "vet", "./no/such/dir"); code != exitInput {
+	if code, _, errs := ocpgen(t, "vet", "./no/such/dir"); code != exitTrouble {
 		t.Errorf("ocpgen vet on a missing package: exit %d\n%s", code, errs)
 	}
-	if code, _, errs := ocpgen(t, "vet", "-bogus"); code != exitUsage {
+	if code, _, errs := ocpgen(t, "vet", "-bogus"); code != exitTrouble {
 		t.Errorf("ocpgen vet -bogus: exit %d\n%s", code, errs)
 	}
 }

@@ -11,7 +11,7 @@ import (
 
 // AddObservations is the MCP tool "add_observations", classified as a write.
 //
-// # Add new observations to existing entities in the knowledge graph
+// Add new observations to existing entities in the knowledge graph.
 //
 // Server hints (not trusted): readOnly=false, destructive=false, idempotent=false, openWorld=false.
 var AddObservations = &ocpimpl.Tool{
@@ -20,7 +20,7 @@ var AddObservations = &ocpimpl.Tool{
 		Name:        "add_observations",
 		Title:       "Add Observations",
 		Description: "Add new observations to existing entities in the knowledge graph",
-		InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"observations\":{\"items\":{\"properties\":{\"contents\":{\"description\":\"An array of observation contents to add\",\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"entityName\":{\"description\":\"The name of the entity to add the observations to\",\"type\":\"string\"}},\"required\":[\"entityName\",\"contents\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"observations\"],\"type\":\"object\"}",
+		InputSchema: `{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"observations":{"items":{"properties":{"contents":{"description":"An array of observation contents to add","items":{"type":"string"},"type":"array"},"entityName":{"description":"The name of the entity to add the observations to","type":"string"}},"required":["entityName","contents"],"type":"object"},"type":"array"}},"required":["observations"],"type":"object"}`,
 		Fingerprint: "sha256:73c9d2bfd98581b3be93976c78e44389209f2f9ec63e8652fd9e84795616842b",
 		Policy: ocpimpl.Policy{
 			Kind:       ocpimpl.KindWrite,
@@ -54,10 +54,10 @@ type AddObservationsArgs struct {
 
 // AddObservationsArgsObservationsItem is an element of AddObservationsArgs.Observations.
 type AddObservationsArgsObservationsItem struct {
-	// An array of observation contents to add
+	// An array of observation contents to add.
 	Contents []string `json:"contents"`
 
-	// The name of the entity to add the observations to
+	// The name of the entity to add the observations to.
 	EntityName string `json:"entityName"`
 }
 

@@ -11,8 +11,7 @@ import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 // which the gate checks.
 var Catalogue = ocpimpl.NewCatalogue("sha256:b9d53301201dae32fad378e5e39c631553cdb00b17a5be6ba177ccacffd581d7", []string{"anonymous", "visitor", "member", "operator", "admin"}, ocpTools[:]...)
 
-// ocpTools are the tools of Catalogue. An array, not arguments of
-// NewCatalogue: the compiler lays it out as data, so no code runs per tool.
+// ocpTools are the tools of Catalogue, in name order.
 var ocpTools = [...]*ocpimpl.Tool{
 	AddObservations,
 	CreateEntities,

@@ -11,7 +11,7 @@ import (
 
 // CreateEntities is the MCP tool "create_entities", classified as a write.
 //
-// # Create multiple new entities in the knowledge graph
+// Create multiple new entities in the knowledge graph.
 //
 // Server hints (not trusted): readOnly=false, destructive=false, idempotent=false, openWorld=false.
 var CreateEntities = &ocpimpl.Tool{
@@ -20,7 +20,7 @@ var CreateEntities = &ocpimpl.Tool{
 		Name:        "create_entities",
 		Title:       "Create Entities",
 		Description: "Create multiple new entities in the knowledge graph",
-		InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"entities\":{\"items\":{\"properties\":{\"entityType\":{\"description\":\"The type of the entity\",\"type\":\"string\"},\"name\":{\"description\":\"The name of the entity\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observation contents associated with the entity\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"name\",\"entityType\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"entities\"],\"type\":\"object\"}",
+		InputSchema: `{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"entities":{"items":{"properties":{"entityType":{"description":"The type of the entity","type":"string"},"name":{"description":"The name of the entity","type":"string"},"observations":{"description":"An array of observation contents associated with the entity","items":{"type":"string"},"type":"array"}},"required":["name","entityType","observations"],"type":"object"},"type":"array"}},"required":["entities"],"type":"object"}`,
 		Fingerprint: "sha256:c54813f3fc7a076c950320c90489cec6add7482d695e23e43f2b30b8f2b9f083",
 		Policy: ocpimpl.Policy{
 			Kind:       ocpimpl.KindWrite,
@@ -54,13 +54,13 @@ type CreateEntitiesArgs struct {
 
 // CreateEntitiesArgsEntitiesItem is an element of CreateEntitiesArgs.Entities.
 type CreateEntitiesArgsEntitiesItem struct {
-	// The type of the entity
+	// The type of the entity.
 	EntityType string `json:"entityType"`
 
-	// The name of the entity
+	// The name of the entity.
 	Name string `json:"name"`
 
-	// An array of observation contents associated with the entity
+	// An array of observation contents associated with the entity.
 	Observations []string `json:"observations"`
 }
 
@@ -71,12 +71,12 @@ type CreateEntitiesResult struct {
 
 // CreateEntitiesResultEntitiesItem is an element of CreateEntitiesResult.Entities.
 type CreateEntitiesResultEntitiesItem struct {
-	// The type of the entity
+	// The type of the entity.
 	EntityType string `json:"entityType"`
 
-	// The name of the entity
+	// The name of the entity.
 	Name string `json:"name"`
 
-	// An array of observation contents associated with the entity
+	// An array of observation contents associated with the entity.
 	Observations []string `json:"observations"`
 }

@@ -20,7 +20,7 @@ var CreateRelations = &ocpimpl.Tool{
 		Name:        "create_relations",
 		Title:       "Create Relations",
 		Description: "Create multiple new relations between entities in the knowledge graph. Relations should be in active voice",
-		InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"relations\":{\"items\":{\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"}",
+		InputSchema: `{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"relations":{"items":{"properties":{"from":{"description":"The name of the entity where the relation starts","type":"string"},"relationType":{"description":"The type of the relation","type":"string"},"to":{"description":"The name of the entity where the relation ends","type":"string"}},"required":["from","to","relationType"],"type":"object"},"type":"array"}},"required":["relations"],"type":"object"}`,
 		Fingerprint: "sha256:5df4fdc93cbf199dff73ccc802d5cca510bd37eb7d99e0949fc0a17b261a65d3",
 		Policy: ocpimpl.Policy{
 			Kind:       ocpimpl.KindWrite,
@@ -54,13 +54,13 @@ type CreateRelationsArgs struct {
 
 // CreateRelationsArgsRelationsItem is an element of CreateRelationsArgs.Relations.
 type CreateRelationsArgsRelationsItem struct {
-	// The name of the entity where the relation starts
+	// The name of the entity where the relation starts.
 	From string `json:"from"`
 
-	// The type of the relation
+	// The type of the relation.
 	RelationType string `json:"relationType"`
 
-	// The name of the entity where the relation ends
+	// The name of the entity where the relation ends.
 	To string `json:"to"`
 }
 
@@ -71,12 +71,12 @@ type CreateRelationsResult struct {
 
 // CreateRelationsResultRelationsItem is an element of CreateRelationsResult.Relations.
 type CreateRelationsResultRelationsItem struct {
-	// The name of the entity where the relation starts
+	// The name of the entity where the relation starts.
 	From string `json:"from"`
 
-	// The type of the relation
+	// The type of the relation.
 	RelationType string `json:"relationType"`
 
-	// The name of the entity where the relation ends
+	// The name of the entity where the relation ends.
 	To string `json:"to"`
 }

@@ -11,7 +11,7 @@ import (
 
 // DeleteEntities is the MCP tool "delete_entities", classified as a write.
 //
-// # Delete multiple entities and their associated relations from the knowledge graph
+// Delete multiple entities and their associated relations from the knowledge graph.
 //
 // Server hints (not trusted): readOnly=false, destructive=true, idempotent=true, openWorld=false.
 var DeleteEntities = &ocpimpl.Tool{
@@ -20,7 +20,7 @@ var DeleteEntities = &ocpimpl.Tool{
 		Name:        "delete_entities",
 		Title:       "Delete Entities",
 		Description: "Delete multiple entities and their associated relations from the knowledge graph",
-		InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"entityNames\":{\"description\":\"An array of entity names to delete\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"entityNames\"],\"type\":\"object\"}",
+		InputSchema: `{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"entityNames":{"description":"An array of entity names to delete","items":{"type":"string"},"type":"array"}},"required":["entityNames"],"type":"object"}`,
 		Fingerprint: "sha256:a1bac527df1c3bd311c9c2bf2e9a9cf8ae5e266b690bd6c97d4a62e4af2dc731",
 		Policy: ocpimpl.Policy{
 			Kind:       ocpimpl.KindWrite,
@@ -52,7 +52,7 @@ var DeleteEntities = &ocpimpl.Tool{
 type DeleteEntitiesArgs struct {
 	ocpimpl.Write `json:"-"`
 
-	// An array of entity names to delete
+	// An array of entity names to delete.
 	EntityNames []string `json:"entityNames"`
 }
 

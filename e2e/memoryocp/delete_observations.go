@@ -11,7 +11,7 @@ import (
 
 // DeleteObservations is the MCP tool "delete_observations", classified as a write.
 //
-// # Delete specific observations from entities in the knowledge graph
+// Delete specific observations from entities in the knowledge graph.
 //
 // Server hints (not trusted): readOnly=false, destructive=true, idempotent=true, openWorld=false.
 var DeleteObservations = &ocpimpl.Tool{
@@ -20,7 +20,7 @@ var DeleteObservations = &ocpimpl.Tool{
 		Name:        "delete_observations",
 		Title:       "Delete Observations",
 		Description: "Delete specific observations from entities in the knowledge graph",
-		InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"deletions\":{\"items\":{\"properties\":{\"entityName\":{\"description\":\"The name of the entity containing the observations\",\"type\":\"string\"},\"observations\":{\"description\":\"An array of observations to delete\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"entityName\",\"observations\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"deletions\"],\"type\":\"object\"}",
+		InputSchema: `{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"deletions":{"items":{"properties":{"entityName":{"description":"The name of the entity containing the observations","type":"string"},"observations":{"description":"An array of observations to delete","items":{"type":"string"},"type":"array"}},"required":["entityName","observations"],"type":"object"},"type":"array"}},"required":["deletions"],"type":"object"}`,
 		Fingerprint: "sha256:6b96624fc9e8cfbb92d8c7672e16fe06218216634815f892c8027cf7162f8ea7",
 		Policy: ocpimpl.Policy{
 			Kind:       ocpimpl.KindWrite,
@@ -54,10 +54,10 @@ type DeleteObservationsArgs struct {
 
 // DeleteObservationsArgsDeletionsItem is an element of DeleteObservationsArgs.Deletions.
 type DeleteObservationsArgsDeletionsItem struct {
-	// The name of the entity containing the observations
+	// The name of the entity containing the observations.
 	EntityName string `json:"entityName"`
 
-	// An array of observations to delete
+	// An array of observations to delete.
 	Observations []string `json:"observations"`
 }
 

@@ -11,7 +11,7 @@ import (
 
 // DeleteRelations is the MCP tool "delete_relations", classified as a write.
 //
-// # Delete multiple relations from the knowledge graph
+// Delete multiple relations from the knowledge graph.
 //
 // Server hints (not trusted): readOnly=false, destructive=true, idempotent=true, openWorld=false.
 var DeleteRelations = &ocpimpl.Tool{
@@ -20,7 +20,7 @@ var DeleteRelations = &ocpimpl.Tool{
 		Name:        "delete_relations",
 		Title:       "Delete Relations",
 		Description: "Delete multiple relations from the knowledge graph",
-		InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"relations\":{\"description\":\"An array of relations to delete\",\"items\":{\"properties\":{\"from\":{\"description\":\"The name of the entity where the relation starts\",\"type\":\"string\"},\"relationType\":{\"description\":\"The type of the relation\",\"type\":\"string\"},\"to\":{\"description\":\"The name of the entity where the relation ends\",\"type\":\"string\"}},\"required\":[\"from\",\"to\",\"relationType\"],\"type\":\"object\"},\"type\":\"array\"}},\"required\":[\"relations\"],\"type\":\"object\"}",
+		InputSchema: `{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"relations":{"description":"An array of relations to delete","items":{"properties":{"from":{"description":"The name of the entity where the relation starts","type":"string"},"relationType":{"description":"The type of the relation","type":"string"},"to":{"description":"The name of the entity where the relation ends","type":"string"}},"required":["from","to","relationType"],"type":"object"},"type":"array"}},"required":["relations"],"type":"object"}`,
 		Fingerprint: "sha256:17985b44074691e832f8548bf2efc55af3256f9c52d3398c8ddc20141f2b0697",
 		Policy: ocpimpl.Policy{
 			Kind:       ocpimpl.KindWrite,
@@ -49,19 +49,19 @@ var DeleteRelations = &ocpimpl.Tool{
 type DeleteRelationsArgs struct {
 	ocpimpl.Write `json:"-"`
 
-	// An array of relations to delete
+	// An array of relations to delete.
 	Relations []DeleteRelationsArgsRelationsItem `json:"relations"`
 }
 
 // DeleteRelationsArgsRelationsItem is an element of DeleteRelationsArgs.Relations.
 type DeleteRelationsArgsRelationsItem struct {
-	// The name of the entity where the relation starts
+	// The name of the entity where the relation starts.
 	From string `json:"from"`
 
-	// The type of the relation
+	// The type of the relation.
 	RelationType string `json:"relationType"`
 
-	// The name of the entity where the relation ends
+	// The name of the entity where the relation ends.
 	To string `json:"to"`
 }
 

@@ -8,7 +8,7 @@ import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 
 // OpenNodes is the MCP tool "open_nodes", classified as a read.
 //
-// # Open specific nodes in the knowledge graph by their names
+// Open specific nodes in the knowledge graph by their names.
 //
 // Server hints (not trusted): readOnly=true, destructive=false, idempotent=true, openWorld=false.
 var OpenNodes = &ocpimpl.Tool{
@@ -17,7 +17,7 @@ var OpenNodes = &ocpimpl.Tool{
 		Name:        "open_nodes",
 		Title:       "Open Nodes",
 		Description: "Open specific nodes in the knowledge graph by their names",
-		InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"names\":{\"description\":\"An array of entity names to retrieve\",\"items\":{\"type\":\"string\"},\"type\":\"array\"}},\"required\":[\"names\"],\"type\":\"object\"}",
+		InputSchema: `{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"names":{"description":"An array of entity names to retrieve","items":{"type":"string"},"type":"array"}},"required":["names"],"type":"object"}`,
 		Fingerprint: "sha256:70aeb8f52abf632f4798453c1b731e1b3e0c8f967e1fdbfb4b00a8d193e5a1c0",
 		Policy: ocpimpl.Policy{
 			Kind:       ocpimpl.KindRead,
@@ -43,7 +43,7 @@ var OpenNodes = &ocpimpl.Tool{
 type OpenNodesArgs struct {
 	ocpimpl.Read `json:"-"`
 
-	// An array of entity names to retrieve
+	// An array of entity names to retrieve.
 	Names []string `json:"names"`
 }
 
@@ -55,24 +55,24 @@ type OpenNodesResult struct {
 
 // OpenNodesResultEntitiesItem is an element of OpenNodesResult.Entities.
 type OpenNodesResultEntitiesItem struct {
-	// The type of the entity
+	// The type of the entity.
 	EntityType string `json:"entityType"`
 
-	// The name of the entity
+	// The name of the entity.
 	Name string `json:"name"`
 
-	// An array of observation contents associated with the entity
+	// An array of observation contents associated with the entity.
 	Observations []string `json:"observations"`
 }
 
 // OpenNodesResultRelationsItem is an element of OpenNodesResult.Relations.
 type OpenNodesResultRelationsItem struct {
-	// The name of the entity where the relation starts
+	// The name of the entity where the relation starts.
 	From string `json:"from"`
 
-	// The type of the relation
+	// The type of the relation.
 	RelationType string `json:"relationType"`
 
-	// The name of the entity where the relation ends
+	// The name of the entity where the relation ends.
 	To string `json:"to"`
 }

@@ -8,7 +8,7 @@ import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 
 // ReadGraph is the MCP tool "read_graph", classified as a read.
 //
-// # Read the entire knowledge graph
+// Read the entire knowledge graph.
 //
 // Server hints (not trusted): readOnly=true, destructive=false, idempotent=true, openWorld=false.
 var ReadGraph = &ocpimpl.Tool{
@@ -17,7 +17,7 @@ var ReadGraph = &ocpimpl.Tool{
 		Name:        "read_graph",
 		Title:       "Read Graph",
 		Description: "Read the entire knowledge graph",
-		InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{},\"type\":\"object\"}",
+		InputSchema: `{"$schema":"http://json-schema.org/draft-07/schema#","properties":{},"type":"object"}`,
 		Fingerprint: "sha256:7a014b717a77aac971ea0ab5c0ff47bb13e6cae7ef9442d9dedb15ce36381b15",
 		Policy: ocpimpl.Policy{
 			Kind:       ocpimpl.KindRead,
@@ -49,24 +49,24 @@ type ReadGraphResult struct {
 
 // ReadGraphResultEntitiesItem is an element of ReadGraphResult.Entities.
 type ReadGraphResultEntitiesItem struct {
-	// The type of the entity
+	// The type of the entity.
 	EntityType string `json:"entityType"`
 
-	// The name of the entity
+	// The name of the entity.
 	Name string `json:"name"`
 
-	// An array of observation contents associated with the entity
+	// An array of observation contents associated with the entity.
 	Observations []string `json:"observations"`
 }
 
 // ReadGraphResultRelationsItem is an element of ReadGraphResult.Relations.
 type ReadGraphResultRelationsItem struct {
-	// The name of the entity where the relation starts
+	// The name of the entity where the relation starts.
 	From string `json:"from"`
 
-	// The type of the relation
+	// The type of the relation.
 	RelationType string `json:"relationType"`
 
-	// The name of the entity where the relation ends
+	// The name of the entity where the relation ends.
 	To string `json:"to"`
 }

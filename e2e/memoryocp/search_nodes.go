@@ -8,7 +8,7 @@ import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 
 // SearchNodes is the MCP tool "search_nodes", classified as a read.
 //
-// # Search for nodes in the knowledge graph based on a query
+// Search for nodes in the knowledge graph based on a query.
 //
 // Server hints (not trusted): readOnly=true, destructive=false, idempotent=true, openWorld=false.
 var SearchNodes = &ocpimpl.Tool{
@@ -17,7 +17,7 @@ var SearchNodes = &ocpimpl.Tool{
 		Name:        "search_nodes",
 		Title:       "Search Nodes",
 		Description: "Search for nodes in the knowledge graph based on a query",
-		InputSchema: "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"properties\":{\"query\":{\"description\":\"The search query to match against entity names, types, and observation content\",\"type\":\"string\"}},\"required\":[\"query\"],\"type\":\"object\"}",
+		InputSchema: `{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"query":{"description":"The search query to match against entity names, types, and observation content","type":"string"}},"required":["query"],"type":"object"}`,
 		Fingerprint: "sha256:71205bf235256b270ba5b0e20bdc6729c241f73ac81828077c76630fbcbaf6b6",
 		Policy: ocpimpl.Policy{
 			Kind:       ocpimpl.KindRead,
@@ -40,7 +40,7 @@ var SearchNodes = &ocpimpl.Tool{
 type SearchNodesArgs struct {
 	ocpimpl.Read `json:"-"`
 
-	// The search query to match against entity names, types, and observation content
+	// The search query to match against entity names, types, and observation content.
 	Query string `json:"query"`
 }
 
@@ -52,24 +52,24 @@ type SearchNodesResult struct {
 
 // SearchNodesResultEntitiesItem is an element of SearchNodesResult.Entities.
 type SearchNodesResultEntitiesItem struct {
-	// The type of the entity
+	// The type of the entity.
 	EntityType string `json:"entityType"`
 
-	// The name of the entity
+	// The name of the entity.
 	Name string `json:"name"`
 
-	// An array of observation contents associated with the entity
+	// An array of observation contents associated with the entity.
 	Observations []string `json:"observations"`
 }
 
 // SearchNodesResultRelationsItem is an element of SearchNodesResult.Relations.
 type SearchNodesResultRelationsItem struct {
-	// The name of the entity where the relation starts
+	// The name of the entity where the relation starts.
 	From string `json:"from"`
 
-	// The type of the relation
+	// The type of the relation.
 	RelationType string `json:"relationType"`
 
-	// The name of the entity where the relation ends
+	// The name of the entity where the relation ends.
 	To string `json:"to"`
 }

@@ -6,9 +6,11 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/ocpgen/ocpgen/internal/ocpfile"
 )
 
-func gen(body string) []byte { return []byte(Header + "\n\npackage p\n" + body) }
+func gen(body string) []byte { return []byte(ocpfile.Header + "\n\npackage p\n" + body) }
 
 func readDir(t *testing.T, dir string) map[string]string {
 	t.Helper()

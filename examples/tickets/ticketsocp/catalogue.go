@@ -11,8 +11,7 @@ import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 // which the gate checks.
 var Catalogue = ocpimpl.NewCatalogue("sha256:e3f29242f13f10963b38c49f6695c0912650741d13fb0185acfdd4c9e9f1907d", []string{"anonymous", "visitor", "member", "operator", "admin"}, ocpTools[:]...)
 
-// ocpTools are the tools of Catalogue. An array, not arguments of
-// NewCatalogue: the compiler lays it out as data, so no code runs per tool.
+// ocpTools are the tools of Catalogue, in name order.
 var ocpTools = [...]*ocpimpl.Tool{
 	CloseTicket,
 	CreateTicket,

@@ -19,7 +19,7 @@ var CloseTicket = &ocpimpl.Tool{
 	Desc: ocpimpl.Descriptor{
 		Name:        "close_ticket",
 		Description: "Close a ticket.",
-		InputSchema: "{\"additionalProperties\":false,\"properties\":{\"id\":{\"pattern\":\"^T-[0-9]+$\",\"type\":\"string\"},\"resolution\":{\"type\":\"string\"}},\"required\":[\"id\"],\"type\":\"object\"}",
+		InputSchema: `{"additionalProperties":false,"properties":{"id":{"pattern":"^T-[0-9]+$","type":"string"},"resolution":{"type":"string"}},"required":["id"],"type":"object"}`,
 		Fingerprint: "sha256:7161e31ee079193d77a638f33a14f29a5bfe0c3cbe9bcf3eb20bd1d319e5251c",
 		Policy: ocpimpl.Policy{
 			Kind:       ocpimpl.KindWrite,

@@ -17,7 +17,7 @@ var CreateTicket = &ocpimpl.Tool{
 	Desc: ocpimpl.Descriptor{
 		Name:        "create_ticket",
 		Description: "Open a new ticket.",
-		InputSchema: "{\"additionalProperties\":false,\"properties\":{\"priority\":{\"default\":\"normal\",\"enum\":[\"low\",\"normal\",\"high\"],\"type\":\"string\"},\"tags\":{\"items\":{\"type\":\"string\"},\"type\":\"array\"},\"title\":{\"maxLength\":200,\"minLength\":1,\"type\":\"string\"}},\"required\":[\"title\"],\"type\":\"object\"}",
+		InputSchema: `{"additionalProperties":false,"properties":{"priority":{"default":"normal","enum":["low","normal","high"],"type":"string"},"tags":{"items":{"type":"string"},"type":"array"},"title":{"maxLength":200,"minLength":1,"type":"string"}},"required":["title"],"type":"object"}`,
 		Fingerprint: "sha256:835f5b1e2593e077934928bf0488c167f7bf03ce4e732169f6242af8bca7d0fd",
 		Policy: ocpimpl.Policy{
 			Kind:       ocpimpl.KindWrite,
@@ -51,7 +51,7 @@ type CreateTicketArgsPriority string
 
 // The values of CreateTicketArgsPriority.
 const (
-	CreateTicketArgsPriorityHigh   CreateTicketArgsPriority = "high"
 	CreateTicketArgsPriorityLow    CreateTicketArgsPriority = "low"
 	CreateTicketArgsPriorityNormal CreateTicketArgsPriority = "normal"
+	CreateTicketArgsPriorityHigh   CreateTicketArgsPriority = "high"
 )

@@ -17,7 +17,7 @@ var EscalateTicket = &ocpimpl.Tool{
 	Desc: ocpimpl.Descriptor{
 		Name:        "escalate_ticket",
 		Description: "Escalate a ticket to another team.",
-		InputSchema: "{\"additionalProperties\":false,\"properties\":{\"id\":{\"type\":\"string\"},\"team\":{\"enum\":[\"network\",\"facilities\",\"security\"],\"type\":\"string\"}},\"required\":[\"id\",\"team\"],\"type\":\"object\"}",
+		InputSchema: `{"additionalProperties":false,"properties":{"id":{"type":"string"},"team":{"enum":["network","facilities","security"],"type":"string"}},"required":["id","team"],"type":"object"}`,
 		Fingerprint: "sha256:416da35be38fd6907cc002b2fa571c1405712a232200f540bfccbbcb805ce522",
 		Policy: ocpimpl.Policy{
 			Kind:       ocpimpl.KindWrite,
@@ -54,7 +54,7 @@ type EscalateTicketArgsTeam string
 
 // The values of EscalateTicketArgsTeam.
 const (
-	EscalateTicketArgsTeamFacilities EscalateTicketArgsTeam = "facilities"
 	EscalateTicketArgsTeamNetwork    EscalateTicketArgsTeam = "network"
+	EscalateTicketArgsTeamFacilities EscalateTicketArgsTeam = "facilities"
 	EscalateTicketArgsTeamSecurity   EscalateTicketArgsTeam = "security"
 )

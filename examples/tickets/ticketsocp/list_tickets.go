@@ -16,7 +16,7 @@ var ListTickets = &ocpimpl.Tool{
 	Desc: ocpimpl.Descriptor{
 		Name:        "list_tickets",
 		Description: "List tickets, optionally only those with the given status.",
-		InputSchema: "{\"additionalProperties\":false,\"properties\":{\"limit\":{\"default\":20,\"maximum\":100,\"minimum\":1,\"type\":\"integer\"},\"status\":{\"description\":\"Only tickets with this status.\",\"enum\":[\"open\",\"closed\"],\"type\":\"string\"}},\"type\":\"object\"}",
+		InputSchema: `{"additionalProperties":false,"properties":{"limit":{"default":20,"maximum":100,"minimum":1,"type":"integer"},"status":{"description":"Only tickets with this status.","enum":["open","closed"],"type":"string"}},"type":"object"}`,
 		Fingerprint: "sha256:1f8a374f547bf8b3d15f5048796bebf8ab427b3a609665f604121d9ea60ae094",
 		Policy: ocpimpl.Policy{
 			Kind:       ocpimpl.KindRead,
@@ -49,6 +49,6 @@ type ListTicketsArgsStatus string
 
 // The values of ListTicketsArgsStatus.
 const (
-	ListTicketsArgsStatusClosed ListTicketsArgsStatus = "closed"
 	ListTicketsArgsStatusOpen   ListTicketsArgsStatus = "open"
+	ListTicketsArgsStatusClosed ListTicketsArgsStatus = "closed"
 )

@@ -16,7 +16,7 @@ var TicketStats = &ocpimpl.Tool{
 	Desc: ocpimpl.Descriptor{
 		Name:        "ticket_stats",
 		Description: "How many tickets are open, as a card, a sentence to speak and the figures.",
-		InputSchema: "{\"additionalProperties\":false,\"properties\":{},\"type\":\"object\"}",
+		InputSchema: `{"additionalProperties":false,"properties":{},"type":"object"}`,
 		Fingerprint: "sha256:99334726611ccf58a148b0814696bfa6fe08c1b2d027e946beccf5a74331c9aa",
 		Policy: ocpimpl.Policy{
 			Kind:       ocpimpl.KindRead,

@@ -19,9 +19,26 @@ const (
 	Warning
 )
 
+// Code names a kind of finding that a caller may act on by kind (check
+// -strict turns the unclassified ones into errors) rather than by reading
+// its message. Diagnostics of other kinds have the empty code.
+type Code string
+
+// The codes.
+const (
+	// CodeNoClassification: there is no classification file, so every tool
+	// is an unclassified write and no tier is authorized.
+	CodeNoClassification Code = "no-classification"
+	// CodeUnclassified: the classification does not list the tool
+	// (Diagnostic.Tool), so it is a write at the default tier.
+	CodeUnclassified Code = "unclassified"
+)
+
 // Diagnostic is one message about an input file.
 type Diagnostic struct {
 	Severity Severity
+	// Code is the finding's kind, "" for most diagnostics.
+	Code Code
 	// File is the input file's name as the user gave it.
 	File string
 	// Line and Col are 1-based positions in File (classification file); 0

@@ -38,35 +38,24 @@ const (
 	AreaHint Area = "hint"
 )
 
-// Change is one difference.
+// Change is one difference; gen.Change is this type, and its JSON form is
+// part of gen.Report's.
 type Change struct {
-	Kind    string
-	Area    Area
-	Pointer string
+	// Kind is e.g. "enum-value-removed", "access-loosened".
+	Kind string `json:"kind"`
+	Area Area   `json:"area"`
+	// Pointer is a JSON pointer, into what Area says; empty for AreaTool.
+	Pointer string `json:"pointer"`
 	// Breaking: Hub code or callers that worked before may now fail.
-	Breaking bool
+	Breaking bool `json:"breaking"`
 	// Security: the change loosens what the Hub enforces, or alters text a
-	// model reads.
-	Security bool
-	// Message is lower case, without a trailing period.
-	Message string
-	// Old and New are the JSON values involved (nil when not applicable).
-	Old, New json.RawMessage
-}
-
-// escape escapes one JSON pointer token (RFC 6901).
-func escape(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}
-
-// Pointer joins tokens into a JSON pointer, escaping each.
-func Pointer(tokens ...string) string {
-	var b strings.Builder
-	for _, t := range tokens {
-		b.WriteByte('/')
-		b.WriteString(escape(t))
-	}
-	return b.String()
+	// model reads (a tool-poisoning vector).
+	Security bool `json:"security"`
+	// Message is one line, lower case, without a trailing period.
+	Message string `json:"message"`
+	// Old and New are the JSON values involved, absent when not applicable.
+	Old json.RawMessage `json:"old,omitempty"`
+	New json.RawMessage `json:"new,omitempty"`
 }
 
 // rawJSON encodes v for Change.Old and Change.New; nil stays nil.

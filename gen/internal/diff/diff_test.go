@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ocpgen/ocpgen/gen/internal/load"
+	"github.com/ocpgen/ocpgen/gen/internal/model"
 )
 
 func kinds(cs []Change) string {
@@ -261,43 +261,15 @@ func classification(t *testing.T, yaml string) *load.Classification {
 	return c
 }
 
-func TestEffective(t *testing.T) {
-	c := classification(t, `version: 1
-tiers: [visitor, member, admin]
-default: {tier: member, scopes: [base], failure: "Nope.", confirm_ttl: 90s}
-tools:
-  r: {access: read, tier: visitor, scopes: [b, a]}
-  w: {access: write, resource: "x/{id}", confirm: {prompt: "Do {id}?", ttl: 3m}}
-`)
-	r := Effective("r", c)
-	if r.Access != load.AccessRead || r.Tier != "visitor" || strings.Join(r.Scopes, ",") != "a,b" ||
-		strings.Join(r.Authorized, ",") != "visitor,member,admin" || r.ConfirmTTL != 0 || r.Failure != "Nope." || r.Resource != "r" {
-		t.Errorf("r: %+v", r)
-	}
-	w := Effective("w", c)
-	if w.Access != load.AccessWrite || w.Tier != "member" || len(w.Scopes) != 0 || w.ConfirmTTL != 3*time.Minute || w.ConfirmPrompt != "Do {id}?" || w.Resource != "x/{id}" {
-		t.Errorf("w: %+v", w)
-	}
-	u := Effective("un{listed}", c)
-	if u.Classified || u.Access != load.AccessWrite || u.Tier != "member" || strings.Join(u.Scopes, ",") != "base" ||
-		u.ConfirmTTL != 90*time.Second || u.Resource != "un{{listed}}" || u.src["tier"] != "/default/tier" {
-		t.Errorf("unlisted: %+v", u)
-	}
-	n := Effective("x", nil)
-	if n.Classified || n.Tier != "" || len(n.Authorized) != 0 || n.Access != load.AccessWrite {
-		t.Errorf("no classification: %+v", n)
-	}
-}
-
 func TestTierReordered(t *testing.T) {
 	a := classification(t, "version: 1\ntiers: [visitor, member, admin]\ndefault: {tier: member}\ntools: {}\n")
 	b := classification(t, "version: 1\ntiers: [member, visitor, admin]\ndefault: {tier: member}\ntools: {}\n")
-	cs := ComparePolicies(Effective("t", a), Effective("t", b))
+	cs := ComparePolicies(model.ResolvePolicy("t", a), model.ResolvePolicy("t", b))
 	if kinds(cs) != "tier-lowered /default/tier" || !cs[0].Security {
 		t.Errorf("reordered tiers: %s", kinds(cs))
 	}
 	c := classification(t, "version: 1\ntiers: [visitor, boss, admin]\ndefault: {tier: boss}\ntools: {}\n")
-	if cs := ComparePolicies(Effective("t", a), Effective("t", c)); kinds(cs) != "tier-changed /default/tier" {
+	if cs := ComparePolicies(model.ResolvePolicy("t", a), model.ResolvePolicy("t", c)); kinds(cs) != "tier-changed /default/tier" {
 		t.Errorf("renamed tier: %s", kinds(cs))
 	}
 }

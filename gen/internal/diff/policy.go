@@ -4,109 +4,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/ocpgen/ocpgen/gen/internal/load"
 	"github.com/ocpgen/ocpgen/gen/internal/model"
 )
-
-// Policy is a tool's effective classification: what the generated code
-// enforces. It mirrors model.Build's policy rules (a tool the file does not
-// list is a write at the default tier, with the default scopes; without a
-// classification file no tier is authorized).
-type Policy struct {
-	Access     load.Access
-	Classified bool
-	// Tier is "" without a classification file: then no tier is authorized.
-	Tier string
-	// Authorized are the tiers that may call: Tier and every tier above it.
-	Authorized []string
-	// Scopes are sorted.
-	Scopes []string
-	// Resource is the resource template; the tool's name (escaped as a
-	// template) when the file sets none.
-	Resource string
-	// ConfirmPrompt is the write's prompt template, "" for the default
-	// prompt and for reads.
-	ConfirmPrompt string
-	// ConfirmTTL is how long a write's confirm waits (0 for reads).
-	ConfirmTTL time.Duration
-	Failure    string
-
-	// src maps a field ("access", "tier", ...) to the pointer, in the
-	// classification file, of the value that applies.
-	src map[string]string
-}
-
-// Effective returns the policy generate gives the tool name under c (nil:
-// no classification file).
-func Effective(name string, c *load.Classification) Policy {
-	p := Policy{Access: load.AccessWrite, src: map[string]string{}}
-	entry := Pointer("tools", name)
-	if c == nil {
-		p.Resource = strings.NewReplacer("{", "{{", "}", "}}").Replace(name)
-		p.ConfirmTTL = model.DefaultConfirmTTL
-		p.Failure = fmt.Sprintf("The tool %q failed.", name)
-		return p
-	}
-	var e *load.Entry
-	for _, x := range c.Tools {
-		if x.Name == name {
-			e = x
-			break
-		}
-	}
-	d := c.Default
-	p.Tier, p.src["tier"] = d.Tier, "/default/tier"
-	p.Scopes, p.src["scopes"] = slices.Clone(d.Scopes), "/default/scopes"
-	p.Failure, p.src["failure"] = d.Failure, "/default/failure"
-	ttl := d.ConfirmTTL
-	p.src["ttl"] = "/default/confirm_ttl"
-	p.src["access"] = entry
-	p.src["resource"] = entry
-	p.src["prompt"] = entry
-	if e != nil {
-		p.Classified = true
-		p.Access = e.Access
-		p.src["access"] = entry + "/access"
-		if e.Tier != "" {
-			p.Tier, p.src["tier"] = e.Tier, entry+"/tier"
-		}
-		p.Scopes, p.src["scopes"] = slices.Clone(e.Scopes), entry+"/scopes"
-		if e.Failure != "" {
-			p.Failure, p.src["failure"] = e.Failure, entry+"/failure"
-		}
-		if e.Resource != "" {
-			p.Resource, p.src["resource"] = e.Resource, entry+"/resource"
-		}
-		if e.Confirm != nil {
-			p.ConfirmPrompt, p.src["prompt"] = e.Confirm.Prompt, entry+"/confirm/prompt"
-			if e.Confirm.TTL != 0 {
-				ttl, p.src["ttl"] = e.Confirm.TTL, entry+"/confirm/ttl"
-			}
-		}
-	}
-	if p.Resource == "" {
-		p.Resource = strings.NewReplacer("{", "{{", "}", "}}").Replace(name)
-	}
-	if p.Failure == "" {
-		p.Failure = fmt.Sprintf("The tool %q failed.", name)
-	}
-	if p.Access == load.AccessWrite {
-		p.ConfirmTTL = ttl
-		if p.ConfirmTTL == 0 {
-			p.ConfirmTTL = model.DefaultConfirmTTL
-		}
-	} else {
-		p.ConfirmPrompt = ""
-	}
-	if i := slices.Index(c.Tiers, p.Tier); i >= 0 {
-		p.Authorized = slices.Clone(c.Tiers[i:])
-	}
-	slices.Sort(p.Scopes)
-	p.Scopes = slices.Compact(p.Scopes)
-	return p
-}
 
 // ClassificationKind describes one kind of classification change.
 type ClassificationKind struct {
@@ -148,15 +49,15 @@ var classificationKinds = func() map[string]ClassificationKind {
 }()
 
 type policyDiff struct {
-	old, new Policy
+	old, new model.Resolved
 	changes  []Change
 }
 
-func (d *policyDiff) add(kind, field, msg string, old, nw any) {
+func (d *policyDiff) add(kind string, field model.PolicyField, msg string, old, nw any) {
 	k := classificationKinds[kind]
-	ptr := d.new.src[field]
+	ptr := d.new.Source[field]
 	if ptr == "" {
-		ptr = d.old.src[field]
+		ptr = d.old.Source[field]
 	}
 	d.changes = append(d.changes, Change{
 		Kind: kind, Area: AreaClassification, Pointer: ptr, Security: k.Security, Breaking: k.Breaking,
@@ -165,81 +66,82 @@ func (d *policyDiff) add(kind, field, msg string, old, nw any) {
 }
 
 // TierName renders a policy's tier for messages.
-func TierName(p Policy) string {
-	if p.Tier == "" {
+func TierName(p model.Resolved) string {
+	if p.Policy.Tier == "" {
 		return "(none: no classification file)"
 	}
-	return p.Tier
+	return p.Policy.Tier
 }
 
-// ComparePolicies returns the changes from old to new, in a fixed order.
-func ComparePolicies(old, nw Policy) []Change {
+// ComparePolicies returns the changes from old to new, two policies
+// resolved by model.ResolvePolicy, in a fixed order.
+func ComparePolicies(old, nw model.Resolved) []Change {
 	d := &policyDiff{old: old, new: nw}
 	switch {
-	case old.Access == load.AccessWrite && nw.Access == load.AccessRead:
-		d.add("access-loosened", "access", "write → read: calls no longer pass the confirm gate", "write", "read")
-	case old.Access == load.AccessRead && nw.Access == load.AccessWrite:
-		d.add("access-tightened", "access", "read → write: calls now pass the confirm gate", "read", "write")
+	case old.Kind == model.Write && nw.Kind == model.Read:
+		d.add("access-loosened", model.FieldAccess, "write → read: calls no longer pass the confirm gate", "write", "read")
+	case old.Kind == model.Read && nw.Kind == model.Write:
+		d.add("access-tightened", model.FieldAccess, "read → write: calls now pass the confirm gate", "read", "write")
 	}
 	switch {
 	case !old.Classified && nw.Classified:
-		d.add("classified", "access", "now listed in the classification file", nil, nil)
+		d.add("classified", model.FieldAccess, "now listed in the classification file", nil, nil)
 	case old.Classified && !nw.Classified:
-		d.add("unclassified", "access", "no longer listed in the classification file: a write at the default tier", nil, nil)
+		d.add("unclassified", model.FieldAccess, "no longer listed in the classification file: a write at the default tier", nil, nil)
 	}
-	if !slices.Equal(sorted(old.Authorized), sorted(nw.Authorized)) || old.Tier != nw.Tier {
+	if !slices.Equal(sorted(old.Authorized), sorted(nw.Authorized)) || old.Policy.Tier != nw.Policy.Tier {
 		msg := fmt.Sprintf("tier %s → %s (may call: %s)", TierName(old), TierName(nw), list(nw.Authorized))
 		switch {
 		case slices.Equal(sorted(old.Authorized), sorted(nw.Authorized)):
 			// A renamed tier with the same reach: nothing changes for callers.
 		case subset(old.Authorized, nw.Authorized):
-			d.add("tier-lowered", "tier", msg, old.Tier, nw.Tier)
+			d.add("tier-lowered", model.FieldTier, msg, old.Policy.Tier, nw.Policy.Tier)
 		case subset(nw.Authorized, old.Authorized):
-			d.add("tier-raised", "tier", msg, old.Tier, nw.Tier)
+			d.add("tier-raised", model.FieldTier, msg, old.Policy.Tier, nw.Policy.Tier)
 		default:
-			d.add("tier-changed", "tier", msg, old.Tier, nw.Tier)
+			d.add("tier-changed", model.FieldTier, msg, old.Policy.Tier, nw.Policy.Tier)
 		}
 	}
-	for _, s := range old.Scopes {
-		if !slices.Contains(nw.Scopes, s) {
-			d.add("scope-removed", "scopes", fmt.Sprintf("scope %q no longer required", s), s, nil)
+	for _, s := range old.Policy.Scopes {
+		if !slices.Contains(nw.Policy.Scopes, s) {
+			d.add("scope-removed", model.FieldScopes, fmt.Sprintf("scope %q no longer required", s), s, nil)
 		}
 	}
-	for _, s := range nw.Scopes {
-		if !slices.Contains(old.Scopes, s) {
-			d.add("scope-added", "scopes", fmt.Sprintf("scope %q now required", s), nil, s)
+	for _, s := range nw.Policy.Scopes {
+		if !slices.Contains(old.Policy.Scopes, s) {
+			d.add("scope-added", model.FieldScopes, fmt.Sprintf("scope %q now required", s), nil, s)
 		}
 	}
-	if old.Resource != nw.Resource {
-		msg := fmt.Sprintf("resource %q → %q", old.Resource, nw.Resource)
+	if old.Policy.Resource != nw.Policy.Resource {
+		msg := fmt.Sprintf("resource %q → %q", old.Policy.Resource, nw.Policy.Resource)
 		switch {
-		case strings.HasPrefix(nw.Resource, old.Resource+"/"):
-			d.add("resource-narrowed", "resource", msg, old.Resource, nw.Resource)
-		case strings.HasPrefix(old.Resource, nw.Resource+"/"):
-			d.add("resource-widened", "resource", msg, old.Resource, nw.Resource)
+		case strings.HasPrefix(nw.Policy.Resource, old.Policy.Resource+"/"):
+			d.add("resource-narrowed", model.FieldResource, msg, old.Policy.Resource, nw.Policy.Resource)
+		case strings.HasPrefix(old.Policy.Resource, nw.Policy.Resource+"/"):
+			d.add("resource-widened", model.FieldResource, msg, old.Policy.Resource, nw.Policy.Resource)
 		default:
-			d.add("resource-changed", "resource", msg, old.Resource, nw.Resource)
+			d.add("resource-changed", model.FieldResource, msg, old.Policy.Resource, nw.Policy.Resource)
 		}
 	}
-	if old.Access == load.AccessWrite && nw.Access == load.AccessWrite {
+	if old.Kind == model.Write && nw.Kind == model.Write {
 		switch {
-		case old.ConfirmPrompt == nw.ConfirmPrompt:
-		case old.ConfirmPrompt == "":
-			d.add("confirm-prompt-added", "prompt", fmt.Sprintf("confirm prompt set to %q", nw.ConfirmPrompt), nil, nw.ConfirmPrompt)
-		case nw.ConfirmPrompt == "":
-			d.add("confirm-prompt-removed", "prompt", fmt.Sprintf("confirm prompt %q removed: the default prompt applies", old.ConfirmPrompt), old.ConfirmPrompt, nil)
+		case old.Policy.ConfirmPrompt == nw.Policy.ConfirmPrompt:
+		case old.Policy.ConfirmPrompt == "":
+			d.add("confirm-prompt-added", model.FieldPrompt, fmt.Sprintf("confirm prompt set to %q", nw.Policy.ConfirmPrompt), nil, nw.Policy.ConfirmPrompt)
+		case nw.Policy.ConfirmPrompt == "":
+			d.add("confirm-prompt-removed", model.FieldPrompt, fmt.Sprintf("confirm prompt %q removed: the default prompt applies", old.Policy.ConfirmPrompt), old.Policy.ConfirmPrompt, nil)
 		default:
-			d.add("confirm-prompt-changed", "prompt", fmt.Sprintf("confirm prompt %q → %q", old.ConfirmPrompt, nw.ConfirmPrompt), old.ConfirmPrompt, nw.ConfirmPrompt)
+			d.add("confirm-prompt-changed", model.FieldPrompt, fmt.Sprintf("confirm prompt %q → %q", old.Policy.ConfirmPrompt, nw.Policy.ConfirmPrompt), old.Policy.ConfirmPrompt, nw.Policy.ConfirmPrompt)
 		}
 		switch {
-		case nw.ConfirmTTL > old.ConfirmTTL:
-			d.add("confirm-ttl-lengthened", "ttl", fmt.Sprintf("confirm ttl %s → %s", old.ConfirmTTL, nw.ConfirmTTL), old.ConfirmTTL.String(), nw.ConfirmTTL.String())
-		case nw.ConfirmTTL < old.ConfirmTTL:
-			d.add("confirm-ttl-shortened", "ttl", fmt.Sprintf("confirm ttl %s → %s", old.ConfirmTTL, nw.ConfirmTTL), old.ConfirmTTL.String(), nw.ConfirmTTL.String())
+		case nw.Policy.ConfirmTTL > old.Policy.ConfirmTTL:
+			d.add("confirm-ttl-lengthened", model.FieldTTL, fmt.Sprintf("confirm ttl %s → %s", old.Policy.ConfirmTTL, nw.Policy.ConfirmTTL), old.Policy.ConfirmTTL.String(), nw.Policy.ConfirmTTL.String())
+		case nw.Policy.ConfirmTTL < old.Policy.ConfirmTTL:
+			d.add("confirm-ttl-shortened", model.FieldTTL, fmt.Sprintf("confirm ttl %s → %s", old.Policy.ConfirmTTL, nw.Policy.ConfirmTTL), old.Policy.ConfirmTTL.String(), nw.Policy.ConfirmTTL.String())
 		}
 	}
-	if old.Failure != nw.Failure {
-		d.add("failure-changed", "failure", fmt.Sprintf("failure text %q → %q", old.Failure, nw.Failure), old.Failure, nw.Failure)
+	if old.Policy.Failure != nw.Policy.Failure {
+		d.add("failure-changed", model.FieldFailure, fmt.Sprintf("failure text %q → %q", old.Policy.Failure, nw.Policy.Failure), old.Policy.Failure, nw.Policy.Failure)
 	}
 	return d.changes
 }
@@ -321,22 +223,22 @@ func boolJSON(b *bool) []byte {
 // Disagreements returns, for a tool's server annotations and its effective
 // policy, the hints that contradict the classification, as notes for a
 // reviewer. They never change anything.
-func Disagreements(a *load.Annotations, p Policy) []string {
+func Disagreements(a *load.Annotations, p model.Resolved) []string {
 	if a == nil {
 		return nil
 	}
-	what := "classified " + string(p.Access)
+	what := "classified " + p.Kind.String()
 	if !p.Classified {
 		what = "unclassified, so a write"
 	}
 	var out []string
 	if a.ReadOnlyHint != nil {
 		ro := *a.ReadOnlyHint
-		if ro != (p.Access == load.AccessRead) {
+		if ro != (p.Kind == model.Read) {
 			out = append(out, fmt.Sprintf("server hint (not trusted): readOnlyHint is %v, but the tool is %s", ro, what))
 		}
 	}
-	if a.DestructiveHint != nil && *a.DestructiveHint && p.Access == load.AccessRead {
+	if a.DestructiveHint != nil && *a.DestructiveHint && p.Kind == model.Read {
 		out = append(out, fmt.Sprintf("server hint (not trusted): destructiveHint is true, but the tool is %s", what))
 	}
 	return out

@@ -3,6 +3,7 @@ package diff
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/ocpgen/ocpgen/internal/ocpfile"
 	"math/big"
 	"slices"
 	"strconv"
@@ -175,7 +176,7 @@ func (w *walker) keyword(ptr, k string, o, n map[string]any) {
 	if oin && nin && canonical(ov) == canonical(nv) {
 		return
 	}
-	at := ptr + Pointer(k)
+	at := ptr + ocpfile.Pointer(k)
 	switch {
 	case k == "properties":
 		w.properties(ptr, o, n)
@@ -207,7 +208,7 @@ func (w *walker) keyword(ptr, k string, o, n map[string]any) {
 		na, ok2 := nv.([]any)
 		if ok1 && ok2 && len(oa) == len(na) {
 			for i := range oa {
-				w.schema(at+Pointer(strconv.Itoa(i)), oa[i], na[i])
+				w.schema(at+ocpfile.Pointer(strconv.Itoa(i)), oa[i], na[i])
 			}
 			return
 		}
@@ -296,7 +297,7 @@ func (w *walker) properties(ptr string, o, n map[string]any) {
 	for _, name := range unionKeys(op, np) {
 		ov, oin := op[name]
 		nv, nin := np[name]
-		at := ptr + Pointer("properties", name)
+		at := ptr + ocpfile.Pointer("properties", name)
 		switch {
 		case !oin && slices.Contains(nreq, name):
 			w.add("property-added-required", at, fmt.Sprintf("required property %q added", name), nil, nv)
@@ -322,7 +323,7 @@ func (w *walker) required(ptr string, o, n map[string]any) {
 		if !had && has {
 			continue // property-added-required
 		}
-		w.add("property-required", ptr+Pointer("properties", name), fmt.Sprintf("property %q is now required", name), false, true)
+		w.add("property-required", ptr+ocpfile.Pointer("properties", name), fmt.Sprintf("property %q is now required", name), false, true)
 	}
 	for _, name := range oreq {
 		if slices.Contains(nreq, name) {
@@ -333,7 +334,7 @@ func (w *walker) required(ptr string, o, n map[string]any) {
 		if had && !has {
 			continue // property-removed
 		}
-		w.add("property-optional", ptr+Pointer("properties", name), fmt.Sprintf("property %q is now optional", name), true, false)
+		w.add("property-optional", ptr+ocpfile.Pointer("properties", name), fmt.Sprintf("property %q is now optional", name), true, false)
 	}
 }
 
@@ -483,7 +484,7 @@ func (w *walker) tuple(at string, ov, nv any) {
 		if i < len(na) {
 			n = na[i]
 		}
-		w.schema(at+Pointer(strconv.Itoa(i)), o, n)
+		w.schema(at+ocpfile.Pointer(strconv.Itoa(i)), o, n)
 	}
 }
 
@@ -496,7 +497,7 @@ func (w *walker) alternatives(at, k string, ov any, oin bool, nv any, nin bool) 
 	}
 	if len(oa) == len(na) {
 		for i := range oa {
-			w.schema(at+Pointer(strconv.Itoa(i)), oa[i], na[i])
+			w.schema(at+ocpfile.Pointer(strconv.Itoa(i)), oa[i], na[i])
 		}
 		return
 	}
@@ -509,12 +510,12 @@ func (w *walker) alternatives(at, k string, ov any, oin bool, nv any, nin bool) 
 	}
 	for i, v := range oa {
 		if !nset[canonical(v)] {
-			w.add("alternative-removed", at+Pointer(strconv.Itoa(i)), fmt.Sprintf("%s alternative %d removed", k, i), v, nil)
+			w.add("alternative-removed", at+ocpfile.Pointer(strconv.Itoa(i)), fmt.Sprintf("%s alternative %d removed", k, i), v, nil)
 		}
 	}
 	for i, v := range na {
 		if !oset[canonical(v)] {
-			w.add("alternative-added", at+Pointer(strconv.Itoa(i)), fmt.Sprintf("%s alternative %d added", k, i), nil, v)
+			w.add("alternative-added", at+ocpfile.Pointer(strconv.Itoa(i)), fmt.Sprintf("%s alternative %d added", k, i), nil, v)
 		}
 	}
 }
@@ -524,7 +525,7 @@ func (w *walker) definitions(at string, ov, nv any) {
 	for _, name := range unionKeys(od, nd) {
 		o, oin := od[name]
 		n, nin := nd[name]
-		p := at + Pointer(name)
+		p := at + ocpfile.Pointer(name)
 		switch {
 		case !oin:
 			w.add("definition-added", p, fmt.Sprintf("definition %q added", name), nil, nil)

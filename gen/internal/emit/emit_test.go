@@ -1,10 +1,12 @@
 package emit
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/ocpgen/ocpgen/gen/internal/model"
+	"github.com/ocpgen/ocpgen/internal/ocpfile"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
@@ -40,7 +42,7 @@ func TestFilesHeader(t *testing.T) {
 		if !ok {
 			t.Fatalf("no %s", name)
 		}
-		if !strings.HasPrefix(string(src), "// "+Header+"\n\n// source: ") {
+		if !strings.HasPrefix(string(src), ocpfile.Header+"\n\n// source: ") {
 			t.Errorf("%s does not start with the header:\n%s", name, src)
 		}
 	}
@@ -67,5 +69,19 @@ func TestFilesFormatError(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "while formatting source") ||
 		!(strings.HasPrefix(err.Error(), "get.go: ") || strings.HasPrefix(err.Error(), "catalogue.go: ")) {
 		t.Fatalf("err = %v, want a format error naming the file", err)
+	}
+}
+
+func TestSchemaLiteral(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"type":"object"}`, "`{\"type\":\"object\"}`"},
+		{`{"description":"a ` + "`" + `b"}`, `"{\"description\":\"a ` + "`" + `b\"}"`},
+		{"{\"d\":\"x\u202ey\"}", `"{\"d\":\"x\u202ey\"}"`},
+		{"{\"d\":\"\ufeff\"}", `"{\"d\":\"\ufeff\"}"`},
+		{`{"d":"é ü"}`, "`{\"d\":\"é ü\"}`"},
+	} {
+		if got := fmt.Sprintf("%#v", schemaLiteral([]byte(tc.in))); got != tc.want {
+			t.Errorf("schemaLiteral(%q) = %s, want %s", tc.in, got, tc.want)
+		}
 	}
 }

@@ -5,9 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/ocpgen/ocpgen/internal/ocpfile"
 	"slices"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -232,17 +232,8 @@ func isNull(raw []byte) bool {
 	return len(raw) == 0 || string(bytes.TrimSpace(raw)) == "null"
 }
 
-// pointer builds a JSON pointer (RFC 6901) from tokens, escaping "~" and "/".
-func pointer(tokens ...string) string {
-	var b strings.Builder
-	for _, t := range tokens {
-		b.WriteByte('/')
-		b.WriteString(pointerEscaper.Replace(t))
-	}
-	return b.String()
-}
-
-var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+// pointer builds a JSON pointer (RFC 6901) from tokens, escaping each.
+var pointer = ocpfile.Pointer
 
 // toolPointer is the pointer to the tool at index i of the "tools" array,
 // followed by tokens.

@@ -8,10 +8,9 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
 )
@@ -396,20 +395,15 @@ func (l *snapLoader) parseAhead(items []json.RawMessage) {
 		return
 	}
 	results := make([]parsedSchema, len(raws))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1)) - 1
-				if i >= len(raws) {
-					return
-				}
-				results[i] = parseSchema(raws[i])
-			}
+	var g errgroup.Group
+	g.SetLimit(workers)
+	for i := range raws {
+		g.Go(func() error {
+			results[i] = parseSchema(raws[i])
+			return nil
 		})
 	}
-	wg.Wait()
+	g.Wait()
 	l.parsed = make(map[*byte]parsedSchema, len(raws))
 	for i, raw := range raws {
 		l.parsed[&raw[0]] = results[i]

@@ -22,20 +22,12 @@ import (
 // list holds warnings, and errors when the package cannot be generated; the
 // package is nil when it holds an error.
 //
-// Policy rules:
+// Every tool's policy is [ResolvePolicy]'s; a tool the classification does
+// not list also gets a warning (code diag.CodeUnclassified) and is in
+// Package.Unclassified. Templates are then bound to the arguments:
 //
-//   - A tool the classification lists takes its access, tier, scopes,
-//     resource, confirm and failure from its entry. An unset tier is the
-//     default tier; an unset failure is the default failure, else the fixed
-//     text `The tool "<name>" failed.`; a write's confirm TTL is the entry's,
-//     else the default's, else DefaultConfirmTTL.
-//   - A tool the classification does not list is a write, Classified false,
-//     with the default tier, scopes, failure and TTL, and a warning. Without a
-//     classification every tool is such a write and there are no tiers, so no
-//     principal is authorized until someone writes the file.
-//   - Without a resource template the resource is the tool's name, so the
-//     ACL always has something to check. Without a confirm prompt the prompt
-//     is `Run write tool "<name>" with arguments <the arguments as JSON>`.
+//   - Without a confirm prompt the prompt is
+//     `Run write tool "<name>" with arguments <the arguments as JSON>`.
 //   - A placeholder must name a top-level property of the input schema. A
 //     resource placeholder must name a scalar (string, integer, number,
 //     boolean, string enum) or an array of scalars (one resource per
@@ -47,8 +39,11 @@ func Build(s *load.Snapshot, c *load.Classification, pkgName string) (*Package, 
 	if s == nil {
 		return nil, diag.List{{Severity: diag.Error, Msg: "no snapshot"}}
 	}
+	if pkgName == "main" {
+		return nil, diag.List{{Severity: diag.Error, File: s.File, Msg: "the generated package cannot be package main: Hub code imports it; name its directory (or -package) after the package"}}
+	}
 	if !isGoPackageName(pkgName) {
-		return nil, diag.List{{Severity: diag.Error, File: s.File, Msg: fmt.Sprintf("%q is not a valid Go package name", pkgName)}}
+		return nil, diag.List{{Severity: diag.Error, File: s.File, Msg: fmt.Sprintf("%q is not a valid Go package name: name the output directory as a Go package, or set -package", pkgName)}}
 	}
 	p := &Package{Name: pkgName, Server: s.Server.Name}
 	if s.Server.Version != "" {
@@ -56,16 +51,14 @@ func Build(s *load.Snapshot, c *load.Classification, pkgName string) (*Package, 
 	}
 	p.Inputs = append(p.Inputs, Input{File: baseName(s.File), Digest: s.Digest})
 	entries := map[string]*load.Entry{}
-	var defaults load.Defaults
 	if c != nil {
 		p.Inputs = append(p.Inputs, Input{File: baseName(c.File), Digest: c.Digest})
 		p.Tiers = slices.Clone(c.Tiers)
-		defaults = c.Default
 		for _, e := range c.Tools {
 			entries[e.Name] = e
 		}
 	} else if len(s.Tools) > 0 {
-		diags = append(diags, diag.Diagnostic{Severity: diag.Warning, File: s.File,
+		diags = append(diags, diag.Diagnostic{Severity: diag.Warning, Code: diag.CodeNoClassification, File: s.File,
 			Msg: "no classification file: every tool is a write at the default tier, and no tier is authorized"})
 	}
 
@@ -82,12 +75,12 @@ func Build(s *load.Snapshot, c *load.Classification, pkgName string) (*Package, 
 	nodes := 0 // sub-schemas mapped so far, against load.MaxSchemaNodes
 	for i, t := range tools {
 		mt := p.Tools[i]
-		e := entries[t.Name]
-		if c != nil && e == nil {
-			diags = append(diags, diag.Diagnostic{Severity: diag.Warning, File: c.File, Tool: t.Name,
-				Msg: fmt.Sprintf("tool %s is not classified: it is a write at the default tier", t.Name)})
+		if c != nil && entries[t.Name] == nil {
+			p.Unclassified = append(p.Unclassified, t.Name)
+			diags = append(diags, diag.Diagnostic{Severity: diag.Warning, Code: diag.CodeUnclassified, File: c.File, Tool: t.Name,
+				Msg: "not classified: it is a write at the default tier"})
 		}
-		diags = append(diags, buildTool(mt, t, e, defaults, s.File, c, &nodes)...)
+		diags = append(diags, buildTool(mt, t, s.File, c, &nodes)...)
 		if nodes > load.MaxSchemaNodes {
 			diags = append(diags, diag.Diagnostic{Severity: diag.Error, File: s.File, Tool: t.Name, Pointer: t.Pointer(),
 				Msg: fmt.Sprintf("the snapshot's schemas hold more than the limit of %d sub-schemas in all; this tool reaches it", load.MaxSchemaNodes)})
@@ -174,7 +167,7 @@ var goKeywords = map[string]bool{
 	"range": true, "return": true, "select": true, "struct": true, "switch": true, "type": true, "var": true,
 }
 
-func buildTool(mt *Tool, t *load.Tool, e *load.Entry, d load.Defaults, snapFile string, c *load.Classification, nodes *int) diag.List {
+func buildTool(mt *Tool, t *load.Tool, snapFile string, c *load.Classification, nodes *int) diag.List {
 	var diags diag.List
 	canon, err := ocpimpl.CanonicalJSON([]byte(t.InputSchemaRaw))
 	if err != nil {
@@ -204,41 +197,9 @@ func buildTool(mt *Tool, t *load.Tool, e *load.Entry, d load.Defaults, snapFile 
 	diags = append(diags, sb.warns...)
 
 	// Policy.
+	r := ResolvePolicy(t.Name, c)
+	mt.Kind, mt.Classified, mt.Policy = r.Kind, r.Classified, r.Policy
 	pol := &mt.Policy
-	mt.Kind = Write
-	pol.Tier, pol.Scopes, pol.Failure = d.Tier, slices.Clone(d.Scopes), d.Failure
-	ttl := d.ConfirmTTL
-	var resource, prompt string
-	var resourcePos, promptPos load.Pos
-	if e != nil {
-		mt.Classified = true
-		if e.Access == load.AccessRead {
-			mt.Kind = Read
-		}
-		if e.Tier != "" {
-			pol.Tier = e.Tier
-		}
-		pol.Scopes = slices.Clone(e.Scopes)
-		if e.Failure != "" {
-			pol.Failure = e.Failure
-		}
-		resource, resourcePos = e.Resource, e.ResourcePos
-		if e.Confirm != nil {
-			prompt, promptPos = e.Confirm.Prompt, e.Confirm.PromptPos
-			if e.Confirm.TTL != 0 {
-				ttl = e.Confirm.TTL
-			}
-		}
-	}
-	if pol.Failure == "" {
-		pol.Failure = fmt.Sprintf("The tool %q failed.", t.Name)
-	}
-	if mt.Kind == Write {
-		pol.ConfirmTTL = ttl
-		if pol.ConfirmTTL == 0 {
-			pol.ConfirmTTL = DefaultConfirmTTL
-		}
-	}
 	classFile := ""
 	if c != nil {
 		classFile = c.File
@@ -248,48 +209,40 @@ func buildTool(mt *Tool, t *load.Tool, e *load.Entry, d load.Defaults, snapFile 
 			Tool: t.Name, Msg: fmt.Sprintf(format, args...)})
 	}
 
-	// Resource template.
-	if resource == "" {
-		pol.Resource = escapeTemplate(t.Name)
-		pol.ResourceSegments = []Segment{{Mode: ocpimpl.BindText, Text: t.Name}}
-	} else {
-		pol.Resource = resource
-		segs, err := tmpl.Parse(resource)
-		if err != nil {
-			errAt(resourcePos, "resource template: %v", err)
+	// Resource template (the tool's name, escaped, when the classification
+	// sets none: it parses to that one literal).
+	segs, err := tmpl.Parse(pol.Resource)
+	if err != nil {
+		errAt(r.resourcePos, "resource template: %v", err)
+	}
+	for _, sg := range segs {
+		if sg.Placeholder == "" {
+			pol.ResourceSegments = append(pol.ResourceSegments, Segment{Mode: ocpimpl.BindText, Text: sg.Text})
+			continue
 		}
-		for _, sg := range segs {
-			if sg.Placeholder == "" {
-				pol.ResourceSegments = append(pol.ResourceSegments, Segment{Mode: ocpimpl.BindText, Text: sg.Text})
-				continue
-			}
-			f := mt.Args.field(sg.Placeholder)
-			if f == nil {
-				errAt(resourcePos, "resource placeholder {%s} names no property of the input schema%s", sg.Placeholder, mt.Args.propertyList())
-				continue
-			}
-			mode := bindMode(f.Type)
-			if mode == ocpimpl.BindText {
-				errAt(resourcePos, "resource placeholder {%s} names a property that is not a scalar (string, integer, number, boolean, string enum) or an array of scalars", sg.Placeholder)
-				continue
-			}
-			pol.ResourceSegments = append(pol.ResourceSegments, Segment{Mode: mode, Field: f})
+		f := mt.Args.field(sg.Placeholder)
+		if f == nil {
+			errAt(r.resourcePos, "resource placeholder {%s} names no property of the input schema%s", sg.Placeholder, mt.Args.propertyList())
+			continue
 		}
+		mode := bindMode(f.Type)
+		if mode == ocpimpl.BindText {
+			errAt(r.resourcePos, "resource placeholder {%s} names a property that is not a scalar (string, integer, number, boolean, string enum) or an array of scalars", sg.Placeholder)
+			continue
+		}
+		pol.ResourceSegments = append(pol.ResourceSegments, Segment{Mode: mode, Field: f})
 	}
 
 	// Confirm prompt.
-	if prompt == "" {
+	if pol.ConfirmPrompt == "" {
 		pol.PromptSegments = []Segment{
 			{Mode: ocpimpl.BindText, Text: fmt.Sprintf("Run %s tool %q with arguments ", mt.Kind, t.Name)},
 			{Mode: ocpimpl.BindAll},
 		}
 	} else {
-		if mt.Kind == Write {
-			pol.ConfirmPrompt = prompt
-		}
-		segs, err := tmpl.Parse(prompt)
+		segs, err := tmpl.Parse(pol.ConfirmPrompt)
 		if err != nil {
-			errAt(promptPos, "confirm prompt: %v", err)
+			errAt(r.promptPos, "confirm prompt: %v", err)
 		}
 		for _, sg := range segs {
 			if sg.Placeholder == "" {
@@ -298,7 +251,7 @@ func buildTool(mt *Tool, t *load.Tool, e *load.Entry, d load.Defaults, snapFile 
 			}
 			f := mt.Args.field(sg.Placeholder)
 			if f == nil {
-				errAt(promptPos, "confirm prompt placeholder {%s} names no property of the input schema%s", sg.Placeholder, mt.Args.propertyList())
+				errAt(r.promptPos, "confirm prompt placeholder {%s} names no property of the input schema%s", sg.Placeholder, mt.Args.propertyList())
 				continue
 			}
 			pol.PromptSegments = append(pol.PromptSegments, Segment{Mode: ocpimpl.BindJSON, Field: f})
@@ -308,7 +261,7 @@ func buildTool(mt *Tool, t *load.Tool, e *load.Entry, d load.Defaults, snapFile 
 }
 
 // resolvable checks that the runtime can use a canonical input schema: the
-// gate resolves every generated schema exactly so (runtime.NewGate), and a
+// gate resolves every generated schema exactly so (ocp.NewGate), and a
 // generated package whose gate cannot start would take every other tool down
 // with it. A $ref to anything outside the schema fails here: ocpgen and the
 // runtime never fetch a schema (no loader is given), so a remote $ref is

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"go/doc/comment"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -16,7 +17,9 @@ import (
 //     characters are dropped, so nothing can end the comment or make the
 //     source read differently from how it compiles;
 //   - trailing white space is trimmed, leading and trailing blank lines are
-//     dropped and runs of blank lines become one.
+//     dropped and runs of blank lines become one;
+//   - no line can become a doc-comment heading, wherever the lines are
+//     placed in a comment (see noHeadings).
 //
 // An empty result means there is nothing to say.
 func DocLines(s string) []string {
@@ -56,5 +59,50 @@ func DocLines(s string) []string {
 		}
 		out = append(out, line)
 	}
-	return out
+	return noHeadings(out)
+}
+
+// noHeadings rewrites lines so that gofmt (go/doc/comment) reads none of
+// them as a section heading, which it would print as "# Text": a heading
+// is a paragraph of one line, such as "Returns the sum of two numbers" or a
+// Markdown "# Usage". Such a paragraph is joined to the paragraph before it,
+// else to the one after it; when it is all there is, a Markdown heading
+// mark is dropped and a final period added, so it reads as a sentence.
+func noHeadings(lines []string) []string {
+	for i := 0; i < len(lines); i++ {
+		alone := lines[i] != "" && (i == 0 || lines[i-1] == "") && (i+1 == len(lines) || lines[i+1] == "")
+		if !alone || !headingLike(lines[i]) {
+			continue
+		}
+		switch {
+		case i > 0:
+			lines = append(lines[:i-1], lines[i:]...) // drop the blank line before
+			i--
+		case len(lines) > 1:
+			lines = append(lines[:1], lines[2:]...) // drop the blank line after
+		default:
+			l := strings.TrimLeft(lines[0], "# \t")
+			if l == "" {
+				l = "#"
+			}
+			if r, _ := utf8.DecodeLastRuneInString(l); unicode.IsLetter(r) || unicode.IsDigit(r) {
+				l += "."
+			}
+			lines[0] = l
+		}
+	}
+	return lines
+}
+
+// headingLike reports whether go/doc/comment reads line as a heading when
+// it is a paragraph of its own between two others.
+func headingLike(line string) bool {
+	var p comment.Parser
+	d := p.Parse("Before.\n\n" + line + "\n\nAfter.\n")
+	for _, b := range d.Content {
+		if _, ok := b.(*comment.Heading); ok {
+			return true
+		}
+	}
+	return false
 }

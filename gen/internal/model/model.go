@@ -26,6 +26,10 @@ type Package struct {
 	Inputs []Input
 	// Tools are sorted by MCP name.
 	Tools []*Tool
+	// Unclassified are the MCP names of the tools a classification file
+	// does not list, sorted (none without a classification file: then
+	// every tool is unclassified, which a warning says once).
+	Unclassified []string
 	// Warnings are the diagnostics of severity Warning.
 	Warnings diag.List
 	// Digest is the digest of the package's compiled policy: ocpimpl.Digest
@@ -121,10 +125,6 @@ type Policy struct {
 	// Failure is the safe failure text.
 	Failure string
 }
-
-// DefaultConfirmTTL is the confirm TTL of a write whose classification sets
-// none, in its entry or in its defaults.
-const DefaultConfirmTTL = 2 * time.Minute
 
 // Segment is one part of a bound template: literal text (Mode
 // ocpimpl.BindText), a placeholder bound to a top-level field of the tool's

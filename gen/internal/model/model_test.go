@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/json"
 	"fmt"
+	"go/doc/comment"
 	"strings"
 	"testing"
 	"time"
@@ -271,20 +272,80 @@ func TestPolicyDefaults(t *testing.T) {
 		strings.Join(u.Policy.Scopes, ",") != "s.default" || !(u.Policy.PromptSegments[1].Mode == ocpimpl.BindAll) {
 		t.Errorf("unlisted: %+v", u.Policy)
 	}
+	// The unclassified tool is data, and its warning has a code and says
+	// the tool's name once (the diagnostic names the tool).
+	if strings.Join(p.Unclassified, ",") != "u" {
+		t.Errorf("Unclassified = %q, want [u]", p.Unclassified)
+	}
 	found := false
 	for _, d := range ds {
-		if d.Severity == diag.Warning && d.Tool == "u" && strings.Contains(d.Msg, "tool u is not classified: it is a write at the default tier") {
+		if d.Tool == "u" && d.Code == diag.CodeUnclassified {
 			found = true
+			if d.Severity != diag.Warning || d.Msg != "not classified: it is a write at the default tier" {
+				t.Errorf("unclassified warning: %+v", d)
+			}
+			if got, want := d.String(), `c.ocp.yaml: warning: tool "u": not classified: it is a write at the default tier`; got != want {
+				t.Errorf("String() = %q, want %q", got, want)
+			}
 		}
 	}
 	if !found {
 		t.Errorf("no unclassified warning: %v", ds)
 	}
 
-	// Without any default: the generic failure and the runtime's TTL.
-	p2, _ := build(t, schema, nil)
+	// Build's policy is the resolver's, for every tool.
+	for _, tl := range p.Tools {
+		r := ResolvePolicy(tl.Name, c)
+		got, want := tl.Policy, r.Policy
+		got.ResourceSegments, got.PromptSegments = nil, nil
+		if fmt.Sprint(got) != fmt.Sprint(want) || tl.Kind != r.Kind || tl.Classified != r.Classified {
+			t.Errorf("%s: Build's policy %+v, ResolvePolicy's %+v", tl.Name, got, want)
+		}
+	}
+
+	// Without any default: the generic failure and the default TTL, and
+	// one warning with its code, not one per tool.
+	p2, ds2 := build(t, schema, nil)
 	if tl := p2.Tools[0]; tl.Policy.Failure != `The tool "tool" failed.` || tl.Policy.ConfirmTTL != DefaultConfirmTTL || tl.Classified || tl.Kind != Write {
 		t.Errorf("no classification: %+v", tl.Policy)
+	}
+	if len(ds2) != 1 || ds2[0].Code != diag.CodeNoClassification || len(p2.Unclassified) != 0 {
+		t.Errorf("no classification: diagnostics %v, Unclassified %q", ds2, p2.Unclassified)
+	}
+}
+
+func TestResolvePolicy(t *testing.T) {
+	c, ds := load.LoadClassification("c.yaml", []byte(`version: 1
+tiers: [visitor, member, admin]
+default: {tier: member, scopes: [base], failure: "Nope.", confirm_ttl: 90s}
+tools:
+  r: {access: read, tier: visitor, scopes: [b, a]}
+  w: {access: write, resource: "x/{id}", confirm: {prompt: "Do {id}?", ttl: 3m}}
+`))
+	if ds.Err() != nil {
+		t.Fatal(ds.Err())
+	}
+	r := ResolvePolicy("r", c)
+	if r.Kind != Read || r.Policy.Tier != "visitor" || strings.Join(r.Policy.Scopes, ",") != "a,b" ||
+		strings.Join(r.Authorized, ",") != "visitor,member,admin" || r.Policy.ConfirmTTL != 0 || r.Policy.Failure != "Nope." ||
+		r.Policy.Resource != "r" || r.Source[FieldTier] != "/tools/r/tier" || r.Source[FieldFailure] != "/default/failure" {
+		t.Errorf("r: %+v", r)
+	}
+	w := ResolvePolicy("w", c)
+	if w.Kind != Write || w.Policy.Tier != "member" || len(w.Policy.Scopes) != 0 || w.Policy.ConfirmTTL != 3*time.Minute ||
+		w.Policy.ConfirmPrompt != "Do {id}?" || w.Policy.Resource != "x/{id}" || w.Source[FieldTTL] != "/tools/w/confirm/ttl" {
+		t.Errorf("w: %+v", w)
+	}
+	u := ResolvePolicy("un{listed}/x", c)
+	if u.Classified || u.Kind != Write || u.Policy.Tier != "member" || strings.Join(u.Policy.Scopes, ",") != "base" ||
+		u.Policy.ConfirmTTL != 90*time.Second || u.Policy.Resource != "un{{listed}}/x" || u.Source[FieldTier] != "/default/tier" ||
+		u.Source[FieldAccess] != "/tools/un{listed}~1x" {
+		t.Errorf("unlisted: %+v", u)
+	}
+	n := ResolvePolicy("x", nil)
+	if n.Classified || n.Policy.Tier != "" || len(n.Authorized) != 0 || n.Kind != Write || n.Policy.ConfirmTTL != DefaultConfirmTTL ||
+		n.Policy.Failure != `The tool "x" failed.` || len(n.Source) != 0 {
+		t.Errorf("no classification: %+v", n)
 	}
 }
 
@@ -357,6 +418,56 @@ func TestDocLines(t *testing.T) {
 		for _, l := range got {
 			if strings.ContainsAny(l, "\r\n\x00") {
 				t.Errorf("DocLines(%q): line %q has a line break or NUL", tc.in, l)
+			}
+		}
+	}
+}
+
+// TestEnumSchemaOrder checks that enum constants keep the schema's order
+// (as protoc-gen-go keeps declaration order), a repeated value once.
+func TestEnumSchemaOrder(t *testing.T) {
+	p, ds := build(t, `{"type":"object","properties":{
+		"p":{"type":"string","enum":["low","normal","high","low"]},
+		"n":{"type":"integer","enum":[3,-1,2,3]}}}`, nil)
+	if ds.Err() != nil {
+		t.Fatal(ds)
+	}
+	got := map[string]string{}
+	for _, d := range p.Tools[0].Decls {
+		if e, ok := d.(*Enum); ok {
+			var vs []string
+			for _, v := range e.Values {
+				vs = append(vs, v.Value)
+			}
+			got[e.Name] = strings.Join(vs, ",")
+		}
+	}
+	if got["ToolArgsP"] != "low,normal,high" || got["ToolArgsN"] != "3,-1,2" {
+		t.Errorf("enum values: %v", got)
+	}
+}
+
+// TestDocLinesNoHeading checks that no description becomes a doc-comment
+// heading wherever the emitter puts it: gofmt prints a one-line paragraph
+// such as "Returns the sum of two numbers" as "# Returns ...".
+func TestDocLinesNoHeading(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"Returns the sum of two numbers", "Returns the sum of two numbers."},
+		{"# Usage", "Usage."},
+		{"Adds two numbers.\n\nUsage\n\nCall it with a and b.", "Adds two numbers.|Usage||Call it with a and b."},
+		{"Summary\n\nDetails follow here.", "Summary|Details follow here."},
+		{"# A\n\n# B", "# A|# B"},
+		{"Returns the sum.", "Returns the sum."},
+	} {
+		got := DocLines(tc.in)
+		if s := strings.Join(got, "|"); s != tc.want {
+			t.Errorf("DocLines(%q) = %q, want %q", tc.in, s, tc.want)
+		}
+		text := "X is a tool.\n\n" + strings.Join(got, "\n") + "\n\nServer hints (not trusted): readOnly=true.\n"
+		var p comment.Parser
+		for _, b := range p.Parse(text).Content {
+			if _, ok := b.(*comment.Heading); ok {
+				t.Errorf("DocLines(%q) = %q: a heading in\n%s", tc.in, got, text)
 			}
 		}
 	}

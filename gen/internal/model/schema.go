@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/ocpgen/ocpgen/internal/ocpfile"
 	"math"
 	"slices"
 	"sort"
@@ -161,11 +162,6 @@ func (b *schemaBuilder) warn(ptr, format string, args ...any) {
 	})
 }
 
-// escapePointer escapes a JSON pointer token (RFC 6901).
-func escapePointer(s string) string {
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}
-
 func schemaJSON(s *jsonschema.Schema) string {
 	if s == nil {
 		return "true"
@@ -251,8 +247,8 @@ func (b *schemaBuilder) defRef(ref string) (map[string]*jsonschema.Schema, strin
 	if strings.Contains(name, "/") {
 		return nil, "", "", fmt.Sprintf("$ref %q cannot be resolved", ref)
 	}
-	name = strings.ReplaceAll(strings.ReplaceAll(name, "~1", "/"), "~0", "~")
-	return defs, name, "/" + key + "/" + escapePointer(name), ""
+	name = ocpfile.UnescapeToken(name)
+	return defs, name, "/" + key + "/" + ocpfile.EscapeToken(name), ""
 }
 
 // deref resolves a $ref into the root's $defs or definitions, or returns a
@@ -858,7 +854,7 @@ func (b *schemaBuilder) extra(s *jsonschema.Schema, ptr, name string) (Type, []s
 	sort.Strings(pats)
 	for _, p := range pats {
 		sources = append(sources, s.PatternProperties[p])
-		srcPtr = append(srcPtr, ptr+"/patternProperties/"+escapePointer(p))
+		srcPtr = append(srcPtr, ptr+"/patternProperties/"+ocpfile.EscapeToken(p))
 		notes = append(notes, fmt.Sprintf("Keys matching %q are checked by the runtime against their schema.", p))
 	}
 	if ap := s.AdditionalProperties; ap != nil && !isFalseSchema(ap) && !(len(pats) > 0 && isTrueSchema(ap)) {
@@ -901,7 +897,8 @@ func enumNote(vs []any) []string {
 	return []string{"One of: " + strings.Join(parts, ", ") + "."}
 }
 
-// enum declares a named string type with one constant per value.
+// enum declares a named string type with one constant per value, in the
+// schema's order (a repeated value once, where it first appears).
 func (b *schemaBuilder) enum(vals []string, docs map[string][]string, null bool, name string) mapped {
 	e := &Enum{Name: name, Kind: String}
 	seen := map[string]bool{}
@@ -913,7 +910,6 @@ func (b *schemaBuilder) enum(vals []string, docs map[string][]string, null bool,
 		seen[v] = true
 		e.Values = append(e.Values, EnumValue{Value: v, Doc: docs[v]})
 	}
-	sort.Slice(e.Values, func(i, j int) bool { return e.Values[i].Value < e.Values[j].Value })
 	for i := range e.Values {
 		v := &e.Values[i]
 		cands = append(cands, candidate{ident: identPart(v.Value), source: v.Value, out: &v.GoName})
@@ -924,11 +920,15 @@ func (b *schemaBuilder) enum(vals []string, docs map[string][]string, null bool,
 }
 
 // intEnum declares a named int64 type with one constant per value,
-// <Type>1, <Type>Minus1.
+// <Type>1, <Type>Minus1, in the schema's order (a repeated value once).
 func (b *schemaBuilder) intEnum(vals []int64, name string) mapped {
 	e := &Enum{Name: name, Kind: Int64}
-	slices.Sort(vals)
-	for _, v := range slices.Compact(vals) {
+	seen := map[int64]bool{}
+	for _, v := range vals {
+		if seen[v] {
+			continue
+		}
+		seen[v] = true
 		part := fmt.Sprint(v)
 		if v < 0 {
 			part = fmt.Sprint("Minus", -v)
@@ -1029,12 +1029,12 @@ func (b *schemaBuilder) object(s *jsonschema.Schema, ptr, name string, top bool)
 			if slices.Contains(s.Required, k) {
 				msg += "; it is required, so no call can succeed"
 			}
-			b.warn(ptr+"/properties/"+escapePointer(k), "%s", msg)
+			b.warn(ptr+"/properties/"+ocpfile.EscapeToken(k), "%s", msg)
 			continue
 		}
 		if isFalseSchema(s.Properties[k]) {
 			if slices.Contains(s.Required, k) {
-				b.warn(ptr+"/properties/"+escapePointer(k), "required property with schema false: no call can succeed")
+				b.warn(ptr+"/properties/"+ocpfile.EscapeToken(k), "required property with schema false: no call can succeed")
 			}
 			continue
 		}
@@ -1052,7 +1052,7 @@ func (b *schemaBuilder) object(s *jsonschema.Schema, ptr, name string, top bool)
 		f := st.Fields[i]
 		ps := s.Properties[p]
 		f.Required = slices.Contains(s.Required, p)
-		m := b.mapSchema(ps, ptr+"/properties/"+escapePointer(p), name+f.GoName)
+		m := b.mapSchema(ps, ptr+"/properties/"+ocpfile.EscapeToken(p), name+f.GoName)
 		f.Nullable = m.nullable
 		t := m.t
 		if inner, ok := t.(*Struct); ok && b.building[inner] {

@@ -1,34 +1,34 @@
-package load
+package emit
 
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ocpgen/ocpgen/gen/internal/load"
 )
 
 // checkSkeleton renders the skeleton of s and checks that it loads back
 // clean: every tool listed once, in order, as a write, and nothing else.
-func checkSkeleton(t *testing.T, s *Snapshot) []byte {
+func checkSkeleton(t *testing.T, s *load.Snapshot) []byte {
 	t.Helper()
 	out, err := Skeleton(s)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, diags := LoadClassification("skeleton.yaml", out)
+	c, diags := load.LoadClassification("skeleton.yaml", out)
 	if len(diags) > 0 {
 		t.Fatalf("skeleton does not load:\n%v\n%s", diags, out)
 	}
-	if d := CheckStale(s, c); len(d) > 0 {
+	if d := load.CheckStale(s, c); len(d) > 0 {
 		t.Fatalf("skeleton is stale: %v", d)
 	}
 	if len(c.Tools) != len(s.Tools) {
 		t.Fatalf("skeleton lists %d tools, snapshot has %d:\n%s", len(c.Tools), len(s.Tools), out)
 	}
 	for i, e := range c.Tools {
-		if e.Name != s.Tools[i].Name || e.Access != AccessWrite || e.Tier != "" || e.Confirm != nil {
+		if e.Name != s.Tools[i].Name || e.Access != load.AccessWrite || e.Tier != "" || e.Confirm != nil {
 			t.Errorf("entry %d = %+v, want %q as a plain write", i, e, s.Tools[i].Name)
 		}
 	}
@@ -41,38 +41,8 @@ func checkSkeleton(t *testing.T, s *Snapshot) []byte {
 	return out
 }
 
-func TestSkeletonCorpus(t *testing.T) {
-	for _, file := range corpusFiles(t) {
-		t.Run(filepath.Base(file), func(t *testing.T) {
-			data, err := os.ReadFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, diags := LoadSnapshot(filepath.Base(file), data)
-			if diags.Err() != nil {
-				t.Fatal(diags)
-			}
-			out := checkSkeleton(t, s)
-			again, err := Skeleton(s)
-			if err != nil || !bytes.Equal(out, again) {
-				t.Error("skeleton is not deterministic")
-			}
-			// Each tool that has annotations shows them as untrusted hints.
-			hinted := 0
-			for _, tool := range s.Tools {
-				if hints(tool.Annotations) != "" {
-					hinted++
-				}
-			}
-			if got := bytes.Count(out, []byte("# server hint (not trusted): ")); got != hinted {
-				t.Errorf("%d hint comments, want %d", got, hinted)
-			}
-		})
-	}
-}
-
 func TestSkeletonMemory(t *testing.T) {
-	s, diags := LoadSnapshot("memory.tools.json", []byte(`{"server": {"name": "memory-server", "version": "0.6.3"}, "tools": [
+	s, diags := load.LoadSnapshot("memory.tools.json", []byte(`{"server": {"name": "memory-server", "version": "0.6.3"}, "tools": [
 	  {"name": "delete_entities", "description": "Delete multiple entities\nand relations", "inputSchema": {},
 	   "annotations": {"readOnlyHint": false, "destructiveHint": true}},
 	  {"name": "read_graph", "inputSchema": {}}]}`))
@@ -123,7 +93,7 @@ func TestSkeletonHostile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, diags := LoadSnapshot("evil\n.json", raw)
+	s, diags := load.LoadSnapshot("evil\n.json", raw)
 	if len(diags) > 0 {
 		t.Fatal(diags)
 	}
@@ -164,8 +134,24 @@ func TestSkeletonNil(t *testing.T) {
 	if _, err := Skeleton(nil); err == nil {
 		t.Error("no error for a nil snapshot")
 	}
-	out := checkSkeleton(t, &Snapshot{File: "empty.tools.json"})
+	out := checkSkeleton(t, &load.Snapshot{File: "empty.tools.json"})
 	if !bytes.Contains(out, []byte("tools: {}\n")) {
 		t.Errorf("empty snapshot:\n%s", out)
 	}
+}
+
+// FuzzSkeleton checks that every snapshot that loads has a skeleton that
+// loads back (Skeleton checks that itself, and errs when it does not).
+func FuzzSkeleton(f *testing.F) {
+	f.Add([]byte(`{"tools": [{"name": "a", "description": "x\ny", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true}}]}`))
+	f.Add([]byte(`{"tools": [{"name": "true", "inputSchema": {"type": "object"}}, {"name": "a: b", "inputSchema": {"type": "object"}}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, diags := load.LoadSnapshot("s.json", data)
+		if diags.Err() != nil {
+			return
+		}
+		if _, err := Skeleton(s); err != nil {
+			t.Fatal(err)
+		}
+	})
 }

@@ -1,4 +1,4 @@
-package load
+package emit
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/ocpgen/ocpgen/gen/internal/load"
 	"github.com/ocpgen/ocpgen/templates"
 )
 
@@ -27,8 +28,9 @@ const maxSummary = 120
 // (the annotations marked "server hint (not trusted)"). Descriptions and
 // names come from the server, so they are sanitised: a comment is always
 // one line, and a name that needs quoting is quoted. The output loads with
-// LoadClassification and passes CheckStale; Skeleton checks that itself.
-func Skeleton(s *Snapshot) ([]byte, error) {
+// load.LoadClassification and passes load.CheckStale; Skeleton checks
+// that itself.
+func Skeleton(s *load.Snapshot) ([]byte, error) {
 	if s == nil {
 		return nil, fmt.Errorf("skeleton: no snapshot")
 	}
@@ -60,11 +62,11 @@ func Skeleton(s *Snapshot) ([]byte, error) {
 	}
 	// The skeleton must be a valid starting point; a failure here is a bug
 	// in this function, reported rather than written.
-	c, diags := LoadClassification("skeleton", buf.Bytes())
+	c, diags := load.LoadClassification("skeleton", buf.Bytes())
 	if err := diags.Err(); err != nil {
 		return nil, fmt.Errorf("skeleton does not load: %w", err)
 	}
-	if err := CheckStale(s, c).Err(); err != nil {
+	if err := load.CheckStale(s, c).Err(); err != nil {
 		return nil, fmt.Errorf("skeleton does not match the snapshot: %w", err)
 	}
 	return buf.Bytes(), nil
@@ -72,7 +74,7 @@ func Skeleton(s *Snapshot) ([]byte, error) {
 
 // hints formats the server's annotations for a comment, "" when it sent
 // none of the hints.
-func hints(a *Annotations) string {
+func hints(a *load.Annotations) string {
 	if a == nil {
 		return ""
 	}
