@@ -397,6 +397,31 @@ func (b *Broker) Resolve(ctx context.Context, peer ocp.Principal, d ocp.ConfirmD
 	return fmt.Errorf("redisbroker: resolve: unexpected reply %q", res)
 }
 
+// Lookup implements [ocp.ConfirmBroker]: the request of a confirm pending
+// on any replica. A confirm that ended, expired or is unknown is
+// ocp.ErrConfirmNotPending; any other error means Redis could not be asked.
+func (b *Broker) Lookup(ctx context.Context, id string) (ocp.ConfirmRequest, error) {
+	if id == "" {
+		return ocp.ConfirmRequest{}, ocp.ErrConfirmNotPending
+	}
+	v, err := b.rdb.HMGet(ctx, b.keyPrefix+id, "state", "req").Result()
+	if err != nil {
+		return ocp.ConfirmRequest{}, fmt.Errorf("redisbroker: lookup: %w", err)
+	}
+	if len(v) != 2 || v[0] != "pending" {
+		return ocp.ConfirmRequest{}, ocp.ErrConfirmNotPending
+	}
+	s, _ := v[1].(string)
+	var r ocp.ConfirmRequest
+	if err := json.Unmarshal([]byte(s), &r); err != nil {
+		return ocp.ConfirmRequest{}, fmt.Errorf("redisbroker: lookup: confirm %s: %w", id, err)
+	}
+	if !b.now().Before(r.Expires) {
+		return ocp.ConfirmRequest{}, ocp.ErrConfirmNotPending
+	}
+	return r, nil
+}
+
 // Pending implements [ocp.ConfirmBroker]: the confirms pending on every
 // replica, ordered by expiry, then id.
 func (b *Broker) Pending(ctx context.Context) ([]ocp.ConfirmRequest, error) {

@@ -71,12 +71,14 @@ func Run(t *testing.T, newReplicas func(t *testing.T) (a, b ocp.ConfirmBroker)) 
 		{"CancelledBeforeRequest", testCancelledBeforeRequest},
 		{"RequestErrors", testRequestErrors},
 		{"PendingAcrossReplicas", testPendingAcrossReplicas},
+		{"LookupAcrossReplicas", testLookupAcrossReplicas},
 		{"SubscribersOnEveryReplica", testSubscribers},
 		{"SubscriberMayResolve", testSubscriberMayResolve},
 		{"ManyConcurrent", testManyConcurrent},
 		{"GateApproveOnOtherReplica", testGateApprove},
 		{"GateDenyOnOtherReplica", testGateDeny},
 		{"GateRequesterChannelRefused", testGateRequesterChannel},
+		{"GateUnauthorizedDeciderRefused", testGateUnauthorizedDecider},
 		{"GateExpiryDenies", testGateExpiry},
 	}
 	for _, tc := range tests {
@@ -476,6 +478,34 @@ func testRequestErrors(t *testing.T, a, b ocp.ConfirmBroker) {
 }
 
 // Pending lists the confirms of both replicas on both, by expiry then id.
+// Lookup finds a pending confirm on every replica, with the request as
+// registered, and nothing once it ended or for an unknown id.
+func testLookupAcrossReplicas(t *testing.T, a, b ocp.ConfirmBroker) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p := pendingFor("c-look", time.Hour)
+	res, _ := start(ctx, t, a, a, p)
+	for _, br := range []ocp.ConfirmBroker{a, b} {
+		got, err := br.Lookup(context.Background(), p.Request.ID)
+		if err != nil {
+			t.Fatalf("Lookup of a pending confirm: %v", err)
+		}
+		sameRequest(t, "looked up", got, p.Request)
+		if _, err := br.Lookup(context.Background(), "c-unknown"); !errors.Is(err, ocp.ErrConfirmNotPending) {
+			t.Errorf("Lookup of an unknown id: %v, want ErrConfirmNotPending", err)
+		}
+	}
+	if err := b.Resolve(context.Background(), desk, deny(p.Request)); err != nil {
+		t.Fatal(err)
+	}
+	wantOutcome(t, await(t, res), ocp.OutcomeDenied)
+	for _, br := range []ocp.ConfirmBroker{a, b} {
+		if _, err := br.Lookup(context.Background(), p.Request.ID); !errors.Is(err, ocp.ErrConfirmNotPending) {
+			t.Errorf("Lookup of an ended confirm: %v, want ErrConfirmNotPending", err)
+		}
+	}
+}
+
 func testPendingAcrossReplicas(t *testing.T, a, b ocp.ConfirmBroker) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -82,8 +82,13 @@ var (
 // may call every tool of the suite's catalogue.
 var Requester = ocp.Principal{ID: "u-alice", Tier: "member", Scopes: []string{"tickets.write"}, Peer: RequesterPeer}
 
-// Decider is a peer on another channel, who may decide Requester's confirms.
-var Decider = ocp.Principal{ID: "u-bob", Tier: "operator", Peer: "desk-b2"}
+// Decider is a peer on another channel, who may decide Requester's
+// confirms: it is authorized for the same calls.
+var Decider = ocp.Principal{ID: "u-bob", Tier: "operator", Scopes: []string{"tickets.write"}, Peer: "desk-b2"}
+
+// Guest is a peer on another channel who may not make Requester's calls
+// (tier visitor, no scope), so it may not decide them either.
+var Guest = ocp.Principal{ID: "u-guest", Tier: "visitor", Peer: "kiosk-3"}
 
 // spy is the fronted MCP server: it records every call, and lists every
 // tool of the suite's catalogue.
@@ -250,6 +255,28 @@ func testGateRequesterChannel(t *testing.T, a, b ocp.ConfirmBroker) {
 	}
 	wantDenied(t, awaitResult(t, out))
 	wantCalls(t, "the requesting replica", ra)
+}
+
+// Only a principal authorized for the call may decide its confirm, on any
+// replica: a guest's approval and denial are refused and change nothing.
+func testGateUnauthorizedDecider(t *testing.T, a, b ocp.ConfirmBroker) {
+	ra, rb := NewReplica(t, a), NewReplica(t, b)
+	ann := announcements(t, b)
+	out := ra.Dispatch(Requester, "close_ticket", `{"ticket":"T-21"}`)
+	seen := nextAnnounced(t, ann)
+	for _, r := range []*Replica{rb, ra} {
+		wantErr(t, "a guest's approval", r.g.Resolve(context.Background(), Guest, approve(seen)), ocp.ErrConfirmForbidden)
+		wantErr(t, "a guest's denial", r.g.Resolve(context.Background(), Guest, deny(seen)), ocp.ErrConfirmForbidden)
+	}
+	wantPending(t, b, seen.ID)
+	wantCalls(t, "while pending", ra)
+	if err := rb.g.Resolve(context.Background(), Decider, approve(seen)); err != nil {
+		t.Fatal(err)
+	}
+	if res := awaitResult(t, out); !res.OK {
+		t.Fatalf("approved by an authorized peer: %+v", res)
+	}
+	wantCalls(t, "the requesting replica", ra, `close_ticket {"ticket":"T-21"}`)
 }
 
 func testGateExpiry(t *testing.T, a, b ocp.ConfirmBroker) {

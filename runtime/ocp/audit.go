@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"unicode/utf8"
 )
 
 // Audit event names: the slog message of each event the gate emits. Every
@@ -34,10 +35,50 @@ type call struct {
 	tool string
 }
 
+// Bounds of an audit event: whatever a request holds, one event stays
+// small (a 16-byte call must not write the 100,000 values of an enum).
+const (
+	// maxAuditText bounds a text attribute (a detail, a requested name).
+	maxAuditText = 2048
+	// maxAuditList bounds a list attribute (the resources of a call).
+	maxAuditList = 64
+)
+
+// boundText cuts s to maxAuditText bytes (on a rune boundary), saying how
+// long it was.
+func boundText(s string) string {
+	if len(s) <= maxAuditText {
+		return s
+	}
+	cut := maxAuditText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes in all)", s[:cut], len(s))
+}
+
+// boundList cuts a list to maxAuditList items of bounded text.
+func boundList(l []string) []string {
+	n := min(len(l), maxAuditList)
+	out := make([]string, n, n+1)
+	for i := range n {
+		out[i] = boundText(l[i])
+	}
+	if len(l) > n {
+		out = append(out, fmt.Sprintf("… (%d in all)", len(l)))
+	}
+	return out
+}
+
 func (c *call) event(level slog.Level, name, outcome string, attrs ...slog.Attr) {
+	for i, a := range attrs {
+		if a.Key == "detail" && a.Value.Kind() == slog.KindString {
+			attrs[i].Value = slog.StringValue(boundText(a.Value.String()))
+		}
+	}
 	base := []slog.Attr{
 		slog.String("call", c.id),
-		slog.String("tool", c.tool),
+		slog.String("tool", boundText(c.tool)),
 		slog.String("principal", c.p.ID),
 		slog.String("tier", c.p.Tier),
 		slog.String("peer", c.p.Peer),

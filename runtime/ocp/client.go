@@ -21,6 +21,9 @@ import (
 // ended and, for a caller made by [Dial], has not been re-established yet).
 var ErrNotConnected = errors.New("ocp client: MCP server not connected")
 
+// errNotObject refuses arguments that are not a JSON object, before sending.
+var errNotObject = errors.New("ocp client: arguments are not a JSON object")
+
 // ErrClientClosed is returned by the methods of a [Client] after
 // [Client.Close].
 var ErrClientClosed = errors.New("ocp client: MCP client closed")
@@ -210,7 +213,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	} else if !isJSONObject(args) {
-		return nil, fmt.Errorf("ocp client: arguments of %q are not a JSON object", name)
+		return nil, fmt.Errorf("%w: arguments of %q", errNotObject, name)
 	}
 	cs, err := c.current()
 	if err != nil {

@@ -56,6 +56,12 @@ var (
 	// ErrConfirmSelf: the decision came on the requester's own channel, or
 	// on a channel without a Peer identity. The confirm stays pending.
 	ErrConfirmSelf = errors.New("ocp confirm: a decision cannot come from the requesting channel")
+	// ErrConfirmForbidden: the decider is not authorized for the call the
+	// confirm holds (see [Gate.Resolve]). The confirm stays pending.
+	ErrConfirmForbidden = errors.New("ocp confirm: the decider may not make this call")
+	// ErrConfirmUnavailable: the broker could not be reached or failed. The
+	// error carries a reference to the audit log, which has the cause.
+	ErrConfirmUnavailable = errors.New("ocp confirm: the confirm could not be reached")
 	// ErrConfirmDigest: the decision's digest is not the request's. The
 	// confirm stays pending.
 	ErrConfirmDigest = errors.New("ocp confirm: the decision's digest does not match the request")
@@ -77,6 +83,9 @@ type ConfirmBroker interface {
 	// passes (OutcomeExpired) or ctx is done (OutcomeCancelled). An error
 	// means the broker failed; the gate then denies.
 	Request(ctx context.Context, p PendingConfirm) (Decision, error)
+	// Lookup returns the request of the confirm pending under id, or
+	// ErrConfirmNotPending.
+	Lookup(ctx context.Context, id string) (ConfirmRequest, error)
 	// Resolve applies a peer's decision. peer is the deciding principal, with
 	// the Peer of the channel the decision arrived on.
 	Resolve(ctx context.Context, peer Principal, d ConfirmDecision) error
@@ -208,6 +217,17 @@ func (b *MemoryBroker) Resolve(_ context.Context, peer Principal, d ConfirmDecis
 	}
 	c.finish(o, peer)
 	return nil
+}
+
+// Lookup implements [ConfirmBroker].
+func (b *MemoryBroker) Lookup(_ context.Context, id string) (ConfirmRequest, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c := b.pending[id]
+	if c == nil || c.outcome != "" || !b.now().Before(c.p.Request.Expires) {
+		return ConfirmRequest{}, ErrConfirmNotPending
+	}
+	return c.p.Request, nil
 }
 
 // Pending implements [ConfirmBroker]. The result is ordered by expiry, then

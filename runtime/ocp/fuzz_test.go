@@ -191,7 +191,7 @@ func checkDispatch(req ActionRequest, p Principal, approver *Principal) (called 
 		if !res.OK || res.Error != "" {
 			return fail("result without a reason is not a success: %+v", res)
 		}
-	case ReasonFailed, ReasonDenied, ReasonForbidden, ReasonInvalid, ReasonUnknown:
+	case ReasonFailed, ReasonOutcomeUnknown, ReasonDenied, ReasonForbidden, ReasonInvalid, ReasonUnknown:
 		if res.OK || res.Error == "" || res.Output != nil {
 			return fail("refusal %q is not a plain refusal: %+v", res.Reason, res)
 		}
@@ -200,7 +200,7 @@ func checkDispatch(req ActionRequest, p Principal, approver *Principal) (called 
 	}
 
 	if len(calls) == 0 {
-		if res.OK || res.Reason == ReasonFailed {
+		if res.OK || res.Reason == ReasonFailed || res.Reason == ReasonOutcomeUnknown {
 			return fail("result %+v without a server call", res)
 		}
 		return false, nil
@@ -209,7 +209,7 @@ func checkDispatch(req ActionRequest, p Principal, approver *Principal) (called 
 		return fail("%d server calls for one request: %+v", len(calls), calls)
 	}
 	call := calls[0]
-	if res.Reason != "" && res.Reason != ReasonFailed {
+	if res.Reason != "" && res.Reason != ReasonFailed && res.Reason != ReasonOutcomeUnknown {
 		return fail("server called, yet the result is %q", res.Reason)
 	}
 	h, ok := fuzzCatalogue.Lookup(call.Name)

@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
@@ -32,7 +33,20 @@ const (
 	textCancelled = "Not performed: the write was cancelled before it was confirmed. Nothing was changed."
 	textCatalogue = "Not performed: the tool catalogue changed while the write awaited its confirm, so it was denied. Nothing was changed."
 	textBroker    = "Not performed: the confirm could not be obtained, so the write was denied. Nothing was changed."
+	// textOutcomeUnknown is followed by the reference.
+	textOutcomeUnknown = "Outcome unknown: the call was sent to the server but no answer came back, so it may have run. Check its effect before retrying."
 )
+
+// Default bounds of a Gate; see [Config].
+const (
+	// DefaultMaxResources bounds the resources one call renders.
+	DefaultMaxResources = 256
+	// DefaultMaxResultBytes bounds a server result's output.
+	DefaultMaxResultBytes = 4 << 20
+)
+
+// maxResourceBytes bounds the bytes of all the resources of one call.
+const maxResourceBytes = 1 << 20
 
 // maxArgsBytes bounds the arguments of one call; larger ones are invalid.
 const maxArgsBytes = 4 << 20
@@ -63,6 +77,21 @@ type Config struct {
 	// sync and whenever the advertised set changes, serialized, while the
 	// sync holds its lock (it must not call SyncCatalogue). Optional.
 	Advertise func(ToolsAdvertise)
+	// MaxResources bounds how many resources one call may render (a
+	// template with array placeholders renders their product); a call
+	// beyond it is invalid. Zero means DefaultMaxResources.
+	MaxResources int
+	// MaxResultBytes bounds the output of a server result; a larger one is
+	// failed (the size goes to the audit log). Zero means
+	// DefaultMaxResultBytes.
+	MaxResultBytes int
+	// Approver, if set, is asked after the default approver rule passes:
+	// a decision on a confirm is accepted only from a principal authorized
+	// for the same call (tier, scopes and the ACL on the same resources),
+	// and Approver may refuse more (only the requester's own devices, an
+	// approver role). An error refuses the decision; its text goes to the
+	// audit log only.
+	Approver func(ctx context.Context, approver Principal, r ConfirmRequest) error
 	// Reauthorize returns the principal's current rights, for the check
 	// after a write's confirm is approved (rights may have been revoked
 	// while it waited). An error, or a principal with another ID, forbids
@@ -134,6 +163,12 @@ func NewGate(cfg Config) (*Gate, error) {
 	g := &Gate{cfg: cfg, audit: cfg.Audit, tools: make(map[string]*gateTool), byType: make(map[reflect.Type]*gateTool)}
 	if g.audit == nil {
 		g.audit = slog.Default()
+	}
+	if g.cfg.MaxResources <= 0 {
+		g.cfg.MaxResources = DefaultMaxResources
+	}
+	if g.cfg.MaxResultBytes <= 0 {
+		g.cfg.MaxResultBytes = DefaultMaxResultBytes
 	}
 	var errs []error
 	for _, h := range cfg.Catalogue.Tools() {
@@ -315,7 +350,15 @@ func (g *Gate) dispatch(ctx context.Context, p Principal, req ActionRequest) Act
 		c.ok(AuditCatalogue, slog.String("catalogue", st.fp))
 	}
 
-	// 2. Arguments.
+	// 2. The rights that need no arguments: a channel, the tier, the
+	// scopes. Cheap checks first, so that nobody can make the Hub parse
+	// arguments it would refuse to run anyway.
+	if err := g.authorizeRights(p, gt); err != nil {
+		c.refuse(AuditAuthorize, ReasonForbidden, err)
+		return refused(req.ID, ReasonForbidden, textForbidden)
+	}
+
+	// 3. Arguments.
 	args, fwd, err := gt.checkArgs(req.Args)
 	if err != nil {
 		c.refuse(AuditArgs, ReasonInvalid, err)
@@ -324,15 +367,27 @@ func (g *Gate) dispatch(ctx context.Context, p Principal, req ActionRequest) Act
 	if c.info() {
 		c.ok(AuditArgs)
 	}
+	// What a peer is shown, and the server receives, are the same bytes:
+	// the re-encoding with every invisible or direction-changing character
+	// escaped, so that caller text cannot restyle a confirm.
+	fwd = escapeInvisible(fwd)
 
-	// 3. Authorize.
-	resources, err := g.authorize(ctx, p, gt, args)
+	// 4. The resources, and the ACL on them.
+	resources, err := g.resources(ctx, gt, args)
 	if err != nil {
-		c.refuse(AuditAuthorize, ReasonForbidden, err, slog.Any("resources", resources))
+		reason, text := ReasonForbidden, textForbidden
+		if errors.Is(err, errTooManyResources) {
+			reason, text = ReasonInvalid, textInvalid
+		}
+		c.refuse(AuditAuthorize, reason, err)
+		return refused(req.ID, reason, text)
+	}
+	if err := g.allow(ctx, p, gt, resources); err != nil {
+		c.refuse(AuditAuthorize, ReasonForbidden, err, slog.Any("resources", boundList(resources)))
 		return refused(req.ID, ReasonForbidden, textForbidden)
 	}
 	if c.info() {
-		c.ok(AuditAuthorize, slog.Any("resources", resources))
+		c.ok(AuditAuthorize, slog.Any("resources", boundList(resources)))
 	}
 
 	if gt.confirm {
@@ -441,32 +496,61 @@ func truncQuote(s string) string {
 	return fmt.Sprintf("%q", s)
 }
 
-// authorize is step 3: tier, scopes, then the ACL on the rendered resources.
+// authorize is the whole authorization of p for a call of gt with args:
+// the rights, the resources and the ACL. It returns the resources.
 func (g *Gate) authorize(ctx context.Context, p Principal, gt *gateTool, args Args) ([]string, error) {
+	if err := g.authorizeRights(p, gt); err != nil {
+		return nil, err
+	}
+	resources, err := g.resources(ctx, gt, args)
+	if err != nil {
+		return nil, err
+	}
+	return resources, g.allow(ctx, p, gt, resources)
+}
+
+// authorizeRights is the part of authorization that needs no arguments: a
+// channel identity, the tier and every scope.
+func (g *Gate) authorizeRights(p Principal, gt *gateTool) error {
 	pol := &gt.desc.Policy
+	if p.Peer == "" {
+		// Without a channel a confirm could not tell the requester from a
+		// peer: fail closed.
+		return errors.New("the principal has no channel identity (Peer)")
+	}
 	have, need := g.cfg.Catalogue.TierRank(p.Tier), g.cfg.Catalogue.TierRank(pol.Tier)
 	switch {
 	case have < 0:
-		return nil, fmt.Errorf("unknown tier %s", truncQuote(p.Tier))
+		return fmt.Errorf("unknown tier %s", truncQuote(p.Tier))
 	case need < 0 || have < need:
-		return nil, fmt.Errorf("tier %q is below %q", p.Tier, pol.Tier)
+		return fmt.Errorf("tier %q is below %q", p.Tier, pol.Tier)
 	}
 	for _, s := range pol.Scopes {
 		if !p.HasScope(s) {
-			return nil, fmt.Errorf("missing scope %q", s)
+			return fmt.Errorf("missing scope %q", s)
 		}
 	}
+	return nil
+}
+
+// resources renders the call's resources, bounded by Config.MaxResources.
+func (g *Gate) resources(ctx context.Context, gt *gateTool, args Args) ([]string, error) {
 	var resources []string
 	err := g.protect(ctx, "resources", func() error {
 		var err error
-		resources, err = gt.resource.resources(reflect.ValueOf(args).Elem())
+		resources, err = gt.resource.resources(reflect.ValueOf(args).Elem(), g.cfg.MaxResources)
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("resources: %w", err)
 	}
+	return resources, nil
+}
+
+// allow asks the ACL about the rendered resources.
+func (g *Gate) allow(ctx context.Context, p Principal, gt *gateTool, resources []string) error {
 	if g.cfg.ACL == AllowAllResources {
-		return resources, nil // it allows everything and reads nothing
+		return nil // it allows everything and reads nothing
 	}
 	// The hook gets a copy: it cannot change the policy the gate enforces.
 	// The scopes and the resources share one allocation; each is capped, so
@@ -484,9 +568,9 @@ func (g *Gate) authorize(ctx context.Context, p Principal, gt *gateTool, args Ar
 		rs = buf[ns : ns+nr : ns+nr]
 	}
 	if err := g.protect(ctx, "ACL", func() error { return g.cfg.ACL.Allow(ctx, p, &d, rs) }); err != nil {
-		return resources, fmt.Errorf("acl: %w", err)
+		return fmt.Errorf("acl: %w", err)
 	}
-	return resources, nil
+	return nil
 }
 
 // reauthorize is step 5.
@@ -534,6 +618,7 @@ func (g *Gate) confirm(ctx context.Context, c *call, st *catState, gt *gateTool,
 		Expires:   time.Now().Add(ttl),
 	}
 	attrs := []slog.Attr{slog.String("confirm", req.ID), slog.String("digest", req.Digest)}
+	c.event(slog.LevelInfo, AuditConfirm, "opened", append(attrs, slog.Time("expires", req.Expires))...)
 	var d Decision
 	err := g.protect(ctx, "ConfirmBroker.Request", func() error {
 		var err error
@@ -590,6 +675,18 @@ func confirmDigest(tool string, fwd []byte, p Principal, catalogueFP string) str
 	return ocpimpl.Fingerprint(b)
 }
 
+// mayHaveRun reports whether a call that returned err may have run on the
+// server: every error but a JSON-RPC error response (the server answered)
+// and the client's own refusals before sending.
+func mayHaveRun(err error) bool {
+	var rpc *jsonrpc.Error
+	switch {
+	case errors.As(err, &rpc), errors.Is(err, ErrNotConnected), errors.Is(err, ErrClientClosed), errors.Is(err, errNotObject):
+		return false
+	}
+	return true
+}
+
 // callServer is steps 6 and 7.
 func (g *Gate) callServer(ctx context.Context, c *call, gt *gateTool, fwd []byte) ActionResult {
 	var res *mcp.CallToolResult
@@ -598,14 +695,20 @@ func (g *Gate) callServer(ctx context.Context, c *call, gt *gateTool, fwd []byte
 		res, err = g.cfg.Server.CallTool(ctx, gt.desc.Name, json.RawMessage(fwd))
 		return err
 	})
-	fail := func(detail string) ActionResult {
+	fail := func(detail string, attrs ...slog.Attr) ActionResult {
 		ref := newRef()
-		c.event(slog.LevelError, AuditCall, string(ReasonFailed), slog.String("ref", ref), slog.String("detail", detail))
+		c.event(slog.LevelError, AuditCall, string(ReasonFailed), append(attrs, slog.String("ref", ref), slog.String("detail", detail))...)
 		return ActionResult{ID: c.id, OK: false, Reason: ReasonFailed, Error: gt.desc.Policy.Failure + " (ref " + ref + ")", Ref: ref}
 	}
 	switch {
-	case err != nil:
+	case err != nil && !mayHaveRun(err):
 		return fail("call error: " + err.Error())
+	case err != nil:
+		// Sent, and no answer: the server may have run it. Saying "failed"
+		// would invite a retry that writes twice.
+		ref := newRef()
+		c.event(slog.LevelError, AuditCall, string(ReasonOutcomeUnknown), slog.String("ref", ref), slog.String("detail", "call error: "+err.Error()))
+		return ActionResult{ID: c.id, OK: false, Reason: ReasonOutcomeUnknown, Error: textOutcomeUnknown + " (ref " + ref + ")", Ref: ref}
 	case res == nil:
 		return fail("call returned no result")
 	case res.IsError:
@@ -630,6 +733,9 @@ func (g *Gate) callServer(ctx context.Context, c *call, gt *gateTool, fwd []byte
 	}
 	if err != nil {
 		return fail("result does not encode: " + err.Error())
+	}
+	if len(out) > g.cfg.MaxResultBytes {
+		return fail(fmt.Sprintf("result of %d bytes exceeds the limit of %d", len(out), g.cfg.MaxResultBytes), slog.Int("output_bytes", len(out)))
 	}
 	if c.info() {
 		c.ok(AuditCall, slog.Int("output_bytes", len(out)))
@@ -756,31 +862,103 @@ func cloneAdvertise(a ToolsAdvertise) ToolsAdvertise {
 	return out
 }
 
-// Resolve passes a peer's confirm decision to the broker and audits it. peer
-// is the deciding principal with the Peer of the channel the decision came
-// on; the broker refuses it when that is the requester's channel.
+// Resolve takes a peer's decision on a pending confirm, checks who may
+// make it, passes it to the broker and audits it. peer is the deciding
+// principal, with the Peer of the channel the decision came on. The
+// decision is refused (and the confirm stays pending) when it comes from the
+// requester's channel or from no channel, names another digest, or comes
+// from a principal who could not make the call itself: the approver must be
+// authorized for the same call (tier, scopes and the ACL on the same
+// resources), and Config.Approver may refuse more.
+//
+// The errors are fixed: one of the ErrConfirm values, or
+// [ErrConfirmUnavailable] with a reference whose cause is in the audit log.
+// Nothing internal (a broker's text) reaches the deciding channel.
 func (g *Gate) Resolve(ctx context.Context, peer Principal, d ConfirmDecision) error {
-	if g.cfg.Broker == nil {
-		return ErrConfirmNotPending
-	}
-	err := g.protect(ctx, "ConfirmBroker.Resolve", func() error { return g.cfg.Broker.Resolve(ctx, peer, d) })
 	attrs := []slog.Attr{
-		slog.String("confirm", d.ID),
+		slog.String("confirm", boundText(d.ID)),
 		slog.Bool("approve", d.Approve),
 		slog.String("principal", peer.ID),
 		slog.String("peer", peer.Peer),
 	}
-	if err != nil {
-		g.audit.LogAttrs(ctx, slog.LevelWarn, AuditDecision, append(attrs, slog.String("outcome", "refused"), slog.String("detail", err.Error()))...)
+	refuse := func(err error, detail string) error {
+		level := slog.LevelWarn
+		if errors.Is(err, ErrConfirmUnavailable) {
+			level = slog.LevelError
+			ref := newRef()
+			attrs = append(attrs, slog.String("ref", ref))
+			err = fmt.Errorf("%w (ref %s)", err, ref)
+		}
+		g.audit.LogAttrs(ctx, level, AuditDecision, append(attrs, slog.String("outcome", "refused"), slog.String("detail", boundText(detail)))...)
 		return err
 	}
-	g.audit.LogAttrs(ctx, slog.LevelInfo, AuditDecision, append(attrs, slog.String("outcome", "accepted"))...)
+	if g.cfg.Broker == nil {
+		return refuse(ErrConfirmNotPending, "no broker")
+	}
+	if peer.Peer == "" {
+		return refuse(ErrConfirmSelf, "the decider has no channel identity (Peer)")
+	}
+	var req ConfirmRequest
+	err := g.protect(ctx, "ConfirmBroker.Lookup", func() error {
+		var err error
+		req, err = g.cfg.Broker.Lookup(ctx, d.ID)
+		return err
+	})
+	if err != nil {
+		return refuse(brokerError(err), err.Error())
+	}
+	if d.Digest != req.Digest {
+		return refuse(ErrConfirmDigest, "digest differs")
+	}
+	if err := g.mayDecide(ctx, peer, req); err != nil {
+		return refuse(ErrConfirmForbidden, err.Error())
+	}
+	err = g.protect(ctx, "ConfirmBroker.Resolve", func() error { return g.cfg.Broker.Resolve(ctx, peer, d) })
+	if err != nil {
+		return refuse(brokerError(err), err.Error())
+	}
+	g.audit.LogAttrs(ctx, slog.LevelInfo, AuditDecision, append(attrs, slog.String("tool", req.Tool), slog.String("outcome", "accepted"))...)
 	return nil
+}
+
+// mayDecide is the approver rule: peer must be authorized for the call the
+// confirm holds, as if it made the call itself, and Config.Approver must
+// agree.
+func (g *Gate) mayDecide(ctx context.Context, peer Principal, req ConfirmRequest) error {
+	gt := g.tools[req.Tool]
+	if gt == nil {
+		return fmt.Errorf("the confirm is for %s, which this gate does not serve", truncQuote(req.Tool))
+	}
+	args, _, err := gt.checkArgs(req.Args)
+	if err != nil {
+		return fmt.Errorf("the confirm's arguments: %w", err)
+	}
+	if _, err := g.authorize(ctx, peer, gt, args); err != nil {
+		return fmt.Errorf("the decider may not make this call: %w", err)
+	}
+	if g.cfg.Approver != nil {
+		if err := g.protect(ctx, "Approver", func() error { return g.cfg.Approver(ctx, peer, req) }); err != nil {
+			return fmt.Errorf("Config.Approver: %w", err)
+		}
+	}
+	return nil
+}
+
+// brokerError is the error a decider may see for a broker's err: the fixed
+// refusal it wraps, else ErrConfirmUnavailable.
+func brokerError(err error) error {
+	for _, e := range []error{ErrConfirmNotPending, ErrConfirmExpired, ErrConfirmSelf, ErrConfirmDigest} {
+		if errors.Is(err, e) {
+			return e
+		}
+	}
+	return ErrConfirmUnavailable
 }
 
 // Pending returns the confirms still waiting for a decision, for a peer
 // that connects late (each with the id, prompt and digest a decision
-// quotes). Without a broker there are none.
+// quotes). Without a broker there are none. A broker failure is
+// [ErrConfirmUnavailable] with a reference; its cause is in the audit log.
 func (g *Gate) Pending(ctx context.Context) ([]ConfirmRequest, error) {
 	if g.cfg.Broker == nil {
 		return []ConfirmRequest{}, nil
@@ -791,7 +969,12 @@ func (g *Gate) Pending(ctx context.Context) ([]ConfirmRequest, error) {
 		out, err = g.cfg.Broker.Pending(ctx)
 		return err
 	})
-	return out, err
+	if err != nil {
+		ref := newRef()
+		g.audit.LogAttrs(ctx, slog.LevelError, AuditDecision, slog.String("outcome", "pending failed"), slog.String("ref", ref), slog.String("detail", boundText(err.Error())))
+		return nil, fmt.Errorf("%w (ref %s)", ErrConfirmUnavailable, ref)
+	}
+	return out, nil
 }
 
 // Subscribe calls fn for every new confirm request until stop is called, so

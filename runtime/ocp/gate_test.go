@@ -146,8 +146,8 @@ var (
 	alice = Principal{ID: "u-alice-7f3e", Tier: "member", Scopes: []string{"memory.read", "memory.write"}, Peer: "model-chan-91c2"}
 	// alicePhone is the same person on another connection: a peer that may
 	// confirm her writes.
-	alicePhone = Principal{ID: "u-alice-7f3e", Tier: "member", Peer: "phone-44aa"}
-	bob        = Principal{ID: "u-bob", Tier: "operator", Peer: "desk-bob"}
+	alicePhone = Principal{ID: "u-alice-7f3e", Tier: "member", Scopes: []string{"memory.read", "memory.write"}, Peer: "phone-44aa"}
+	bob        = Principal{ID: "u-bob", Tier: "operator", Scopes: []string{"memory.read", "memory.write"}, Peer: "desk-bob"}
 )
 
 // autoDecide makes peer decide every confirm as soon as it is announced.
@@ -464,13 +464,13 @@ func TestWriteApprovedByAnotherPeer(t *testing.T) {
 	if c := h.spy.Calls(); len(c) != 1 || c[0] != (callRecord{"delete_entities", `{"entityNames":["a","b"]}`}) {
 		t.Fatalf("calls = %+v", c)
 	}
-	for _, ev := range []string{AuditConfirm, AuditReauthorize} {
-		if e := h.audit.events(t, ev); len(e) != 1 || e[0]["call"] != "w1" {
-			t.Errorf("%s events = %v", ev, e)
-		}
+	if e := h.audit.events(t, AuditReauthorize); len(e) != 1 || e[0]["call"] != "w1" {
+		t.Errorf("reauthorize events = %v", e)
 	}
-	if e := h.audit.events(t, AuditConfirm); e[0]["outcome"] != "approved" || e[0]["by_peer"] != alicePhone.Peer {
-		t.Errorf("confirm event = %v", e)
+	// The confirm is audited when it opens and when it ends.
+	e := h.audit.events(t, AuditConfirm)
+	if len(e) != 2 || e[0]["call"] != "w1" || e[0]["outcome"] != "opened" || e[1]["outcome"] != "approved" || e[1]["by_peer"] != alicePhone.Peer {
+		t.Errorf("confirm events = %v", e)
 	}
 }
 
@@ -593,7 +593,7 @@ func TestForgedDecisionsAreRefused(t *testing.T) {
 		d    ConfirmDecision
 		want error
 	}{
-		{"the model's own channel", Principal{ID: alice.ID, Tier: "admin", Peer: alice.Peer}, ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}, ErrConfirmSelf},
+		{"the model's own channel", Principal{ID: alice.ID, Tier: "admin", Scopes: alice.Scopes, Peer: alice.Peer}, ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}, ErrConfirmSelf},
 		{"a different digest", alicePhone, ConfirmDecision{ID: cr.ID, Approve: true, Digest: confirmDigest("delete_entities", []byte(`{"entityNames":["b"]}`), alice, h.g.CatalogueFingerprint())}, ErrConfirmDigest},
 		{"an unknown id", alicePhone, ConfirmDecision{ID: "AAAAAAAAAAAAAAAAAAAAAAAAAA", Approve: true, Digest: cr.Digest}, ErrConfirmNotPending},
 	} {
@@ -633,7 +633,7 @@ func TestExpiredConfirmCannotBeApproved(t *testing.T) {
 		t.Errorf("approval of an expired confirm: %v", err)
 	}
 	wantNoCalls(t, h)
-	if e := h.audit.events(t, AuditConfirm); len(e) != 1 || e[0]["outcome"] != "expired" {
+	if e := h.audit.events(t, AuditConfirm); len(e) != 2 || e[0]["outcome"] != "opened" || e[1]["outcome"] != "expired" {
 		t.Errorf("confirm events = %v", e)
 	}
 }
@@ -672,11 +672,13 @@ func TestRightsRevokedWhilePending(t *testing.T) {
 		var mu sync.Mutex
 		locked := map[string]bool{}
 		h := newHarness(t, true, func(c *Config) {
-			c.ACL = ACLFunc(func(_ context.Context, _ Principal, _ *Descriptor, rs []string) error {
+			// Resources locked for one channel's principal: the
+			// approver (another channel) may still decide.
+			c.ACL = ACLFunc(func(_ context.Context, p Principal, _ *Descriptor, rs []string) error {
 				mu.Lock()
 				defer mu.Unlock()
 				for _, r := range rs {
-					if locked[r] {
+					if locked[p.Peer+" "+r] {
 						return errors.New("locked: " + r)
 					}
 				}
@@ -688,7 +690,7 @@ func TestRightsRevokedWhilePending(t *testing.T) {
 		res := dispatchAsync(h, alice, req("w", "delete_entities", `{"entityNames":["a"]}`))
 		cr := <-ch
 		mu.Lock()
-		locked["graph/a"] = true
+		locked[alice.Peer+" graph/a"] = true
 		mu.Unlock()
 		if err := h.g.Resolve(context.Background(), alicePhone, ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}); err != nil {
 			t.Fatal(err)
@@ -834,6 +836,9 @@ type stubBroker struct{}
 func (stubBroker) Resolve(context.Context, Principal, ConfirmDecision) error {
 	return ErrConfirmNotPending
 }
+func (stubBroker) Lookup(context.Context, string) (ConfirmRequest, error) {
+	return ConfirmRequest{}, ErrConfirmNotPending
+}
 func (stubBroker) Pending(context.Context) ([]ConfirmRequest, error) { return nil, nil }
 func (stubBroker) Subscribe(func(ConfirmRequest)) func()             { return func() {} }
 
@@ -933,9 +938,11 @@ func TestServerErrorsDoNotLeak(t *testing.T) {
 		respond func(string, json.RawMessage) (*mcp.CallToolResult, error)
 		text    string
 	}{
+		// A transport error or a panic after the call was sent: the server
+		// may have run it, and the model is told so, not "failed".
 		{"transport error", func(string, json.RawMessage) (*mcp.CallToolResult, error) {
-			return nil, fmt.Errorf("dial tcp %s: connection refused", canary)
-		}, "Could not read the graph."},
+			return nil, fmt.Errorf("read tcp %s: connection reset by peer", canary)
+		}, textOutcomeUnknown},
 		{"JSON-RPC error", func(string, json.RawMessage) (*mcp.CallToolResult, error) {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: canary}
 		}, "Could not read the graph."},
@@ -948,12 +955,17 @@ func TestServerErrorsDoNotLeak(t *testing.T) {
 			err := json.Unmarshal([]byte(`{"content":[{"type":"text","text":"db-internal-7 needs a password"}],"resultType":"input_required"}`), &r)
 			return &r, err
 		}, "Could not read the graph."},
-		{"caller panics", func(string, json.RawMessage) (*mcp.CallToolResult, error) { panic(canary) }, "Could not read the graph."},
+		{"caller panics", func(string, json.RawMessage) (*mcp.CallToolResult, error) { panic(canary) }, textOutcomeUnknown},
+		{"not connected", func(string, json.RawMessage) (*mcp.CallToolResult, error) { return nil, ErrNotConnected }, "Could not read the graph."},
 	} {
 		h := newHarness(t, true, nil)
 		h.spy.respond = tc.respond
 		r := h.g.Dispatch(context.Background(), alice, req("e", "read_graph", `{}`))
-		wantRefused(t, r, ReasonFailed)
+		want := ReasonFailed
+		if tc.text == textOutcomeUnknown {
+			want = ReasonOutcomeUnknown
+		}
+		wantRefused(t, r, want)
 		b, _ := json.Marshal(r)
 		for _, c := range []string{"db-internal-7", "corp.example.net", "SELECT", "1=1", "goroutine 17", "handler.go"} {
 			if bytes.Contains(b, []byte(c)) {
@@ -966,6 +978,8 @@ func TestServerErrorsDoNotLeak(t *testing.T) {
 		ev := h.audit.events(t, AuditCall)
 		wantInAudit := "db-internal-7"
 		switch tc.name {
+		case "not connected":
+			wantInAudit = "not connected"
 		case "nil result":
 			wantInAudit = "no result"
 		case "input_required result":
@@ -984,7 +998,9 @@ func TestServerErrorsDoNotLeak(t *testing.T) {
 	// A tool whose classification sets no failure text has the one the
 	// generator gave it.
 	h := newHarness(t, true, nil)
-	h.spy.respond = func(string, json.RawMessage) (*mcp.CallToolResult, error) { return nil, errors.New(canaryHost) }
+	h.spy.respond = func(string, json.RawMessage) (*mcp.CallToolResult, error) {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: canaryHost}
+	}
 	stop := autoDecide(t, h, alicePhone, true)
 	defer stop()
 	r := h.g.Dispatch(context.Background(), alice, req("e", "create_note", `{"title":"t"}`))
@@ -1286,7 +1302,7 @@ func TestConcurrentDispatch(t *testing.T) {
 	stop := h.broker.Subscribe(func(r ConfirmRequest) { confirms <- r })
 	var peers sync.WaitGroup
 	for i := range 4 {
-		peer := Principal{ID: fmt.Sprintf("peer-%d", i), Tier: "member", Peer: fmt.Sprintf("peer-chan-%d", i)}
+		peer := Principal{ID: fmt.Sprintf("peer-%d", i), Tier: "member", Scopes: alice.Scopes, Peer: fmt.Sprintf("peer-chan-%d", i)}
 		peers.Add(1)
 		go func() {
 			defer peers.Done()

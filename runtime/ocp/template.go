@@ -25,10 +25,13 @@ var ErrMissingResourceArg = errors.New("a resource placeholder's argument is abs
 // the mode renders, so it fails only for a package edited by hand.
 type template []segment
 
-// segment is one generated segment and, for an argument, its field index.
+// segment is one generated segment and, for an argument, its field index
+// and whether encoding/json leaves the field out when it is zero (omitzero,
+// omitempty): then a zero value is an absent argument, not a null.
 type segment struct {
 	ocpimpl.Segment
 	field int
+	omit  bool
 }
 
 // bindTemplate binds a generated template to the argument struct typ.
@@ -58,6 +61,10 @@ func bindTemplate(typ reflect.Type, t ocpimpl.Template, resource bool) (template
 			return nil, fmt.Errorf("%s: {%s} is a %v, which mode %v cannot render", what, sg.Arg, typ.Field(f).Type, sg.Mode)
 		}
 		out[i].field = f
+		_, opts, _ := strings.Cut(typ.Field(f).Tag.Get("json"), ",")
+		for o := range strings.SplitSeq(opts, ",") {
+			out[i].omit = out[i].omit || o == "omitzero" || o == "omitempty"
+		}
 	}
 	return out, nil
 }
@@ -130,11 +137,16 @@ func nullableElem(t reflect.Type) reflect.Type {
 	return f.Type
 }
 
+// errTooManyResources is the error of a rendering beyond the gate's bounds.
+var errTooManyResources = errors.New("too many resources")
+
 // resources renders a bound resource template with a call's arguments (the
 // argument struct, addressable): the cartesian product of the
 // placeholders' values, each path-escaped so that a value cannot add a path
-// segment ("../x", "a/b").
-func (t template) resources(args reflect.Value) ([]string, error) {
+// segment ("../x", "a/b", and "." or ".." as a whole value). A product of
+// more than max resources, or of more than maxResourceBytes, fails with
+// errTooManyResources before it is built.
+func (t template) resources(args reflect.Value, max int) ([]string, error) {
 	parts := []string{""}
 	var vals []string
 	for _, sg := range t {
@@ -173,15 +185,47 @@ func (t template) resources(args reflect.Value) ([]string, error) {
 		if len(vals) == 0 {
 			return nil, fmt.Errorf("%w: {%s}", ErrMissingResourceArg, sg.Arg)
 		}
+		if len(vals) > max || len(parts) > max/len(vals) {
+			return nil, fmt.Errorf("%w: {%s} makes more than %d", errTooManyResources, sg.Arg, max)
+		}
+		size := 0
+		for i, v := range vals {
+			vals[i] = escapeSegment(v)
+			size += len(vals[i])
+		}
+		if total := sizeOf(parts)*len(vals) + size*len(parts); total > maxResourceBytes {
+			return nil, fmt.Errorf("%w: {%s} makes more than %d bytes", errTooManyResources, sg.Arg, maxResourceBytes)
+		}
 		next := make([]string, 0, len(parts)*len(vals))
 		for _, p := range parts {
 			for _, v := range vals {
-				next = append(next, p+url.PathEscape(v))
+				next = append(next, p+v)
 			}
 		}
 		parts = next
 	}
 	return parts, nil
+}
+
+// escapeSegment path-escapes a placeholder's value, dot segments included:
+// "." and ".." would otherwise climb out of the placeholder in an ACL that
+// normalises paths.
+func escapeSegment(v string) string {
+	switch v {
+	case ".":
+		return "%2E"
+	case "..":
+		return "%2E%2E"
+	}
+	return url.PathEscape(v)
+}
+
+func sizeOf(parts []string) int {
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	return n
 }
 
 // scalarString is a scalar's text in a resource: strings as they are,
@@ -203,10 +247,12 @@ func scalarString(v reflect.Value) string {
 }
 
 // prompt renders a bound confirm prompt with a call's arguments (the
-// argument struct, addressable). An argument is shown as its JSON encoding, so a
-// person reading the prompt can tell the caller's text (always quoted) from
-// the Hub's. An unset argument (a nil pointer, slice or map, an absent
-// Nullable) is shown as "(not set)".
+// argument struct, addressable). An argument is shown as its JSON encoding,
+// as the server will receive it, so a person reading the prompt can tell
+// the caller's text (always quoted) from the Hub's, and an explicit null
+// ("null") from an argument the call leaves out ("(not set)"). Characters
+// that are invisible or change the text's direction are escaped
+// (\u202e), so caller text cannot restyle the prompt.
 func (t template) prompt(args reflect.Value) string {
 	var b strings.Builder
 	for _, sg := range t {
@@ -214,7 +260,12 @@ func (t template) prompt(args reflect.Value) string {
 		case sg.Mode == ocpimpl.BindAll:
 			writeArg(&b, args.Addr().Interface())
 		case sg.field >= 0:
-			writeArg(&b, args.Field(sg.field).Interface())
+			f := args.Field(sg.field)
+			if sg.omit && f.IsZero() {
+				b.WriteString("(not set)")
+				continue
+			}
+			writeArg(&b, f.Interface())
 		default:
 			b.WriteString(sg.Text)
 		}
@@ -223,19 +274,12 @@ func (t template) prompt(args reflect.Value) string {
 }
 
 func writeArg(b *strings.Builder, v any) {
-	if z, ok := v.(interface{ IsZero() bool }); ok && z.IsZero() {
-		b.WriteString("(not set)")
+	out, err := json.Marshal(v)
+	if err != nil {
+		b.WriteString("(unprintable)")
 		return
 	}
-	out, err := json.Marshal(v)
-	switch {
-	case err != nil:
-		b.WriteString("(unprintable)")
-	case string(out) == "null":
-		b.WriteString("(not set)")
-	default:
-		b.Write(out)
-	}
+	b.Write(escapeInvisible(out))
 }
 
 // Resources renders the resources that a call with args would touch, as the
@@ -247,7 +291,7 @@ func (g *Gate) Resources(args Args) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return gt.resource.resources(v)
+	return gt.resource.resources(v, g.cfg.MaxResources)
 }
 
 // ConfirmPrompt renders the confirm prompt that a call with args would show

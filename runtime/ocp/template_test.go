@@ -65,7 +65,7 @@ func TestResourceTemplates(t *testing.T) {
 			t.Errorf("%q: bind: %v", tt.tpl, err)
 			continue
 		}
-		got, err := bt.resources(reflect.ValueOf(&tt.args).Elem())
+		got, err := bt.resources(reflect.ValueOf(&tt.args).Elem(), DefaultMaxResources)
 		if tt.wantErr != "" {
 			if !errors.Is(err, ErrMissingResourceArg) || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Errorf("%q: error %v, want ErrMissingResourceArg naming %s", tt.tpl, err, tt.wantErr)
@@ -100,7 +100,7 @@ func TestPromptTemplates(t *testing.T) {
 		want string
 	}{
 		{"Rename {name} ({count})?", full, `Rename "Bob \"the\" builder" (2)?`},
-		{"{owner} {tags} {team} {ids} {meta} {nested}", full, `"\u003co\u003e" [] (not set) (not set) (not set) (not set)`},
+		{"{owner} {tags} {team} {ids} {meta} {nested}", full, `"\u003co\u003e" [] null (not set) (not set) (not set)`},
 		{"{owner}", tmplArgs{}, "(not set)"},
 		{"{{x}} {level}", tmplArgs{Level: "low"}, `{x} "low"`},
 	}

@@ -14,9 +14,15 @@ import (
 type Reason string
 
 const (
-	// ReasonFailed: the server was called and the call failed (transport
-	// error, JSON-RPC error, or a result with isError). The spec's word.
+	// ReasonFailed: the call failed and did not run: the server answered
+	// with a JSON-RPC error or a result with isError, its result was
+	// refused (over the size limit, not matching the output schema), or it
+	// could not be sent. The spec's word.
 	ReasonFailed Reason = "failed"
+	// ReasonOutcomeUnknown: the call was sent to the server but no answer
+	// came back (the caller gave up, the connection dropped): the server
+	// may have run it. A model must check before it retries a write.
+	ReasonOutcomeUnknown Reason = "outcome_unknown"
 	// ReasonDenied: the write's confirm was denied, expired, was cancelled,
 	// or was voided by a catalogue change. The server was not called.
 	ReasonDenied Reason = "denied"

@@ -21,11 +21,14 @@ import (
 
 // The principals of the session. The model speaks for alice on the channel
 // "model"; alice's phone is another connected peer, and only it may answer
-// a confirm. guest is a visitor.
+// her confirms. guest is a visitor, on a model channel and on a kiosk: a
+// peer too, but one that may not make alice's writes, so it may not
+// confirm them either.
 var (
 	alice = ocp.Principal{ID: "alice", Tier: "operator", Scopes: []string{"tickets.read", "tickets.write", "tickets.escalate"}, Peer: "model"}
-	phone = ocp.Principal{ID: "alice", Tier: "operator", Scopes: []string{"tickets.read", "tickets.write"}, Peer: "phone"}
+	phone = ocp.Principal{ID: "alice", Tier: "operator", Scopes: []string{"tickets.read", "tickets.write", "tickets.escalate"}, Peer: "phone"}
 	guest = ocp.Principal{ID: "guest", Tier: "visitor", Scopes: []string{"tickets.read"}, Peer: "guest-model"}
+	kiosk = ocp.Principal{ID: "guest", Tier: "visitor", Scopes: []string{"tickets.read"}, Peer: "kiosk"}
 )
 
 // acl is the Hub's resource rule: everyone may touch the desk's tickets.
@@ -114,6 +117,9 @@ func run(ctx context.Context, w io.Writer) error {
 	s.note("The model tries to approve its own write on its own channel: refused, and the write still waits for a peer.")
 	s.write(ctx, alice, "close_ticket", `{"id":"T-102"}`, selfApprove)
 
+	s.note("A peer who may not make the call cannot confirm it either: the visitor's kiosk approves, and is refused.")
+	s.write(ctx, alice, "close_ticket", `{"id":"T-103"}`, kioskApprove)
+
 	s.note("An approved write the server fails: the model sees the classification's failure text and a reference; the server's error text goes to the audit log only.")
 	ref := s.write(ctx, alice, "escalate_ticket", `{"id":"T-102","team":"network"}`, approve)
 	if detail := s.audit.detail(ref); detail != "" {
@@ -177,6 +183,7 @@ const (
 	deny
 	ignore
 	selfApprove
+	kioskApprove
 )
 
 // write sends a write's action.request and plays the phone's part in its
@@ -209,6 +216,9 @@ func (s *session) write(ctx context.Context, p ocp.Principal, tool, args string,
 		decide(phone, false)
 	case selfApprove:
 		decide(alice, true)
+		decide(phone, false)
+	case kioskApprove:
+		decide(kiosk, true)
 		decide(phone, false)
 	case ignore:
 	}

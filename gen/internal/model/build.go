@@ -232,6 +232,16 @@ func buildTool(mt *Tool, t *load.Tool, snapFile string, c *load.Classification, 
 		}
 		pol.ResourceSegments = append(pol.ResourceSegments, Segment{Mode: mode, Field: f})
 	}
+	var arrays []string
+	for _, sg := range pol.ResourceSegments {
+		if sg.Mode == ocpimpl.BindEach || sg.Mode == ocpimpl.BindNullableEach {
+			arrays = append(arrays, "{"+sg.Field.JSONName+"}")
+		}
+	}
+	if len(arrays) > 1 {
+		diags = append(diags, diag.Diagnostic{Severity: diag.Warning, File: classFile, Line: r.resourcePos.Line, Col: r.resourcePos.Col, Tool: t.Name,
+			Msg: fmt.Sprintf("resource template has %d array placeholders (%s): a call renders the product of their lengths, and the gate refuses a call beyond its resource limit (ocp.Config.MaxResources) as invalid", len(arrays), strings.Join(arrays, ", "))})
+	}
 
 	// Confirm prompt.
 	if pol.ConfirmPrompt == "" {

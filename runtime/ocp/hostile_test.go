@@ -1,0 +1,312 @@
+package ocp
+
+// Tests of the gate against a hostile model, peer and server: cheap checks
+// first, bounded work, and a confirm that shows what will run to the people
+// allowed to answer it.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
+
+// Checks that need no arguments come first: a principal with an unknown
+// tier, a missing scope or no channel cannot make the gate parse or
+// validate arguments (no ocp.args event), whatever they hold.
+func TestRightsAreCheckedBeforeArguments(t *testing.T) {
+	huge := `{"query":` + strings.Repeat("[", 5000) + strings.Repeat("]", 5000) + `}`
+	for _, tc := range []struct {
+		name string
+		p    Principal
+	}{
+		{"unknown tier", Principal{ID: "x", Tier: "superuser", Scopes: alice.Scopes, Peer: "c"}},
+		{"missing scope", Principal{ID: "x", Tier: "admin", Peer: "c"}},
+		{"no channel", Principal{ID: "x", Tier: "admin", Scopes: alice.Scopes}},
+	} {
+		h := newHarness(t, true, nil)
+		wantRefused(t, h.g.Dispatch(context.Background(), tc.p, req("r", "read_graph", huge)), ReasonForbidden)
+		if e := h.audit.events(t, AuditArgs); len(e) != 0 {
+			t.Errorf("%s: the arguments were looked at: %v", tc.name, e)
+		}
+		if e := h.audit.events(t, AuditAuthorize); len(e) != 1 || e[0]["outcome"] != string(ReasonForbidden) {
+			t.Errorf("%s: authorize events = %v", tc.name, e)
+		}
+		wantNoCalls(t, h)
+	}
+}
+
+// A request with no channel identity is refused even for a read, so that no
+// confirm can ever be opened for a principal whose channel is unknown.
+func TestEmptyPeerRefused(t *testing.T) {
+	h := newHarness(t, true, nil)
+	p := alice
+	p.Peer = ""
+	wantRefused(t, h.g.Dispatch(context.Background(), p, req("w", "delete_entities", `{"entityNames":["a"]}`)), ReasonForbidden)
+	wantRefused(t, h.g.Dispatch(context.Background(), p, req("r", "read_graph", `{}`)), ReasonForbidden)
+	if !strings.Contains(h.audit.String(), "no channel identity") {
+		t.Errorf("audit does not say why: %s", h.audit.String())
+	}
+	wantNoCalls(t, h)
+}
+
+// A template with two array placeholders renders the product of their
+// lengths: beyond Config.MaxResources the call is invalid, before anything
+// is built or the ACL is asked.
+func TestResourcesAreBounded(t *testing.T) {
+	d := DeleteEntities.Desc.Clone()
+	d.Name = "grid"
+	d.Policy.Resource = tpl("grid/{entityNames}/{entityNames}")
+	d.Policy.ConfirmPrompt = nil
+	tool := &Tool{Args: (*DeleteEntitiesArgs)(nil), Desc: *d}
+	c := NewCatalogue(testTiers, tool)
+	asked := 0
+	h := newHarness(t, false, func(cfg *Config) {
+		cfg.Catalogue = c
+		cfg.MaxResources = 100
+		cfg.ACL = ACLFunc(func(context.Context, Principal, *Descriptor, []string) error { asked++; return nil })
+	})
+	h.g.syncCatalogue(liveOf(c))
+	names := make([]string, 11)
+	for i := range names {
+		names[i] = strings.Repeat("n", i+1)
+	}
+	args, _ := json.Marshal(map[string]any{"entityNames": names})
+	wantRefused(t, h.g.Dispatch(context.Background(), alice, req("g", "grid", string(args))), ReasonInvalid)
+	if asked != 0 {
+		t.Errorf("the ACL was asked about %d resources", asked)
+	}
+	if rs, err := h.g.Resources(DeleteEntitiesArgs{EntityNames: names[:10]}); err != nil || len(rs) != 100 {
+		t.Errorf("10 × 10 resources: %d, %v", len(rs), err)
+	}
+	wantNoCalls(t, h)
+}
+
+// An audit event stays small whatever the request holds: a 1 MiB tool name
+// is cut, and so is a detail.
+func TestAuditDetailsAreBounded(t *testing.T) {
+	h := newHarness(t, true, nil)
+	name := strings.Repeat("x", 1<<20)
+	wantRefused(t, h.g.Dispatch(context.Background(), alice, req("u", name, `{}`)), ReasonUnknown)
+	big := `{"query":"` + strings.Repeat("q", 1<<20) + `","limit":0}`
+	wantRefused(t, h.g.Dispatch(context.Background(), alice, req("i", "read_graph", big)), ReasonInvalid)
+	for _, line := range strings.Split(strings.TrimSpace(h.audit.String()), "\n") {
+		if len(line) > 8*maxAuditText {
+			t.Errorf("an audit event of %d bytes: %.200s…", len(line), line)
+		}
+	}
+	if !strings.Contains(h.audit.String(), "bytes in all") {
+		t.Errorf("the cut is not said: %.500s", h.audit.String())
+	}
+}
+
+// A result larger than Config.MaxResultBytes is failed with the tool's text;
+// its size goes to the audit log.
+func TestResultIsBounded(t *testing.T) {
+	h := newHarness(t, true, func(cfg *Config) { cfg.MaxResultBytes = 1000 })
+	h.spy.respond = func(string, json.RawMessage) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("r", 2000)}}}, nil
+	}
+	r := h.g.Dispatch(context.Background(), alice, req("r", "read_graph", `{}`))
+	wantRefused(t, r, ReasonFailed)
+	if strings.Contains(r.Error, "rrrr") || !strings.HasPrefix(r.Error, "Could not read the graph.") {
+		t.Errorf("result = %+v", r)
+	}
+	if e := h.audit.events(t, AuditCall); len(e) != 1 || e[0]["output_bytes"] == nil || !strings.Contains(e[0]["detail"].(string), "exceeds the limit of 1000") {
+		t.Errorf("call events = %v", e)
+	}
+}
+
+// The prompt tells an explicit null from an absent argument.
+func TestPromptNullIsNotAbsence(t *testing.T) {
+	d := CreateNote.Desc.Clone()
+	d.Name = "note_body"
+	d.Policy.ConfirmPrompt = tpl("Set the body to {body}?")
+	body := &Tool{Args: (*CreateNoteArgs)(nil), Desc: *d}
+	c := NewCatalogue(testTiers, body)
+	h := newHarness(t, false, func(cfg *Config) { cfg.Catalogue = c })
+	p1, _ := h.g.ConfirmPrompt(CreateNoteArgs{Title: "t", Body: Null[string]()})
+	p2, _ := h.g.ConfirmPrompt(CreateNoteArgs{Title: "t"})
+	if p1 != "Set the body to null?" || p2 != "Set the body to (not set)?" {
+		t.Errorf("null: %q; absent: %q", p1, p2)
+	}
+	// The default prompt shows the arguments as the server receives them:
+	// an explicit null as null, an absent argument not at all.
+	all1, err := bindTemplate(reflect.TypeFor[CreateNoteArgs](), ocpimpl.Template{{Text: "Run "}, {Mode: ocpimpl.BindAll}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := CreateNoteArgs{Title: "t", Body: Null[string]()}
+	a := CreateNoteArgs{Title: "t"}
+	if got := all1.prompt(reflect.ValueOf(&n).Elem()); got != `Run {"title":"t","body":null}` {
+		t.Errorf("default prompt, null: %s", got)
+	}
+	if got := all1.prompt(reflect.ValueOf(&a).Elem()); got != `Run {"title":"t"}` {
+		t.Errorf("default prompt, absent: %s", got)
+	}
+}
+
+// Caller text cannot restyle the prompt: direction overrides, NEL and other
+// C1 controls and zero-width characters are escaped in the prompt and in the
+// arguments a peer is shown, which are the bytes the server receives.
+func TestPromptEscapesInvisibleText(t *testing.T) {
+	h := newHarness(t, true, nil)
+	ch, stop := announced(h)
+	defer stop()
+	evil := "report\u202etxt.exe\u0085\u0085Hub: safe\u200b\u2066x\u2069"
+	args, _ := json.Marshal(map[string]any{"entityNames": []string{evil}})
+	res := dispatchAsync(h, alice, req("w", "delete_entities", string(args)))
+	cr := <-ch
+	for _, r := range []rune{'\u202e', '\u0085', '\u200b', '\u2066', '\u2069'} {
+		if strings.ContainsRune(cr.Prompt, r) || strings.ContainsRune(string(cr.Args), r) {
+			t.Errorf("U+%04X shown raw: prompt %q args %s", r, cr.Prompt, cr.Args)
+		}
+	}
+	if !strings.Contains(cr.Prompt, `\u202e`) || !strings.Contains(string(cr.Args), `\u202e`) {
+		t.Errorf("not escaped visibly: prompt %q args %s", cr.Prompt, cr.Args)
+	}
+	if err := h.g.Resolve(context.Background(), alicePhone, ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-res; !r.OK {
+		t.Fatalf("%+v", r)
+	}
+	calls := h.spy.Calls()
+	var got struct{ EntityNames []string }
+	if len(calls) != 1 || calls[0].Args != string(cr.Args) || json.Unmarshal([]byte(calls[0].Args), &got) != nil || got.EntityNames[0] != evil {
+		t.Errorf("forwarded %+v, shown %s", calls, cr.Args)
+	}
+}
+
+// A dot segment as a placeholder's whole value is escaped like the rest.
+func TestResourceDotSegmentsEscaped(t *testing.T) {
+	h := newHarness(t, true, nil)
+	rs, err := h.g.Resources(DeleteEntitiesArgs{EntityNames: []string{"..", ".", "a..b"}})
+	if want := []string{"graph/%2E%2E", "graph/%2E", "graph/a..b"}; err != nil || strings.Join(rs, " ") != strings.Join(want, " ") {
+		t.Errorf("resources = %q, %v; want %q", rs, err, want)
+	}
+}
+
+// Config.Approver may refuse a decider the default rule allows.
+func TestApproverHookIsStricter(t *testing.T) {
+	h := newHarness(t, true, func(cfg *Config) {
+		cfg.Approver = func(_ context.Context, p Principal, r ConfirmRequest) error {
+			if p.ID != r.Requester {
+				return errors.New("only the requester's own devices")
+			}
+			return nil
+		}
+	})
+	ch, stop := announced(h)
+	defer stop()
+	res := dispatchAsync(h, alice, req("w", "delete_entities", `{"entityNames":["a"]}`))
+	cr := <-ch
+	if err := h.g.Resolve(context.Background(), bob, ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}); !errors.Is(err, ErrConfirmForbidden) {
+		t.Errorf("bob's approval: %v", err)
+	}
+	if err := h.g.Resolve(context.Background(), alicePhone, ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-res; !r.OK {
+		t.Fatalf("%+v", r)
+	}
+	if !strings.Contains(h.audit.String(), "only the requester's own devices") {
+		t.Error("the hook's reason is not in the audit log")
+	}
+}
+
+// leakyBroker fails with internal text.
+type leakyBroker struct{ MemoryBroker }
+
+const brokerCanary = "redis://admin:hunter2@redis-7.internal:6379"
+
+func (*leakyBroker) Lookup(context.Context, string) (ConfirmRequest, error) {
+	return ConfirmRequest{}, errors.New("dial " + brokerCanary)
+}
+func (*leakyBroker) Pending(context.Context) ([]ConfirmRequest, error) {
+	return nil, errors.New("dial " + brokerCanary)
+}
+
+// Refusals tell the decider nothing internal: a broker's error text goes to
+// the audit log under a reference, and the decider gets a fixed error.
+func TestBrokerErrorsDoNotReachTheDecider(t *testing.T) {
+	h := newHarness(t, true, func(cfg *Config) { cfg.Broker = &leakyBroker{MemoryBroker: *NewMemoryBroker()} })
+	for name, err := range map[string]error{
+		"Resolve": h.g.Resolve(context.Background(), alicePhone, ConfirmDecision{ID: "X", Approve: true, Digest: "d"}),
+		"Pending": func() error { _, err := h.g.Pending(context.Background()); return err }(),
+	} {
+		if !errors.Is(err, ErrConfirmUnavailable) || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "(ref ") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if !strings.Contains(h.audit.String(), "hunter2") {
+		t.Error("the cause is not in the audit log")
+	}
+}
+
+// A call the server may have performed is never reported as a plain
+// failure: the caller gave up after the call was sent.
+func TestOutcomeUnknownWhenTheCallerGivesUp(t *testing.T) {
+	h := newHarness(t, true, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	sent := make(chan struct{})
+	h.spy.respond = func(string, json.RawMessage) (*mcp.CallToolResult, error) {
+		close(sent)
+		<-ctx.Done() // the server runs it; the answer never comes in time
+		return nil, ctx.Err()
+	}
+	res := make(chan ActionResult, 1)
+	go func() { res <- h.g.Dispatch(ctx, alice, req("r", "read_graph", `{}`)) }()
+	<-sent
+	cancel()
+	r := <-res
+	wantRefused(t, r, ReasonOutcomeUnknown)
+	if !strings.Contains(r.Error, "may have run") || r.Ref == "" {
+		t.Errorf("result = %+v", r)
+	}
+}
+
+// Every decision emits its event: each refusal step, the confirm when it
+// opens and when it ends, and each decision.
+func TestEveryDecisionIsAudited(t *testing.T) {
+	h := newHarness(t, true, nil)
+	ctx := context.Background()
+	guest := Principal{ID: "g", Tier: "anonymous", Peer: "g-chan"}
+	for _, tc := range []struct {
+		p       Principal
+		r       ActionRequest
+		event   string
+		outcome Reason
+	}{
+		{alice, req("1", "no_such_tool", `{}`), AuditCatalogue, ReasonUnknown},
+		{guest, req("2", "read_graph", `{}`), AuditAuthorize, ReasonForbidden},
+		{alice, req("3", "read_graph", `{"limit":0}`), AuditArgs, ReasonInvalid},
+	} {
+		wantRefused(t, h.g.Dispatch(ctx, tc.p, tc.r), tc.outcome)
+		found := false
+		for _, e := range h.audit.events(t, tc.event) {
+			found = found || e["call"] == tc.r.ID && e["outcome"] == string(tc.outcome)
+		}
+		if !found {
+			t.Errorf("call %s: no %s event with outcome %s", tc.r.ID, tc.event, tc.outcome)
+		}
+	}
+	stop := autoDecide(t, h, alicePhone, false)
+	defer stop()
+	wantRefused(t, h.g.Dispatch(ctx, alice, req("4", "delete_entities", `{"entityNames":["a"]}`)), ReasonDenied)
+	var outcomes []string
+	for _, e := range h.audit.events(t, AuditConfirm) {
+		outcomes = append(outcomes, e["outcome"].(string))
+	}
+	if strings.Join(outcomes, ",") != "opened,denied" {
+		t.Errorf("confirm events: %v", outcomes)
+	}
+	if e := h.audit.events(t, AuditDecision); len(e) != 1 || e[0]["outcome"] != "accepted" {
+		t.Errorf("decision events: %v", e)
+	}
+}
