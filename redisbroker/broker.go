@@ -105,6 +105,7 @@ type Broker struct {
 	keyIndex  string // PREFIX pending
 	chNew     string
 	chDecided string
+	chEnded   string
 	lease     time.Duration
 	grace     time.Duration
 	heartbeat time.Duration
@@ -115,11 +116,12 @@ type Broker struct {
 	ctx    context.Context // done at Close
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
-	notes  chan string // announced requests, JSON, for the subscribers
+	notes  chan note // announced requests and ends, JSON, for the subscribers
 
 	mu      sync.Mutex
 	waiters map[string]chan struct{} // confirm id → wake-up of its waiting Request
 	subs    map[int]func(ocp.ConfirmRequest)
+	ended   map[int]func(ocp.ConfirmEnded)
 	nextSub int
 	ready   chan struct{} // closed while the pub/sub connection is subscribed
 	up      bool
@@ -156,6 +158,7 @@ func New(rdb redis.UniversalClient, opt Options) (*Broker, error) {
 		keyIndex:  opt.Prefix + "pending",
 		chNew:     opt.Prefix + "new",
 		chDecided: opt.Prefix + "decided",
+		chEnded:   opt.Prefix + "ended",
 		lease:     opt.Lease,
 		grace:     opt.Lease,
 		heartbeat: heartbeat,
@@ -164,9 +167,10 @@ func New(rdb redis.UniversalClient, opt Options) (*Broker, error) {
 		now:       time.Now,
 		ctx:       ctx,
 		cancel:    cancel,
-		notes:     make(chan string, notesBuffer),
+		notes:     make(chan note, notesBuffer),
 		waiters:   make(map[string]chan struct{}),
 		subs:      make(map[int]func(ocp.ConfirmRequest)),
+		ended:     make(map[int]func(ocp.ConfirmEnded)),
 		ready:     make(chan struct{}),
 	}
 	b.wg.Add(2)
@@ -276,7 +280,24 @@ func (b *Broker) Request(ctx context.Context, p ocp.PendingConfirm) (ocp.Decisio
 	default:
 		return ocp.Decision{}, fmt.Errorf("redisbroker: register confirm: unexpected reply %q", res)
 	}
-	return b.wait(ctx, p, kick)
+	d, err := b.wait(ctx, p, kick)
+	if err == nil {
+		b.announceEnd(id, d.Outcome)
+	}
+	return d, err
+}
+
+// announceEnd tells the subscribers on every replica that a confirm ended.
+// Best effort, bounded by OpTimeout: a peer that misses it still sees the
+// confirm gone from Pending.
+func (b *Broker) announceEnd(id string, o ocp.Outcome) {
+	msg, err := json.Marshal(ocp.ConfirmEnded{ID: id, Outcome: o})
+	if err != nil {
+		return
+	}
+	ctx, cancel := b.opCtx()
+	defer cancel()
+	_ = b.rdb.Publish(ctx, b.chEnded, msg).Err()
 }
 
 // wait is the waiting half of Request. It checks the confirm when woken by
@@ -487,10 +508,23 @@ func (b *Broker) Pending(ctx context.Context) ([]ocp.ConfirmRequest, error) {
 // announcements are missed, and a peer catches up with Pending. After stop
 // returns, fn is not called for confirms announced later.
 func (b *Broker) Subscribe(fn func(ocp.ConfirmRequest)) (stop func()) {
+	return subscribe(b, b.subs, fn)
+}
+
+// SubscribeEnded implements [ocp.ConfirmBroker]: fn is called for every
+// confirm that ends on any replica from now on, as Subscribe's fn is for
+// new ones. The end is announced by the replica that waited; when that
+// replica dies, its confirm lapses with its lease and no end is announced
+// (a peer sees it gone from Pending).
+func (b *Broker) SubscribeEnded(fn func(ocp.ConfirmEnded)) (stop func()) {
+	return subscribe(b, b.ended, fn)
+}
+
+func subscribe[E any](b *Broker, subs map[int]func(E), fn func(E)) (stop func()) {
 	b.mu.Lock()
 	k := b.nextSub
 	b.nextSub++
-	b.subs[k] = fn
+	subs[k] = fn
 	ready := b.ready
 	b.mu.Unlock()
 	t := time.NewTimer(b.opTimeout)
@@ -504,7 +538,7 @@ func (b *Broker) Subscribe(fn func(ocp.ConfirmRequest)) (stop func()) {
 	return func() {
 		once.Do(func() {
 			b.mu.Lock()
-			delete(b.subs, k)
+			delete(subs, k)
 			b.mu.Unlock()
 		})
 	}
@@ -519,29 +553,48 @@ func (b *Broker) announce() {
 		select {
 		case <-b.ctx.Done():
 			return
-		case s := <-b.notes:
-			var r ocp.ConfirmRequest
-			if json.Unmarshal([]byte(s), &r) != nil {
+		case n := <-b.notes:
+			if n.ended {
+				var e ocp.ConfirmEnded
+				if json.Unmarshal([]byte(n.payload), &e) == nil {
+					fanOut(b, b.ended, e)
+				}
 				continue
 			}
-			b.mu.Lock()
-			keys := slices.Sorted(maps.Keys(b.subs))
-			b.mu.Unlock()
-			for _, k := range keys {
-				b.mu.Lock()
-				fn := b.subs[k] // nil once stopped
-				b.mu.Unlock()
-				if fn != nil {
-					notify(fn, r)
-				}
+			var r ocp.ConfirmRequest
+			if json.Unmarshal([]byte(n.payload), &r) == nil {
+				fanOut(b, b.subs, r)
 			}
 		}
 	}
 }
 
-func notify(fn func(ocp.ConfirmRequest), r ocp.ConfirmRequest) {
+// note is one announcement for the subscribers: a new confirm's request,
+// or (ended) a confirm's end.
+type note struct {
+	payload string
+	ended   bool
+}
+
+// fanOut calls every subscriber of subs, in subscription order, skipping
+// those stopped meanwhile.
+func fanOut[E any](b *Broker, subs map[int]func(E), e E) {
+	b.mu.Lock()
+	keys := slices.Sorted(maps.Keys(subs))
+	b.mu.Unlock()
+	for _, k := range keys {
+		b.mu.Lock()
+		fn := subs[k] // nil once stopped
+		b.mu.Unlock()
+		if fn != nil {
+			notify(fn, e)
+		}
+	}
+}
+
+func notify[E any](fn func(E), e E) {
 	defer func() { _ = recover() }()
-	fn(r)
+	fn(e)
 }
 
 // listen keeps one pub/sub connection subscribed to the channels of new and
@@ -554,7 +607,7 @@ func (b *Broker) listen() {
 	const minBackoff, maxBackoff = 20 * time.Millisecond, time.Second
 	backoff := minBackoff
 	for b.ctx.Err() == nil {
-		ps := b.rdb.Subscribe(b.ctx, b.chNew, b.chDecided)
+		ps := b.rdb.Subscribe(b.ctx, b.chNew, b.chDecided, b.chEnded)
 		if !b.setPubSub(ps) {
 			_ = ps.Close()
 			return
@@ -609,7 +662,7 @@ func (b *Broker) receive(ps *redis.PubSub) (wasUp bool) {
 			if m.Kind == "subscribe" {
 				subscribed[m.Channel] = true
 			}
-			if !wasUp && subscribed[b.chNew] && subscribed[b.chDecided] {
+			if !wasUp && subscribed[b.chNew] && subscribed[b.chDecided] && subscribed[b.chEnded] {
 				wasUp = true
 				b.loadScripts()
 				b.setUp(true)
@@ -619,9 +672,9 @@ func (b *Broker) receive(ps *redis.PubSub) (wasUp bool) {
 			switch m.Channel {
 			case b.chDecided:
 				b.kick(m.Payload)
-			case b.chNew:
+			case b.chNew, b.chEnded:
 				select {
-				case b.notes <- m.Payload:
+				case b.notes <- note{payload: m.Payload, ended: m.Channel == b.chEnded}:
 				case <-b.ctx.Done():
 					return wasUp
 				}

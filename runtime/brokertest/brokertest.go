@@ -73,6 +73,7 @@ func Run(t *testing.T, newReplicas func(t *testing.T) (a, b ocp.ConfirmBroker)) 
 		{"PendingAcrossReplicas", testPendingAcrossReplicas},
 		{"LookupAcrossReplicas", testLookupAcrossReplicas},
 		{"SubscribersOnEveryReplica", testSubscribers},
+		{"EndsAnnouncedOnEveryReplica", testEndsAnnounced},
 		{"SubscriberMayResolve", testSubscriberMayResolve},
 		{"ManyConcurrent", testManyConcurrent},
 		{"GateApproveOnOtherReplica", testGateApprove},
@@ -576,6 +577,52 @@ func testSubscribers(t *testing.T, a, b ocp.ConfirmBroker) {
 	if !slices.Equal(early, []string{"c-sub-1"}) {
 		t.Fatalf("the stopped subscriber saw %q, want only c-sub-1", early)
 	}
+}
+
+// Every replica's SubscribeEnded hears of every confirm's end, with its
+// outcome: decided on another replica, expired, or cancelled.
+func testEndsAnnounced(t *testing.T, a, b ocp.ConfirmBroker) {
+	// One subscription on each replica (a and b may be one broker).
+	var ends []chan ocp.ConfirmEnded
+	for _, br := range []ocp.ConfirmBroker{a, b} {
+		ch := make(chan ocp.ConfirmEnded, 16)
+		ends = append(ends, ch)
+		stop := br.SubscribeEnded(func(e ocp.ConfirmEnded) { ch <- e })
+		defer stop()
+	}
+	wantEnd := func(id string, o ocp.Outcome) {
+		t.Helper()
+		for _, ch := range ends {
+			timer := time.NewTimer(HangGuard)
+			select {
+			case e := <-ch:
+				if e != (ocp.ConfirmEnded{ID: id, Outcome: o}) {
+					t.Errorf("end announced: %+v, want %s %s", e, id, o)
+				}
+			case <-timer.C:
+				t.Fatalf("the end of %s (%s) was not announced", id, o)
+			}
+			timer.Stop()
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res, seen := start(ctx, t, a, b, pendingFor("c-end-1", time.Hour))
+	if err := b.Resolve(ctx, phone, deny(seen)); err != nil {
+		t.Fatal(err)
+	}
+	wantOutcome(t, await(t, res), ocp.OutcomeDenied)
+	wantEnd("c-end-1", ocp.OutcomeDenied)
+
+	res, _ = start(ctx, t, a, b, pendingFor("c-end-2", 50*time.Millisecond))
+	wantOutcome(t, await(t, res), ocp.OutcomeExpired)
+	wantEnd("c-end-2", ocp.OutcomeExpired)
+
+	cctx, ccancel := context.WithCancel(ctx)
+	res, _ = start(cctx, t, a, b, pendingFor("c-end-3", time.Hour))
+	ccancel()
+	wantOutcome(t, await(t, res), ocp.OutcomeCancelled)
+	wantEnd("c-end-3", ocp.OutcomeCancelled)
 }
 
 func testSubscriberMayResolve(t *testing.T, a, b ocp.ConfirmBroker) {

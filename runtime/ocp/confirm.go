@@ -95,6 +95,27 @@ type ConfirmBroker interface {
 	// Subscribe calls fn for every new pending confirm until stop is called.
 	// fn must not block for long.
 	Subscribe(fn func(ConfirmRequest)) (stop func())
+	// SubscribeEnded calls fn for every confirm that ends (on any replica)
+	// until stop is called, so peers can take down a prompt they were shown.
+	// fn must not block for long.
+	SubscribeEnded(fn func(ConfirmEnded)) (stop func())
+}
+
+// ConfirmEnded tells peers that a confirm they may have been shown has
+// ended: approved or denied (possibly by another peer), expired, or
+// cancelled (the caller went away, or a catalogue change withdrew it).
+type ConfirmEnded struct {
+	ID      string  `json:"id"`
+	Outcome Outcome `json:"outcome"`
+}
+
+// ConfirmEvent is one change in a confirm's life, for [Gate.Subscribe]:
+// exactly one of Opened and Ended is set.
+type ConfirmEvent struct {
+	// Opened is a new confirm to show the peers (a confirm.request).
+	Opened *ConfirmRequest
+	// Ended says that a confirm ended and its prompt can be taken down.
+	Ended *ConfirmEnded
 }
 
 // MemoryBroker is the in-process [ConfirmBroker].
@@ -104,6 +125,7 @@ type MemoryBroker struct {
 	mu      sync.Mutex
 	pending map[string]*memConfirm
 	subs    map[int]func(ConfirmRequest)
+	ended   map[int]func(ConfirmEnded)
 	nextSub int
 }
 
@@ -120,6 +142,7 @@ func NewMemoryBroker() *MemoryBroker {
 		now:     time.Now,
 		pending: make(map[string]*memConfirm),
 		subs:    make(map[int]func(ConfirmRequest)),
+		ended:   make(map[int]func(ConfirmEnded)),
 	}
 }
 
@@ -178,13 +201,20 @@ func (b *MemoryBroker) Request(ctx context.Context, p PendingConfirm) (Decision,
 	}
 	b.mu.Lock()
 	d := Decision{Outcome: c.outcome, Peer: c.by.Peer, PrincipalID: c.by.ID}
+	ended := make([]func(ConfirmEnded), 0, len(b.ended))
+	for _, k := range slices.Sorted(maps.Keys(b.ended)) {
+		ended = append(ended, b.ended[k])
+	}
 	b.mu.Unlock()
+	for _, fn := range ended {
+		notify(fn, ConfirmEnded{ID: id, Outcome: d.Outcome})
+	}
 	return d, nil
 }
 
 // notify calls a subscriber; a panicking subscriber does not take the
 // request down with it.
-func notify(fn func(ConfirmRequest), r ConfirmRequest) {
+func notify[E any](fn func(E), r E) {
 	defer func() { _ = recover() }()
 	fn(r)
 }
@@ -249,6 +279,21 @@ func (b *MemoryBroker) Pending(context.Context) ([]ConfirmRequest, error) {
 		return strings.Compare(x.ID, y.ID)
 	})
 	return out, nil
+}
+
+// SubscribeEnded implements [ConfirmBroker]. fn runs on the requesting
+// goroutine, once the confirm has ended, outside the broker's lock.
+func (b *MemoryBroker) SubscribeEnded(fn func(ConfirmEnded)) (stop func()) {
+	b.mu.Lock()
+	k := b.nextSub
+	b.nextSub++
+	b.ended[k] = fn
+	b.mu.Unlock()
+	return func() {
+		b.mu.Lock()
+		delete(b.ended, k)
+		b.mu.Unlock()
+	}
 }
 
 // Subscribe implements [ConfirmBroker]. fn runs on the requesting goroutine,

@@ -977,15 +977,19 @@ func (g *Gate) Pending(ctx context.Context) ([]ConfirmRequest, error) {
 	return out, nil
 }
 
-// Subscribe calls fn for every new confirm request until stop is called, so
-// the Hub can show it to its connected peers (never to the requesting
-// channel, which cannot answer it). fn must not block for long. The peers
-// answer through [Gate.Resolve].
-func (g *Gate) Subscribe(fn func(ConfirmRequest)) (stop func()) {
+// Subscribe calls fn for every change in a confirm's life until stop is
+// called: a confirm opened (show it to the connected peers, never to the
+// requesting channel, which cannot answer it), and a confirm ended
+// (approved or denied, possibly by another peer, expired, or cancelled: take
+// its prompt down). fn must not block for long. The peers answer through
+// [Gate.Resolve]; a peer that connects late catches up with [Gate.Pending].
+func (g *Gate) Subscribe(fn func(ConfirmEvent)) (stop func()) {
 	if g.cfg.Broker == nil {
 		return func() {}
 	}
-	return g.cfg.Broker.Subscribe(fn)
+	stopOpened := g.cfg.Broker.Subscribe(func(r ConfirmRequest) { fn(ConfirmEvent{Opened: &r}) })
+	stopEnded := g.cfg.Broker.SubscribeEnded(func(e ConfirmEnded) { fn(ConfirmEvent{Ended: &e}) })
+	return func() { stopOpened(); stopEnded() }
 }
 
 // newConfirmID returns an unguessable confirm id (130 random bits).

@@ -841,6 +841,7 @@ func (stubBroker) Lookup(context.Context, string) (ConfirmRequest, error) {
 }
 func (stubBroker) Pending(context.Context) ([]ConfirmRequest, error) { return nil, nil }
 func (stubBroker) Subscribe(func(ConfirmRequest)) func()             { return func() {} }
+func (stubBroker) SubscribeEnded(func(ConfirmEnded)) func()          { return func() {} }
 
 // approvingBroker approves everything, after running hook: the gate must
 // still deny when the catalogue changed, because it re-checks it after

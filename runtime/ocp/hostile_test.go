@@ -310,3 +310,25 @@ func TestEveryDecisionIsAudited(t *testing.T) {
 		t.Errorf("decision events: %v", e)
 	}
 }
+
+// Peers learn of a confirm when it opens and when it ends, through the
+// gate, so they can take a prompt down that another peer answered.
+func TestGateSubscribeOpenedAndEnded(t *testing.T) {
+	h := newHarness(t, true, nil)
+	events := make(chan ConfirmEvent, 8)
+	stop := h.g.Subscribe(func(e ConfirmEvent) { events <- e })
+	defer stop()
+	res := dispatchAsync(h, alice, req("w", "delete_entities", `{"entityNames":["a"]}`))
+	opened := <-events
+	if opened.Opened == nil || opened.Ended != nil || opened.Opened.Tool != "delete_entities" {
+		t.Fatalf("first event = %+v", opened)
+	}
+	if err := h.g.Resolve(context.Background(), bob, ConfirmDecision{ID: opened.Opened.ID, Approve: false, Digest: opened.Opened.Digest}); err != nil {
+		t.Fatal(err)
+	}
+	wantRefused(t, <-res, ReasonDenied)
+	ended := <-events
+	if ended.Ended == nil || *ended.Ended != (ConfirmEnded{ID: opened.Opened.ID, Outcome: OutcomeDenied}) {
+		t.Fatalf("second event = %+v", ended)
+	}
+}

@@ -109,8 +109,15 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	// Every write waits for a peer: show each new confirm to the peers.
-	stop := h.gate.Subscribe(func(r ocp.ConfirmRequest) { h.broadcast(false, "confirm.request", r) })
+	// Every write waits for a peer: show each new confirm to the peers, and
+	// take its prompt down when it ends (decided elsewhere, expired, withdrawn).
+	stop := h.gate.Subscribe(func(e ocp.ConfirmEvent) {
+		if e.Opened != nil {
+			h.broadcast(false, "confirm.request", e.Opened)
+		} else {
+			h.broadcast(false, "confirm.ended", e.Ended)
+		}
+	})
 	defer stop()
 
 	// Serve the Hub's own transport here: add each authenticated

@@ -92,7 +92,11 @@ func run(ctx context.Context, w io.Writer) error {
 	}
 	// The peers learn of each confirm the gate opens; they answer through
 	// gate.Resolve.
-	stop := gate.Subscribe(func(r ocp.ConfirmRequest) { s.confirms <- r })
+	stop := gate.Subscribe(func(e ocp.ConfirmEvent) {
+		if e.Opened != nil {
+			s.confirms <- *e.Opened
+		}
+	})
 	defer stop()
 	s.gate = gate
 	if err := s.advertised(ctx); err != nil {
