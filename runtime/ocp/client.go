@@ -165,6 +165,7 @@ func start(ctx context.Context, dial func(context.Context) (mcp.Transport, error
 		LoggingMessageHandler:  c.serverLog,
 	})
 	c.client.AddReceivingMiddleware(c.refuseServerRequests)
+	c.client.AddSendingMiddleware(stripCallMeta)
 
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	cs, err := c.open(ctx, dial)
@@ -294,6 +295,17 @@ func (c *Client) open(ctx context.Context, dial func(context.Context) (mcp.Trans
 	cs, err := c.client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
 		return nil, fmt.Errorf("ocp client: connect to MCP server: %w", err)
+	}
+	if ir := cs.InitializeResult(); ir == nil || ir.ProtocolVersion > ProtocolVersion {
+		// From 2026-07-28 the go-sdk sends client metadata with every
+		// request and tool arguments as HTTP headers: the server would get
+		// more than the call's arguments. Refuse rather than forward it.
+		v := "(none)"
+		if ir != nil {
+			v = ir.ProtocolVersion
+		}
+		_ = cs.Close()
+		return nil, fmt.Errorf("ocp client: the MCP server answered with protocol version %s; the Hub speaks versions up to %s, which send a server nothing but each call's arguments", v, ProtocolVersion)
 	}
 	if c.level != "" {
 		if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil && ir.Capabilities.Logging != nil {
@@ -515,6 +527,18 @@ func (c *Client) refuseServerRequests(next mcp.MethodHandler) mcp.MethodHandler 
 			return nil, nil
 		}
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "method not supported by this client"}
+	}
+}
+
+// stripCallMeta removes _meta from every tools/call the client sends,
+// whatever added it: the server receives the tool's name and its arguments
+// and nothing else.
+func stripCallMeta(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if p, ok := req.GetParams().(*mcp.CallToolParams); ok && p.Meta != nil {
+			p.Meta = nil
+		}
+		return next(ctx, method, req)
 	}
 }
 
