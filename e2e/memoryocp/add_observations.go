@@ -17,11 +17,12 @@ import (
 var AddObservations = &ocpimpl.Tool{
 	Args: (*AddObservationsArgs)(nil),
 	Desc: ocpimpl.Descriptor{
-		Name:        "add_observations",
-		Title:       "Add Observations",
-		Description: "Add new observations to existing entities in the knowledge graph",
-		InputSchema: `{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"observations":{"items":{"properties":{"contents":{"description":"An array of observation contents to add","items":{"type":"string"},"type":"array"},"entityName":{"description":"The name of the entity to add the observations to","type":"string"}},"required":["entityName","contents"],"type":"object"},"type":"array"}},"required":["observations"],"type":"object"}`,
-		Fingerprint: "sha256:73c9d2bfd98581b3be93976c78e44389209f2f9ec63e8652fd9e84795616842b",
+		Name:         "add_observations",
+		Title:        "Add Observations",
+		Description:  "Add new observations to existing entities in the knowledge graph",
+		InputSchema:  `{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"observations":{"items":{"properties":{"contents":{"description":"An array of observation contents to add","items":{"type":"string"},"type":"array"},"entityName":{"description":"The name of the entity to add the observations to","type":"string"}},"required":["entityName","contents"],"type":"object"},"type":"array"}},"required":["observations"],"type":"object"}`,
+		Fingerprint:  "sha256:73c9d2bfd98581b3be93976c78e44389209f2f9ec63e8652fd9e84795616842b",
+		OutputSchema: `{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"results":{"items":{"additionalProperties":false,"properties":{"addedObservations":{"items":{"type":"string"},"type":"array"},"entityName":{"type":"string"}},"required":["entityName","addedObservations"],"type":"object"},"type":"array"}},"required":["results"],"type":"object"}`,
 		Policy: ocpimpl.Policy{
 			Kind:       ocpimpl.KindWrite,
 			Classified: true,

@@ -17,11 +17,12 @@ import (
 var CreateEntities = &ocpimpl.Tool{
 	Args: (*CreateEntitiesArgs)(nil),
 	Desc: ocpimpl.Descriptor{
-		Name:        "create_entities",
-		Title:       "Create Entities",
-		Description: "Create multiple new entities in the knowledge graph",
-		InputSchema: `{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"entities":{"items":{"properties":{"entityType":{"description":"The type of the entity","type":"string"},"name":{"description":"The name of the entity","type":"string"},"observations":{"description":"An array of observation contents associated with the entity","items":{"type":"string"},"type":"array"}},"required":["name","entityType","observations"],"type":"object"},"type":"array"}},"required":["entities"],"type":"object"}`,
-		Fingerprint: "sha256:c54813f3fc7a076c950320c90489cec6add7482d695e23e43f2b30b8f2b9f083",
+		Name:         "create_entities",
+		Title:        "Create Entities",
+		Description:  "Create multiple new entities in the knowledge graph",
+		InputSchema:  `{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"entities":{"items":{"properties":{"entityType":{"description":"The type of the entity","type":"string"},"name":{"description":"The name of the entity","type":"string"},"observations":{"description":"An array of observation contents associated with the entity","items":{"type":"string"},"type":"array"}},"required":["name","entityType","observations"],"type":"object"},"type":"array"}},"required":["entities"],"type":"object"}`,
+		Fingerprint:  "sha256:c54813f3fc7a076c950320c90489cec6add7482d695e23e43f2b30b8f2b9f083",
+		OutputSchema: `{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"entities":{"items":{"additionalProperties":false,"properties":{"entityType":{"description":"The type of the entity","type":"string"},"name":{"description":"The name of the entity","type":"string"},"observations":{"description":"An array of observation contents associated with the entity","items":{"type":"string"},"type":"array"}},"required":["name","entityType","observations"],"type":"object"},"type":"array"}},"required":["entities"],"type":"object"}`,
 		Policy: ocpimpl.Policy{
 			Kind:       ocpimpl.KindWrite,
 			Classified: true,

@@ -17,11 +17,12 @@ import (
 var CreateRelations = &ocpimpl.Tool{
 	Args: (*CreateRelationsArgs)(nil),
 	Desc: ocpimpl.Descriptor{
-		Name:        "create_relations",
-		Title:       "Create Relations",
-		Description: "Create multiple new relations between entities in the knowledge graph. Relations should be in active voice",
-		InputSchema: `{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"relations":{"items":{"properties":{"from":{"description":"The name of the entity where the relation starts","type":"string"},"relationType":{"description":"The type of the relation","type":"string"},"to":{"description":"The name of the entity where the relation ends","type":"string"}},"required":["from","to","relationType"],"type":"object"},"type":"array"}},"required":["relations"],"type":"object"}`,
-		Fingerprint: "sha256:5df4fdc93cbf199dff73ccc802d5cca510bd37eb7d99e0949fc0a17b261a65d3",
+		Name:         "create_relations",
+		Title:        "Create Relations",
+		Description:  "Create multiple new relations between entities in the knowledge graph. Relations should be in active voice",
+		InputSchema:  `{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"relations":{"items":{"properties":{"from":{"description":"The name of the entity where the relation starts","type":"string"},"relationType":{"description":"The type of the relation","type":"string"},"to":{"description":"The name of the entity where the relation ends","type":"string"}},"required":["from","to","relationType"],"type":"object"},"type":"array"}},"required":["relations"],"type":"object"}`,
+		Fingerprint:  "sha256:5df4fdc93cbf199dff73ccc802d5cca510bd37eb7d99e0949fc0a17b261a65d3",
+		OutputSchema: `{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"relations":{"items":{"additionalProperties":false,"properties":{"from":{"description":"The name of the entity where the relation starts","type":"string"},"relationType":{"description":"The type of the relation","type":"string"},"to":{"description":"The name of the entity where the relation ends","type":"string"}},"required":["from","to","relationType"],"type":"object"},"type":"array"}},"required":["relations"],"type":"object"}`,
 		Policy: ocpimpl.Policy{
 			Kind:       ocpimpl.KindWrite,
 			Classified: true,

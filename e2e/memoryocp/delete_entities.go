@@ -17,11 +17,12 @@ import (
 var DeleteEntities = &ocpimpl.Tool{
 	Args: (*DeleteEntitiesArgs)(nil),
 	Desc: ocpimpl.Descriptor{
-		Name:        "delete_entities",
-		Title:       "Delete Entities",
-		Description: "Delete multiple entities and their associated relations from the knowledge graph",
-		InputSchema: `{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"entityNames":{"description":"An array of entity names to delete","items":{"type":"string"},"type":"array"}},"required":["entityNames"],"type":"object"}`,
-		Fingerprint: "sha256:a1bac527df1c3bd311c9c2bf2e9a9cf8ae5e266b690bd6c97d4a62e4af2dc731",
+		Name:         "delete_entities",
+		Title:        "Delete Entities",
+		Description:  "Delete multiple entities and their associated relations from the knowledge graph",
+		InputSchema:  `{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"entityNames":{"description":"An array of entity names to delete","items":{"type":"string"},"type":"array"}},"required":["entityNames"],"type":"object"}`,
+		Fingerprint:  "sha256:a1bac527df1c3bd311c9c2bf2e9a9cf8ae5e266b690bd6c97d4a62e4af2dc731",
+		OutputSchema: `{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"message":{"type":"string"},"success":{"type":"boolean"}},"required":["success","message"],"type":"object"}`,
 		Policy: ocpimpl.Policy{
 			Kind:       ocpimpl.KindWrite,
 			Classified: true,

@@ -17,11 +17,12 @@ import (
 var DeleteObservations = &ocpimpl.Tool{
 	Args: (*DeleteObservationsArgs)(nil),
 	Desc: ocpimpl.Descriptor{
-		Name:        "delete_observations",
-		Title:       "Delete Observations",
-		Description: "Delete specific observations from entities in the knowledge graph",
-		InputSchema: `{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"deletions":{"items":{"properties":{"entityName":{"description":"The name of the entity containing the observations","type":"string"},"observations":{"description":"An array of observations to delete","items":{"type":"string"},"type":"array"}},"required":["entityName","observations"],"type":"object"},"type":"array"}},"required":["deletions"],"type":"object"}`,
-		Fingerprint: "sha256:6b96624fc9e8cfbb92d8c7672e16fe06218216634815f892c8027cf7162f8ea7",
+		Name:         "delete_observations",
+		Title:        "Delete Observations",
+		Description:  "Delete specific observations from entities in the knowledge graph",
+		InputSchema:  `{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"deletions":{"items":{"properties":{"entityName":{"description":"The name of the entity containing the observations","type":"string"},"observations":{"description":"An array of observations to delete","items":{"type":"string"},"type":"array"}},"required":["entityName","observations"],"type":"object"},"type":"array"}},"required":["deletions"],"type":"object"}`,
+		Fingerprint:  "sha256:6b96624fc9e8cfbb92d8c7672e16fe06218216634815f892c8027cf7162f8ea7",
+		OutputSchema: `{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"message":{"type":"string"},"success":{"type":"boolean"}},"required":["success","message"],"type":"object"}`,
 		Policy: ocpimpl.Policy{
 			Kind:       ocpimpl.KindWrite,
 			Classified: true,

@@ -17,11 +17,12 @@ import (
 var DeleteRelations = &ocpimpl.Tool{
 	Args: (*DeleteRelationsArgs)(nil),
 	Desc: ocpimpl.Descriptor{
-		Name:        "delete_relations",
-		Title:       "Delete Relations",
-		Description: "Delete multiple relations from the knowledge graph",
-		InputSchema: `{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"relations":{"description":"An array of relations to delete","items":{"properties":{"from":{"description":"The name of the entity where the relation starts","type":"string"},"relationType":{"description":"The type of the relation","type":"string"},"to":{"description":"The name of the entity where the relation ends","type":"string"}},"required":["from","to","relationType"],"type":"object"},"type":"array"}},"required":["relations"],"type":"object"}`,
-		Fingerprint: "sha256:17985b44074691e832f8548bf2efc55af3256f9c52d3398c8ddc20141f2b0697",
+		Name:         "delete_relations",
+		Title:        "Delete Relations",
+		Description:  "Delete multiple relations from the knowledge graph",
+		InputSchema:  `{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"relations":{"description":"An array of relations to delete","items":{"properties":{"from":{"description":"The name of the entity where the relation starts","type":"string"},"relationType":{"description":"The type of the relation","type":"string"},"to":{"description":"The name of the entity where the relation ends","type":"string"}},"required":["from","to","relationType"],"type":"object"},"type":"array"}},"required":["relations"],"type":"object"}`,
+		Fingerprint:  "sha256:17985b44074691e832f8548bf2efc55af3256f9c52d3398c8ddc20141f2b0697",
+		OutputSchema: `{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"message":{"type":"string"},"success":{"type":"boolean"}},"required":["success","message"],"type":"object"}`,
 		Policy: ocpimpl.Policy{
 			Kind:       ocpimpl.KindWrite,
 			Classified: true,

@@ -14,11 +14,12 @@ import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 var OpenNodes = &ocpimpl.Tool{
 	Args: (*OpenNodesArgs)(nil),
 	Desc: ocpimpl.Descriptor{
-		Name:        "open_nodes",
-		Title:       "Open Nodes",
-		Description: "Open specific nodes in the knowledge graph by their names",
-		InputSchema: `{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"names":{"description":"An array of entity names to retrieve","items":{"type":"string"},"type":"array"}},"required":["names"],"type":"object"}`,
-		Fingerprint: "sha256:70aeb8f52abf632f4798453c1b731e1b3e0c8f967e1fdbfb4b00a8d193e5a1c0",
+		Name:         "open_nodes",
+		Title:        "Open Nodes",
+		Description:  "Open specific nodes in the knowledge graph by their names",
+		InputSchema:  `{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"names":{"description":"An array of entity names to retrieve","items":{"type":"string"},"type":"array"}},"required":["names"],"type":"object"}`,
+		Fingerprint:  "sha256:70aeb8f52abf632f4798453c1b731e1b3e0c8f967e1fdbfb4b00a8d193e5a1c0",
+		OutputSchema: `{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"entities":{"items":{"additionalProperties":false,"properties":{"entityType":{"description":"The type of the entity","type":"string"},"name":{"description":"The name of the entity","type":"string"},"observations":{"description":"An array of observation contents associated with the entity","items":{"type":"string"},"type":"array"}},"required":["name","entityType","observations"],"type":"object"},"type":"array"},"relations":{"items":{"additionalProperties":false,"properties":{"from":{"description":"The name of the entity where the relation starts","type":"string"},"relationType":{"description":"The type of the relation","type":"string"},"to":{"description":"The name of the entity where the relation ends","type":"string"}},"required":["from","to","relationType"],"type":"object"},"type":"array"}},"required":["entities","relations"],"type":"object"}`,
 		Policy: ocpimpl.Policy{
 			Kind:       ocpimpl.KindRead,
 			Classified: true,

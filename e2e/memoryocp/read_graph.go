@@ -14,11 +14,12 @@ import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 var ReadGraph = &ocpimpl.Tool{
 	Args: (*ReadGraphArgs)(nil),
 	Desc: ocpimpl.Descriptor{
-		Name:        "read_graph",
-		Title:       "Read Graph",
-		Description: "Read the entire knowledge graph",
-		InputSchema: `{"$schema":"http://json-schema.org/draft-07/schema#","properties":{},"type":"object"}`,
-		Fingerprint: "sha256:7a014b717a77aac971ea0ab5c0ff47bb13e6cae7ef9442d9dedb15ce36381b15",
+		Name:         "read_graph",
+		Title:        "Read Graph",
+		Description:  "Read the entire knowledge graph",
+		InputSchema:  `{"$schema":"http://json-schema.org/draft-07/schema#","properties":{},"type":"object"}`,
+		Fingerprint:  "sha256:7a014b717a77aac971ea0ab5c0ff47bb13e6cae7ef9442d9dedb15ce36381b15",
+		OutputSchema: `{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"entities":{"items":{"additionalProperties":false,"properties":{"entityType":{"description":"The type of the entity","type":"string"},"name":{"description":"The name of the entity","type":"string"},"observations":{"description":"An array of observation contents associated with the entity","items":{"type":"string"},"type":"array"}},"required":["name","entityType","observations"],"type":"object"},"type":"array"},"relations":{"items":{"additionalProperties":false,"properties":{"from":{"description":"The name of the entity where the relation starts","type":"string"},"relationType":{"description":"The type of the relation","type":"string"},"to":{"description":"The name of the entity where the relation ends","type":"string"}},"required":["from","to","relationType"],"type":"object"},"type":"array"}},"required":["entities","relations"],"type":"object"}`,
 		Policy: ocpimpl.Policy{
 			Kind:       ocpimpl.KindRead,
 			Classified: true,

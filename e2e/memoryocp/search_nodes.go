@@ -14,11 +14,12 @@ import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 var SearchNodes = &ocpimpl.Tool{
 	Args: (*SearchNodesArgs)(nil),
 	Desc: ocpimpl.Descriptor{
-		Name:        "search_nodes",
-		Title:       "Search Nodes",
-		Description: "Search for nodes in the knowledge graph based on a query",
-		InputSchema: `{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"query":{"description":"The search query to match against entity names, types, and observation content","type":"string"}},"required":["query"],"type":"object"}`,
-		Fingerprint: "sha256:71205bf235256b270ba5b0e20bdc6729c241f73ac81828077c76630fbcbaf6b6",
+		Name:         "search_nodes",
+		Title:        "Search Nodes",
+		Description:  "Search for nodes in the knowledge graph based on a query",
+		InputSchema:  `{"$schema":"http://json-schema.org/draft-07/schema#","properties":{"query":{"description":"The search query to match against entity names, types, and observation content","type":"string"}},"required":["query"],"type":"object"}`,
+		Fingerprint:  "sha256:71205bf235256b270ba5b0e20bdc6729c241f73ac81828077c76630fbcbaf6b6",
+		OutputSchema: `{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"entities":{"items":{"additionalProperties":false,"properties":{"entityType":{"description":"The type of the entity","type":"string"},"name":{"description":"The name of the entity","type":"string"},"observations":{"description":"An array of observation contents associated with the entity","items":{"type":"string"},"type":"array"}},"required":["name","entityType","observations"],"type":"object"},"type":"array"},"relations":{"items":{"additionalProperties":false,"properties":{"from":{"description":"The name of the entity where the relation starts","type":"string"},"relationType":{"description":"The type of the relation","type":"string"},"to":{"description":"The name of the entity where the relation ends","type":"string"}},"required":["from","to","relationType"],"type":"object"},"type":"array"}},"required":["entities","relations"],"type":"object"}`,
 		Policy: ocpimpl.Policy{
 			Kind:       ocpimpl.KindRead,
 			Classified: true,

@@ -63,7 +63,16 @@ type ClientOptions struct {
 	// log messages (to the audit log) at that level and above. Empty: the
 	// client does not ask for log messages (a server may still send some).
 	LogLevel mcp.LoggingLevel
+	// RelistEvery is how often the client lists the server's tools again
+	// although the server sent no notifications/tools/list_changed, so a
+	// server that changes a schema silently is caught. Zero means
+	// DefaultRelistEvery; a negative value turns it off (the client still
+	// lists on every connect and every list_changed).
+	RelistEvery time.Duration
 }
+
+// DefaultRelistEvery is the default of ClientOptions.RelistEvery.
+const DefaultRelistEvery = 5 * time.Minute
 
 // Client is the [Server] over a go-sdk MCP client session, for [NewGate].
 // It keeps the gate's catalogue in step with the server (see
@@ -79,6 +88,7 @@ type Client struct {
 	client *mcp.Client
 	audit  *slog.Logger
 	level  mcp.LoggingLevel
+	relist time.Duration                                // <= 0: never on a timer
 	dial   func(context.Context) (mcp.Transport, error) // nil: no redial
 
 	ctx    context.Context // cancelled by Close
@@ -142,9 +152,13 @@ func start(ctx context.Context, dial func(context.Context) (mcp.Transport, error
 	if impl.Version == "" {
 		impl.Version = defaultClientVersion
 	}
+	if opts.RelistEvery == 0 {
+		opts.RelistEvery = DefaultRelistEvery
+	}
 	c := &Client{
 		audit:   audit,
 		level:   opts.LogLevel,
+		relist:  opts.RelistEvery,
 		kick:    make(chan struct{}, 1),
 		resyncs: make(chan chan error),
 		done:    make(chan struct{}),
@@ -334,12 +348,18 @@ func (c *Client) run(cs *mcp.ClientSession) {
 		timer  *time.Timer
 		redial <-chan time.Time
 		delay  = minRedialDelay
+		relist <-chan time.Time
 	)
 	defer func() {
 		if timer != nil {
 			timer.Stop()
 		}
 	}()
+	if c.relist > 0 {
+		t := time.NewTicker(c.relist)
+		defer t.Stop()
+		relist = t.C
+	}
 	// reconnect dials once; on success the new session is current.
 	reconnect := func() error {
 		next, err := c.open(c.ctx, c.dial)
@@ -355,6 +375,10 @@ func (c *Client) run(cs *mcp.ClientSession) {
 		case <-c.ctx.Done():
 			return
 		case <-c.kick:
+			if cs != nil {
+				_ = c.syncOrWithdraw(cs)
+			}
+		case <-relist:
 			if cs != nil {
 				_ = c.syncOrWithdraw(cs)
 			}
@@ -453,8 +477,17 @@ func (c *Client) listAll(ctx context.Context, cs *mcp.ClientSession) ([]LiveTool
 				c.audit.LogAttrs(ctx, slog.LevelWarn, "mcp tool schema not encodable; left out", slog.String("tool", t.Name), slog.String("error", err.Error()))
 				continue
 			}
+			lt := LiveTool{Name: t.Name, Fingerprint: ocpimpl.Fingerprint(canon), Title: t.Title, Description: t.Description}
+			if a := t.Annotations; a != nil {
+				lt.Hints = ocpimpl.ServerHints{ReadOnly: &a.ReadOnlyHint, Destructive: a.DestructiveHint, Idempotent: &a.IdempotentHint, OpenWorld: a.OpenWorldHint}
+			}
+			if t.OutputSchema != nil {
+				if out, err := ocpimpl.CanonicalJSON(t.OutputSchema); err == nil {
+					lt.OutputSchema = string(out)
+				}
+			}
 			index[t.Name] = len(live)
-			live = append(live, LiveTool{Name: t.Name, Fingerprint: ocpimpl.Fingerprint(canon)})
+			live = append(live, lt)
 		}
 		if res.NextCursor == "" {
 			break

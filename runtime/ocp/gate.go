@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -121,6 +122,7 @@ type gateTool struct {
 	schema  *jsonschema.Resolved // resolved once, at NewGate
 	check   *schemaCheck         // schema compiled for the tape; nil: use schema
 	props   map[string]bool      // top-level property names of the schema
+	output  *jsonschema.Resolved // the output schema; nil: none
 	confirm bool                 // writes (every unclassified tool is one)
 	// resource and prompt are the policy's templates, bound to typ.
 	resource, prompt template
@@ -246,7 +248,18 @@ func newGateTool(h *ocpimpl.Tool) (*gateTool, error) {
 	if err != nil {
 		check = nil // jsonschema-go validates this tool's arguments
 	}
+	var output *jsonschema.Resolved
+	if d.OutputSchema != "" {
+		var os jsonschema.Schema
+		if err := json.Unmarshal([]byte(d.OutputSchema), &os); err != nil {
+			return nil, fmt.Errorf("output schema: %w", err)
+		}
+		if output, err = os.Resolve(nil); err != nil {
+			return nil, fmt.Errorf("output schema: %w", err)
+		}
+	}
 	return &gateTool{
+		output:   output,
 		desc:     d,
 		typ:      typ,
 		schema:   rs,
@@ -719,8 +732,11 @@ func (g *Gate) callServer(ctx context.Context, c *call, gt *gateTool, fwd []byte
 		return fail("server asked for input (input_required), which the Hub does not relay")
 	}
 	var out []byte
-	if res.StructuredContent != nil {
+	structured := res.StructuredContent != nil
+	if structured {
 		out, err = json.Marshal(res.StructuredContent)
+	} else if triple, ok := textTriple(res.Content); ok {
+		out, structured = triple, true
 	} else {
 		content := res.Content
 		if content == nil {
@@ -736,6 +752,17 @@ func (g *Gate) callServer(ctx context.Context, c *call, gt *gateTool, fwd []byte
 	}
 	if len(out) > g.cfg.MaxResultBytes {
 		return fail(fmt.Sprintf("result of %d bytes exceeds the limit of %d", len(out), g.cfg.MaxResultBytes), slog.Int("output_bytes", len(out)))
+	}
+	if structured && gt.output != nil {
+		// As the MCP spec asks of clients: a structured result must match
+		// the tool's output schema.
+		var v any
+		if err := json.Unmarshal(out, &v); err != nil {
+			return fail("structured result does not decode: " + err.Error())
+		}
+		if err := gt.output.Validate(v); err != nil {
+			return fail("structured result does not match the output schema: " + err.Error())
+		}
 	}
 	if c.info() {
 		c.ok(AuditCall, slog.Int("output_bytes", len(out)))
@@ -757,11 +784,17 @@ func (g *Gate) syncCatalogue(live []LiveTool) {
 
 	liveFP := make(map[string]string, len(live))
 	ambiguous := make(map[string]bool)
+	var drift []string // "tool: field, field" of what differs from the snapshot
 	for _, lt := range live {
 		if prev, seen := liveFP[lt.Name]; seen && prev != lt.Fingerprint {
 			ambiguous[lt.Name] = true
 		}
 		liveFP[lt.Name] = lt.Fingerprint
+		if gt := g.tools[lt.Name]; gt != nil {
+			if fields := driftOf(gt.desc, lt); len(fields) > 0 {
+				drift = append(drift, lt.Name+": "+strings.Join(fields, ", "))
+			}
+		}
 	}
 	serverOnly, changed, removed, names := []string{}, []string{}, []string{}, []string{}
 	for name := range liveFP {
@@ -780,7 +813,7 @@ func (g *Gate) syncCatalogue(live []LiveTool) {
 			names = append(names, name)
 		}
 	}
-	for _, s := range [][]string{serverOnly, changed, removed, names} {
+	for _, s := range [][]string{serverOnly, changed, removed, names, drift} {
 		slices.Sort(s)
 	}
 
@@ -808,7 +841,7 @@ func (g *Gate) syncCatalogue(live []LiveTool) {
 	old := g.state.Load()
 	same := old != nil && old.fp == fp
 	level := slog.LevelInfo
-	if len(serverOnly)+len(changed)+len(removed) > 0 {
+	if len(serverOnly)+len(changed)+len(removed)+len(drift) > 0 {
 		level = slog.LevelWarn
 	}
 	g.audit.LogAttrs(context.Background(), level, AuditSync,
@@ -818,6 +851,7 @@ func (g *Gate) syncCatalogue(live []LiveTool) {
 		slog.Any("server_only_not_callable", serverOnly),
 		slog.Any("schema_changed_withdrawn", changed),
 		slog.Any("removed", removed),
+		slog.Any("drift_audited", boundList(drift)),
 	)
 	if same {
 		return
@@ -832,6 +866,38 @@ func (g *Gate) syncCatalogue(live []LiveTool) {
 		a := cloneAdvertise(adv)
 		_ = g.protect(context.Background(), "Advertise", func() error { g.cfg.Advertise(a); return nil })
 	}
+}
+
+// driftOf names what the server lists for a generated tool, besides the
+// input schema, that differs from the snapshot the tool was generated from.
+func driftOf(d *Descriptor, lt LiveTool) []string {
+	var out []string
+	if lt.Title != d.Title {
+		out = append(out, "title")
+	}
+	if lt.Description != d.Description {
+		out = append(out, "description")
+	}
+	if hintValues(lt.Hints) != hintValues(d.Hints) {
+		out = append(out, "annotations")
+	}
+	if lt.OutputSchema != d.OutputSchema {
+		out = append(out, "outputSchema")
+	}
+	return out
+}
+
+// hintValues are a tool's annotations with MCP's defaults for absent ones
+// (readOnly false, destructive true, idempotent false, openWorld true), so
+// an absent hint and its default compare equal.
+func hintValues(h ocpimpl.ServerHints) [4]bool {
+	get := func(p *bool, def bool) bool {
+		if p == nil {
+			return def
+		}
+		return *p
+	}
+	return [4]bool{get(h.ReadOnly, false), get(h.Destructive, true), get(h.Idempotent, false), get(h.OpenWorld, true)}
 }
 
 // Advertisement returns the tools currently advertised (none before the first

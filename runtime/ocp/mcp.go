@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -30,6 +32,15 @@ type LiveTool struct {
 	// Name is the MCP tool name.
 	Name string
 	// Fingerprint is the fingerprint of the canonical JSON of the input
-	// schema the server lists now.
+	// schema the server lists now. A tool whose fingerprint is not the
+	// generated one is withdrawn.
 	Fingerprint string
+	// Title, Description, Hints (the annotations) and OutputSchema (its
+	// canonical JSON, "" without one) are what the server lists now. A
+	// difference from the snapshot is audited at every sync, not acted on:
+	// the model is shown the generated texts, but a changed description is
+	// how a rug pull starts.
+	Title, Description string
+	Hints              ocpimpl.ServerHints
+	OutputSchema       string
 }

@@ -1,6 +1,9 @@
 package ocp
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -86,4 +89,50 @@ func appendJSONString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// tripleKeys are the keys of the OCP {card, speech, figures} output.
+var tripleKeys = map[string]bool{"card": true, "speech": true, "figures": true}
+
+// textTriple recognises a {card, speech, figures} output that a server sent
+// as the JSON of its only text block rather than as structuredContent, and
+// returns it as structured output: a JSON object whose keys are some of
+// card, speech and figures, and nothing else.
+func textTriple(content []mcp.Content) ([]byte, bool) {
+	if len(content) != 1 {
+		return nil, false
+	}
+	tc, ok := content[0].(*mcp.TextContent)
+	if !ok || tc.Meta != nil || tc.Annotations != nil {
+		return nil, false
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal([]byte(tc.Text), &m) != nil || len(m) == 0 {
+		return nil, false
+	}
+	for k := range m {
+		if !tripleKeys[k] {
+			return nil, false
+		}
+	}
+	out, err := json.Marshal(m)
+	return out, err == nil
+}
+
+// DecodeOutput decodes a successful result's output into R, the generated
+// XxxResult of the tool that was called: for Hub code that calls a tool
+// with [Gate.Call] and wants its structured result typed. A result that is
+// not ok, or whose output does not decode into R (unknown fields refused),
+// is an error.
+func DecodeOutput[R any](res ActionResult) (R, error) {
+	var r R
+	if !res.OK {
+		return r, fmt.Errorf("ocp: the call was not performed or failed (%s)", res.Reason)
+	}
+	dec := json.NewDecoder(bytes.NewReader(res.Output))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return r, fmt.Errorf("ocp: output: %w", err)
+	}
+	return r, nil
 }

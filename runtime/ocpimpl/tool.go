@@ -103,6 +103,10 @@ type Descriptor struct {
 	// Fingerprint is [Fingerprint] of InputSchema. A live server whose
 	// schema has another fingerprint has drifted from the generated code.
 	Fingerprint string
+	// OutputSchema is the canonical JSON of the tool's output schema, ""
+	// when it has none (or none the gate can resolve). The gate validates
+	// every structured result against it.
+	OutputSchema string
 	// Policy is the tool's authorization data.
 	Policy Policy
 	// Hints are the server's annotations: not trusted.

@@ -9,7 +9,7 @@ import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 // Catalogue lists every generated tool, in name order, with the
 // classification's tiers (lowest first) and the digest of their policy,
 // which the gate checks.
-var Catalogue = ocpimpl.NewCatalogue("sha256:e3f29242f13f10963b38c49f6695c0912650741d13fb0185acfdd4c9e9f1907d", []string{"anonymous", "visitor", "member", "operator", "admin"}, ocpTools[:]...)
+var Catalogue = ocpimpl.NewCatalogue("sha256:9f14d5f7801dfbe4ffa2e4782b917f22ea672fb360bbbf4ccdcd53721768b4cc", []string{"anonymous", "visitor", "member", "operator", "admin"}, ocpTools[:]...)
 
 // ocpTools are the tools of Catalogue, in name order.
 var ocpTools = [...]*ocpimpl.Tool{

@@ -354,6 +354,11 @@ func toolVar(t *model.Tool) *jen.Statement {
 	desc = append(desc,
 		kv{"InputSchema", schemaLiteral([]byte(d.InputSchema))},
 		kv{"Fingerprint", jen.Lit(d.Fingerprint)},
+	)
+	if d.OutputSchema != "" {
+		desc = append(desc, kv{"OutputSchema", schemaLiteral([]byte(d.OutputSchema))})
+	}
+	desc = append(desc,
 		kv{"Policy", jen.Qual(rtPath, "Policy").Add(values(policy))},
 	)
 	var hints []kv

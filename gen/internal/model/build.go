@@ -180,6 +180,16 @@ func buildTool(mt *Tool, t *load.Tool, snapFile string, c *load.Classification, 
 		return diag.List{{Severity: diag.Error, File: snapFile, Tool: t.Name, Pointer: t.Pointer("inputSchema"),
 			Msg: err.Error()}}
 	}
+	if t.OutputSchemaRaw != nil {
+		// The gate validates structured results against it; a schema it
+		// could not resolve leaves results unchecked, which is said.
+		if out, err := ocpimpl.CanonicalJSON([]byte(t.OutputSchemaRaw)); err == nil && resolveCanonical(out) == nil {
+			mt.CanonicalOutputSchema = out
+		} else {
+			diags = append(diags, diag.Diagnostic{Severity: diag.Warning, File: snapFile, Tool: t.Name, Pointer: t.Pointer("outputSchema"),
+				Msg: "output schema cannot be resolved, so the gate will not validate this tool's structured results"})
+		}
+	}
 	if a := t.Annotations; a != nil {
 		mt.Hints = Hints{ReadOnly: a.ReadOnlyHint, Destructive: a.DestructiveHint, Idempotent: a.IdempotentHint, OpenWorld: a.OpenWorldHint}
 	}

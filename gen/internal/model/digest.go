@@ -14,7 +14,8 @@ func (t *Tool) Descriptor() *ocpimpl.Descriptor {
 		Title:       t.Title,
 		Description: t.Description,
 		InputSchema: string(t.CanonicalSchema),
-		Fingerprint: t.Fingerprint,
+		Fingerprint:  t.Fingerprint,
+		OutputSchema: string(t.CanonicalOutputSchema),
 		Policy: ocpimpl.Policy{
 			Kind:       kind,
 			Classified: t.Classified,

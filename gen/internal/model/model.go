@@ -92,6 +92,10 @@ type Tool struct {
 	CanonicalSchema []byte
 	// Fingerprint is "sha256:<hex>" of CanonicalSchema.
 	Fingerprint string
+	// CanonicalOutputSchema is the canonical JSON of the output schema, nil
+	// without one, or when it does not resolve (then a warning says the
+	// gate cannot validate results).
+	CanonicalOutputSchema []byte
 	// Hints are the server's annotations (not trusted).
 	Hints Hints
 }
