@@ -29,9 +29,12 @@ import (
 // because the check below lists the fields it knows rather than the ones it
 // does not.
 type schemaCheck struct {
-	hasType  bool
-	types    uint8 // bit per JSON type; with hasType, "type": [] allows none
-	enum     []any
+	hasType bool
+	types   uint8 // bit per JSON type; with hasType, "type": [] allows none
+	enum    []any
+	// enumSet holds the values of a large enum of strings only, so that a
+	// check costs one lookup, not one comparison per value.
+	enumSet  map[string]struct{}
 	hasConst bool
 	cnst     any
 
@@ -131,6 +134,18 @@ func compileSchema(s *jsonschema.Schema, draft7 bool, depth int) (*schemaCheck, 
 		minLength: s.MinLength, maxLength: s.MaxLength,
 		minItems: s.MinItems, maxItems: s.MaxItems, uniqueItems: s.UniqueItems,
 		required: s.Required, minProps: s.MinProperties, maxProps: s.MaxProperties,
+	}
+	if len(s.Enum) > 16 {
+		set := make(map[string]struct{}, len(s.Enum))
+		for _, e := range s.Enum {
+			str, ok := e.(string)
+			if !ok {
+				set = nil
+				break
+			}
+			set[str] = struct{}{}
+		}
+		c.enumSet = set
 	}
 	if s.Const != nil {
 		c.hasConst, c.cnst = true, *s.Const
@@ -271,13 +286,24 @@ func (c *schemaCheck) check(t *tape, i int, why *string) bool {
 	}
 	if c.enum != nil {
 		ok := false
-		for _, e := range c.enum {
-			if tapeEqualsAny(t, i, e) {
-				ok = true
-				break
+		if c.enumSet != nil {
+			_, ok = c.enumSet[t.nodes[i].str]
+			ok = ok && t.nodes[i].kind == tString
+		} else {
+			for _, e := range c.enum {
+				if tapeEqualsAny(t, i, e) {
+					ok = true
+					break
+				}
 			}
 		}
 		if !ok {
+			// The schema's values are the server's text: name them only
+			// when they are few, so that a refusal costs no more than the
+			// check.
+			if len(c.enum) > 16 {
+				return fail("enum: value is not one of the schema's %d values", len(c.enum))
+			}
 			return fail("enum: value is not one of %v", c.enum)
 		}
 	}
