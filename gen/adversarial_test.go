@@ -59,7 +59,7 @@ import (
 // adversarialTimeout bounds each case: a hang is a failure.
 const adversarialTimeout = 60 * time.Second
 
-var writeFuzzSeeds = flag.Bool("write-fuzz-seeds", false, "rewrite the committed seed corpora of gen's fuzz targets from ../shared/corpus and testdata/adversarial")
+var writeFuzzSeeds = flag.Bool("write-fuzz-seeds", false, "rewrite the committed seed corpora of gen's fuzz targets from testdata/corpus and testdata/adversarial")
 
 func adversarialDir(t *testing.T) string {
 	return filepath.Join(moduleRoot(t), "testdata", "adversarial")
@@ -445,7 +445,7 @@ func structTags(files map[string][]byte, name string) ([]string, bool) {
 }
 
 // TestWriteFuzzSeeds writes the committed seed corpora of gen's fuzz
-// targets (gen/testdata/fuzz) from ../shared/corpus and the adversarial
+// targets (gen/testdata/fuzz) from testdata/corpus and the adversarial
 // suite. It runs only with -write-fuzz-seeds.
 func TestWriteFuzzSeeds(t *testing.T) {
 	if !*writeFuzzSeeds {

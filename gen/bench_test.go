@@ -158,7 +158,7 @@ func TestSynthCatalogueGenerates(t *testing.T) {
 	requireTypeChecks(t, []tcPackage{{name: "synth100", files: res.Files}})
 }
 
-// benchCorpus returns the snapshots of the shared corpus (see corpusDir).
+// benchCorpus returns the snapshots of the corpus (see corpusDir).
 func benchCorpus(b *testing.B) []string {
 	b.Helper()
 	m, err := filepath.Glob(filepath.Join(corpusDir(b), "*.tools.json"))

@@ -37,7 +37,7 @@ import (
 //
 //	go test ./gen -run '^$' -fuzz '^FuzzGenerate$' -fuzztime 10m -parallel 1
 //
-// Seeds: testdata/fuzz/<target>/ (committed; made from ../shared/corpus and
+// Seeds: testdata/fuzz/<target>/ (committed; made from testdata/corpus and
 // testdata/adversarial by TestWriteFuzzSeeds with -write-fuzz-seeds).
 
 // FuzzGenerate fuzzes schema → model → emit: one tool with a fuzzed name,
