@@ -62,10 +62,27 @@ func newClient(t testing.TB, addr string) *redis.Client {
 	return c
 }
 
-// newBroker returns a broker on its own client, closed with the test.
+// steady fills in the durations opt leaves zero with ones no scheduling
+// delay reaches: a lease of an hour and an OpTimeout of a minute. The
+// defaults (a 5 s lease, a 2 s OpTimeout) are for production; in a test on
+// a loaded machine they would deny confirms as lost or unreachable now and
+// then, and a test may not depend on the scheduler. A test about the lease
+// or the timeout sets its own.
+func steady(opt Options) Options {
+	if opt.Lease == 0 {
+		opt.Lease = time.Hour
+	}
+	if opt.OpTimeout == 0 {
+		opt.OpTimeout = time.Minute
+	}
+	return opt
+}
+
+// newBroker returns a broker with steady(opt) on its own client, closed
+// with the test.
 func newBroker(t testing.TB, addr string, opt Options) *Broker {
 	t.Helper()
-	b, err := New(newClient(t, addr), opt)
+	b, err := New(newClient(t, addr), steady(opt))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,6 +213,38 @@ func requestAsync(ctx context.Context, b *Broker, p runtime.PendingConfirm) <-ch
 		out <- result{d, err}
 	}()
 	return out
+}
+
+// awaitPendingOrExpired waits until br lists the confirm id, or until its
+// Request (res) ends as expired: a short-lived confirm that a loaded machine
+// delays past its Expires reaches Redis expired, and is never pending. It
+// reports whether the confirm is pending.
+func awaitPendingOrExpired(t testing.TB, br *Broker, id string, res <-chan result) bool {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second) // a hang guard
+	for {
+		p, err := br.Pending(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range p {
+			if r.ID == id {
+				return true
+			}
+		}
+		select {
+		case r := <-res:
+			if r.err != nil || r.d.Outcome != runtime.OutcomeExpired {
+				t.Fatalf("confirm %s ended before it was pending: %+v, %v", id, r.d, r.err)
+			}
+			return false
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("confirm %s never pending", id)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // awaitPending waits until br lists the confirm id.
