@@ -73,6 +73,15 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// endToEnd skips the test under -short: it builds binaries and runs MCP
+// servers as processes, which the fast loop leaves to the full suite.
+func endToEnd(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: an end-to-end test (builds ocpgen and a server and runs them as processes); the full suite runs it")
+	}
+}
+
 // missing fails the test under CI=true and skips it otherwise.
 func missing(t *testing.T, format string, args ...any) {
 	t.Helper()

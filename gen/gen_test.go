@@ -152,6 +152,9 @@ func corpusDir(t testing.TB) string {
 // classification and with the skeleton classification, and type-checks the
 // output.
 func TestCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: generates and type-checks the whole corpus (44 packages); the full suite runs it")
+	}
 	dir := corpusDir(t)
 	paths, _ := filepath.Glob(filepath.Join(dir, "*.tools.json"))
 	var check []tcPackage
