@@ -61,16 +61,11 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	scratch = dir
-	code := m.Run()
-	_ = os.RemoveAll(dir)
-	if code == 0 {
-		// Every test cleans up after itself; nothing may outlive the run.
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
+	// Every test cleans up after itself; nothing may outlive the run.
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		_ = os.RemoveAll(dir)
+		os.Exit(code)
+	}))
 }
 
 // endToEnd skips the test under -short: it builds binaries and runs MCP

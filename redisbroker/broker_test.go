@@ -181,16 +181,9 @@ func TestMain(m *testing.M) {
 	}
 	// go-redis logs every failed dial; the tests that stop Redis make many.
 	redis.SetLogger(quietLogger{})
-	code := m.Run()
-	if code == 0 {
-		// Every broker and client was closed by its test: none of their
-		// goroutines (nor a Request's) may be left.
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintln(os.Stderr, "leaked goroutines:", err)
-			code = 1
-		}
-	}
-	os.Exit(code)
+	// Every broker and client was closed by its test: none of their
+	// goroutines (nor a Request's) may be left.
+	goleak.VerifyTestMain(m)
 }
 
 type quietLogger struct{}
