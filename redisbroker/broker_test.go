@@ -362,7 +362,7 @@ func TestApprovalAfterServerExpiry(t *testing.T) {
 	for ttl := time.Second; ; ttl *= 2 {
 		p = pending("c-lagging", ttl)
 		res = requestAsync(context.Background(), a, p)
-		if awaitPendingOrExpired(t, b, p.Request.ID, res) {
+		if _, ok := awaitPendingOrExpired(t, b, p.Request.ID, res); ok {
 			break
 		}
 		// It reached Redis after its Expires: again, with a longer life.

@@ -215,41 +215,19 @@ func requestAsync(ctx context.Context, b *Broker, p runtime.PendingConfirm) <-ch
 	return out
 }
 
-// awaitPendingOrExpired waits until br lists the confirm id, or until its
-// Request (res) ends as expired: a short-lived confirm that a loaded machine
-// delays past its Expires reaches Redis expired, and is never pending. It
-// reports whether the confirm is pending.
-func awaitPendingOrExpired(t testing.TB, br *Broker, id string, res <-chan result) bool {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second) // a hang guard
-	for {
-		p, err := br.Pending(context.Background())
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range p {
-			if r.ID == id {
-				return true
-			}
-		}
-		select {
-		case r := <-res:
-			if r.err != nil || r.d.Outcome != runtime.OutcomeExpired {
-				t.Fatalf("confirm %s ended before it was pending: %+v, %v", id, r.d, r.err)
-			}
-			return false
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("confirm %s never pending", id)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // awaitPending waits until br lists the confirm id.
 func awaitPending(t testing.TB, br *Broker, id string) runtime.ConfirmRequest {
 	t.Helper()
+	r, _ := awaitPendingOrExpired(t, br, id, nil)
+	return r
+}
+
+// awaitPendingOrExpired waits until br lists the confirm id, or until its
+// Request (res, unless nil) ends as expired: a short-lived confirm that a
+// loaded machine delays past its Expires reaches Redis expired, and is never
+// pending. It reports whether the confirm is pending.
+func awaitPendingOrExpired(t testing.TB, br *Broker, id string, res <-chan result) (runtime.ConfirmRequest, bool) {
+	t.Helper()
 	deadline := time.Now().Add(30 * time.Second) // a hang guard
 	for {
 		p, err := br.Pending(context.Background())
@@ -258,8 +236,16 @@ func awaitPending(t testing.TB, br *Broker, id string) runtime.ConfirmRequest {
 		}
 		for _, r := range p {
 			if r.ID == id {
-				return r
+				return r, true
 			}
+		}
+		select {
+		case r := <-res: // never, when res is nil
+			if r.err != nil || r.d.Outcome != runtime.OutcomeExpired {
+				t.Fatalf("confirm %s ended before it was pending: %+v, %v", id, r.d, r.err)
+			}
+			return runtime.ConfirmRequest{}, false
+		default:
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("confirm %s never pending", id)
