@@ -397,9 +397,7 @@ func TestDecisionSurvivesPubSubDrop(t *testing.T) {
 		p := pending(fmt.Sprintf("c-drop-%d", i), time.Hour)
 		res := requestAsync(context.Background(), a, p)
 		awaitPending(t, b, p.Request.ID)
-		if err := rdb.ClientKillByFilter(context.Background(), "TYPE", "pubsub").Err(); err != nil {
-			t.Fatal(err)
-		}
+		killPubSub(t, rdb, strings.TrimSuffix(a.keyPrefix, "c:"))
 		if err := b.Resolve(context.Background(), peer, runtime.ConfirmDecision{ID: p.Request.ID, Approve: true, Digest: p.Request.Digest}); err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,15 +80,53 @@ func steady(opt Options) Options {
 }
 
 // newBroker returns a broker with steady(opt) on its own client, closed
-// with the test.
+// with the test. The client's connections are named after opt.Prefix (see
+// killPubSub).
 func newBroker(t testing.TB, addr string, opt Options) *Broker {
 	t.Helper()
-	b, err := New(newClient(t, addr), steady(opt))
+	c := redis.NewClient(&redis.Options{Addr: addr, ClientName: clientName(opt.Prefix)})
+	t.Cleanup(func() { _ = c.Close() })
+	b, err := New(c, steady(opt))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = b.Close() })
 	return b
+}
+
+// clientName is the connection name of the brokers of one key prefix: its
+// letters, digits and dashes.
+func clientName(prefix string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return -1
+	}, "ocpbroker-"+prefix)
+}
+
+// killPubSub kills the pub/sub connections that the brokers of prefix have
+// open, and only those: other tests sharing the server keep theirs.
+func killPubSub(t testing.TB, rdb *redis.Client, prefix string) {
+	t.Helper()
+	ctx := context.Background()
+	list, err := rdb.ClientList(ctx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(list, "\n") {
+		f := map[string]string{}
+		for _, kv := range strings.Fields(line) {
+			k, v, _ := strings.Cut(kv, "=")
+			f[k] = v
+		}
+		if f["name"] != clientName(prefix) || !strings.Contains(f["flags"], "P") {
+			continue
+		}
+		if err := rdb.ClientKillByFilter(ctx, "ID", f["id"]).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // newPair returns two replicas' brokers on one server, each with its own
