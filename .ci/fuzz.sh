@@ -24,27 +24,41 @@ targets=(
   "./runtime FuzzSchemaCheck"
   "./runtime FuzzTextContentJSON"
 )
+# last_progress prints go test's last progress line ("fuzz: elapsed: ...,
+# execs: ...") of the log $1.
+last_progress() { grep '^fuzz: ' "$1" | tail -n 1 || true; }
+
+# Each target's output is captured, then judged: a green run prints go
+# test's progress lines and a summary, never a FAIL line; a failure prints
+# everything go test said and fails the script.
 for t in "${targets[@]}"; do
   read -r pkg name <<<"$t"
   echo "== fuzz $pkg $name ($FUZZTIME)"
   dir="$pkg/testdata/fuzz/$name"
   before=$(ls "$dir" 2>/dev/null | sort || true)
   log=$(mktemp)
-  if go test "$pkg" -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" 2>&1 | tee "$log"; then
+  status=0
+  go test "$pkg" -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" >"$log" 2>&1 || status=$?
+  after=$(ls "$dir" 2>/dev/null | sort || true)
+  if [ "$status" -eq 0 ]; then
+    last_progress "$log"
+    echo "== fuzz $pkg $name: ok"
     rm -f "$log"
     continue
   fi
-  after=$(ls "$dir" 2>/dev/null | sort || true)
   # Go 1.26's fuzz coordinator can fail a target with a bare "context
   # deadline exceeded" when -fuzztime ends while a worker is mid-call
   # (golang/go#75804, fixed in Go 1.27). That is not a finding: no input
   # is written. Anything else, or any new input, fails the script.
   if [[ "$before" == "$after" ]] && grep -q '^    context deadline exceeded$' "$log" &&
     ! grep -q 'Failing input written' "$log"; then
-    echo "== fuzz $pkg $name: the fuzz coordinator's deadline race (golang/go#75804), no input found; not a failure"
+    last_progress "$log"
+    echo "== fuzz $pkg $name: ok (go test exited $status on the fuzz coordinator's deadline race, golang/go#75804: no input found, not a failure)"
     rm -f "$log"
     continue
   fi
+  cat "$log"
   rm -f "$log"
+  echo "== fuzz $pkg $name: FAILED (go test exited $status)"
   exit 1
 done

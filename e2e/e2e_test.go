@@ -61,16 +61,20 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	scratch = dir
-	code := m.Run()
-	_ = os.RemoveAll(dir)
-	if code == 0 {
-		// Every test cleans up after itself; nothing may outlive the run.
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
-			code = 1
-		}
+	// Every test cleans up after itself; nothing may outlive the run.
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		_ = os.RemoveAll(dir)
+		os.Exit(code)
+	}))
+}
+
+// endToEnd skips the test under -short: it builds binaries and runs MCP
+// servers as processes, which the fast loop leaves to the full suite.
+func endToEnd(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: an end-to-end test (builds ocpgen and a server and runs them as processes); the full suite runs it")
 	}
-	os.Exit(code)
 }
 
 // missing fails the test under CI=true and skips it otherwise.

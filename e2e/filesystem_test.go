@@ -17,6 +17,7 @@ import (
 // generates the bridge package from the two and compiles it. With the
 // skeleton unedited, every generated tool is a write.
 func TestFilesystemPipeline(t *testing.T) {
+	endToEnd(t)
 	srv := npmServer(t, "server-filesystem")
 	tmp := t.TempDir()
 	root := filepath.Join(tmp, "root")
@@ -251,6 +252,7 @@ func run(node, entry, root, outside string) error {
 // a visitor, confirmed for a member); a server error is redacted. The test
 // then checks the served directory itself.
 func TestFilesystemGate(t *testing.T) {
+	endToEnd(t)
 	srv := npmServer(t, "server-filesystem")
 	tmp := t.TempDir()
 	root := filepath.Join(tmp, "root")

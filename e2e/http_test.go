@@ -141,6 +141,7 @@ func (l ticketList) titles() []string {
 // re-advertised by the reconnected client, and calls work again against the
 // new server. Nothing outlives the test.
 func TestTicketsHTTP(t *testing.T) {
+	endToEnd(t)
 	srv := &ticketsServerProc{t: t, bin: ticketsServer(t), addr: freeAddr(t)}
 	defer goleak.VerifyNone(t)
 	ctx := context.Background()

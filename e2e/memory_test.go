@@ -37,6 +37,7 @@ var (
 // the committed classification (byte for byte the committed memoryocp, which
 // the test binary compiles), and a compile of the freshly generated package.
 func TestMemoryPipeline(t *testing.T) {
+	endToEnd(t)
 	srv := npmServer(t, "server-memory")
 	tmp := t.TempDir()
 	env := []string{"MEMORY_FILE_PATH=" + filepath.Join(tmp, "memory.jsonl")}
@@ -192,6 +193,7 @@ var (
 // catalogue, starts a new process and re-advertises, and the new process
 // serves the stored state; closing leaves nothing running.
 func TestMemoryGate(t *testing.T) {
+	endToEnd(t)
 	srv := npmServer(t, "server-memory")
 	defer goleak.VerifyNone(t)
 	ctx := context.Background()

@@ -59,7 +59,10 @@ import (
 // adversarialTimeout bounds each case: a hang is a failure.
 const adversarialTimeout = 60 * time.Second
 
-var writeFuzzSeeds = flag.Bool("write-fuzz-seeds", false, "rewrite the committed seed corpora of gen's fuzz targets from ../shared/corpus and testdata/adversarial")
+// shortMaxSnapshot is the largest input of a case that runs under -short.
+const shortMaxSnapshot = 1 << 20
+
+var writeFuzzSeeds = flag.Bool("write-fuzz-seeds", false, "rewrite the committed seed corpora of gen's fuzz targets from testdata/corpus and testdata/adversarial")
 
 func adversarialDir(t *testing.T) string {
 	return filepath.Join(moduleRoot(t), "testdata", "adversarial")
@@ -211,6 +214,9 @@ func TestAdversarial(t *testing.T) {
 	for _, c := range cases {
 		var compiled *Result
 		ok := t.Run(c.name, func(t *testing.T) {
+			if testing.Short() && len(c.in.Snapshot) > shortMaxSnapshot {
+				t.Skipf("-short: a %d-byte input (the cases over %d bytes are the slow ones); the full suite runs it", len(c.in.Snapshot), shortMaxSnapshot)
+			}
 			if bytes.Contains(c.in.Snapshot, []byte("{{remote}}")) {
 				c.remote = new(atomic.Int64)
 				srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -262,7 +268,12 @@ func TestAdversarial(t *testing.T) {
 			check = append(check, tcPackage{name: "adv_" + strings.NewReplacer("-", "_").Replace(c.name), files: compiled.Files})
 		}
 	}
-	requireTypeChecks(t, check)
+	t.Run("typecheck", func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("-short: the generated packages are not type-checked (most of this test's time); the full suite does")
+		}
+		requireTypeChecks(t, check)
+	})
 }
 
 // generateWithin runs Generate, failing if it takes longer than d (a hang
@@ -445,7 +456,7 @@ func structTags(files map[string][]byte, name string) ([]string, bool) {
 }
 
 // TestWriteFuzzSeeds writes the committed seed corpora of gen's fuzz
-// targets (gen/testdata/fuzz) from ../shared/corpus and the adversarial
+// targets (gen/testdata/fuzz) from testdata/corpus and the adversarial
 // suite. It runs only with -write-fuzz-seeds.
 func TestWriteFuzzSeeds(t *testing.T) {
 	if !*writeFuzzSeeds {

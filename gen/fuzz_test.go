@@ -37,7 +37,7 @@ import (
 //
 //	go test ./gen -run '^$' -fuzz '^FuzzGenerate$' -fuzztime 10m -parallel 1
 //
-// Seeds: testdata/fuzz/<target>/ (committed; made from ../shared/corpus and
+// Seeds: testdata/fuzz/<target>/ (committed; made from testdata/corpus and
 // testdata/adversarial by TestWriteFuzzSeeds with -write-fuzz-seeds).
 
 // FuzzGenerate fuzzes schema → model → emit: one tool with a fuzzed name,
@@ -312,7 +312,7 @@ type descriptorLits struct {
 	Kind string
 }
 
-// descriptors finds the runtime.Descriptor composite literals of a file.
+// descriptors finds the ocpimpl.Descriptor composite literals of a file.
 func descriptors(name string, src []byte) ([]descriptorLits, error) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)

@@ -17,6 +17,7 @@ import (
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
 	"github.com/ocpgen/ocpgen/gen/internal/emit"
 	"github.com/ocpgen/ocpgen/gen/internal/load"
+	"github.com/ocpgen/ocpgen/internal/testcorpus"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of testdata/golden")
@@ -141,34 +142,20 @@ func itoa(i int) string {
 	return string(b)
 }
 
-// corpusDir finds the shared corpus of real tools/list results. With CI=true
-// a missing corpus fails the test instead of skipping it.
+// corpusDir returns the corpus of real tools/list results (testdata/corpus,
+// or $OCPGEN_CORPUS).
 func corpusDir(t testing.TB) string {
 	t.Helper()
-	candidates := []string{
-		os.Getenv("OCPGEN_CORPUS"),
-		filepath.Join(moduleRoot(t), "..", "shared", "corpus"),
-		"/work/shared/corpus",
-	}
-	for _, c := range candidates {
-		if c == "" {
-			continue
-		}
-		if m, _ := filepath.Glob(filepath.Join(c, "*.tools.json")); len(m) > 0 {
-			return c
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("corpus not found (tried %v); set OCPGEN_CORPUS", candidates)
-	}
-	t.Skipf("corpus not found (tried %v); set OCPGEN_CORPUS", candidates)
-	return ""
+	return testcorpus.Dir(t)
 }
 
 // TestCorpus generates every real snapshot of the corpus, without a
 // classification and with the skeleton classification, and type-checks the
 // output.
 func TestCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: generates and type-checks the whole corpus (44 packages); the full suite runs it")
+	}
 	dir := corpusDir(t)
 	paths, _ := filepath.Glob(filepath.Join(dir, "*.tools.json"))
 	var check []tcPackage

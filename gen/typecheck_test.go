@@ -10,25 +10,14 @@ import (
 	"testing"
 
 	"golang.org/x/tools/go/packages"
+
+	"github.com/ocpgen/ocpgen/internal/testcorpus"
 )
 
 // moduleRoot returns the directory of this module's go.mod.
 func moduleRoot(t testing.TB) string {
 	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test's directory")
-		}
-		dir = parent
-	}
+	return testcorpus.ModuleRoot(t)
 }
 
 // tcPackage is one package to type-check: generated files, or a hand-written

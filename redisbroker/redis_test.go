@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,15 +63,70 @@ func newClient(t testing.TB, addr string) *redis.Client {
 	return c
 }
 
-// newBroker returns a broker on its own client, closed with the test.
+// steady fills in the durations opt leaves zero with ones no scheduling
+// delay reaches: a lease of an hour and an OpTimeout of a minute. The
+// defaults (a 5 s lease, a 2 s OpTimeout) are for production; in a test on
+// a loaded machine they would deny confirms as lost or unreachable now and
+// then, and a test may not depend on the scheduler. A test about the lease
+// or the timeout sets its own.
+func steady(opt Options) Options {
+	if opt.Lease == 0 {
+		opt.Lease = time.Hour
+	}
+	if opt.OpTimeout == 0 {
+		opt.OpTimeout = time.Minute
+	}
+	return opt
+}
+
+// newBroker returns a broker with steady(opt) on its own client, closed
+// with the test. The client's connections are named after opt.Prefix (see
+// killPubSub).
 func newBroker(t testing.TB, addr string, opt Options) *Broker {
 	t.Helper()
-	b, err := New(newClient(t, addr), opt)
+	c := redis.NewClient(&redis.Options{Addr: addr, ClientName: clientName(opt.Prefix)})
+	t.Cleanup(func() { _ = c.Close() })
+	b, err := New(c, steady(opt))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = b.Close() })
 	return b
+}
+
+// clientName is the connection name of the brokers of one key prefix: its
+// letters, digits and dashes.
+func clientName(prefix string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' {
+			return r
+		}
+		return -1
+	}, "ocpbroker-"+prefix)
+}
+
+// killPubSub kills the pub/sub connections that the brokers of prefix have
+// open, and only those: other tests sharing the server keep theirs.
+func killPubSub(t testing.TB, rdb *redis.Client, prefix string) {
+	t.Helper()
+	ctx := context.Background()
+	list, err := rdb.ClientList(ctx).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(list, "\n") {
+		f := map[string]string{}
+		for _, kv := range strings.Fields(line) {
+			k, v, _ := strings.Cut(kv, "=")
+			f[k] = v
+		}
+		if f["name"] != clientName(prefix) || !strings.Contains(f["flags"], "P") {
+			continue
+		}
+		if err := rdb.ClientKillByFilter(ctx, "ID", f["id"]).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // newPair returns two replicas' brokers on one server, each with its own
@@ -201,6 +257,16 @@ func requestAsync(ctx context.Context, b *Broker, p ocp.PendingConfirm) <-chan r
 // awaitPending waits until br lists the confirm id.
 func awaitPending(t testing.TB, br *Broker, id string) ocp.ConfirmRequest {
 	t.Helper()
+	r, _ := awaitPendingOrExpired(t, br, id, nil)
+	return r
+}
+
+// awaitPendingOrExpired waits until br lists the confirm id, or until its
+// Request (res, unless nil) ends as expired: a short-lived confirm that a
+// loaded machine delays past its Expires reaches Redis expired, and is never
+// pending. It reports whether the confirm is pending.
+func awaitPendingOrExpired(t testing.TB, br *Broker, id string, res <-chan result) (ocp.ConfirmRequest, bool) {
+	t.Helper()
 	deadline := time.Now().Add(30 * time.Second) // a hang guard
 	for {
 		p, err := br.Pending(context.Background())
@@ -209,8 +275,16 @@ func awaitPending(t testing.TB, br *Broker, id string) ocp.ConfirmRequest {
 		}
 		for _, r := range p {
 			if r.ID == id {
-				return r
+				return r, true
 			}
+		}
+		select {
+		case r := <-res: // never, when res is nil
+			if r.err != nil || r.d.Outcome != ocp.OutcomeExpired {
+				t.Fatalf("confirm %s ended before it was pending: %+v, %v", id, r.d, r.err)
+			}
+			return ocp.ConfirmRequest{}, false
+		default:
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("confirm %s never pending", id)

@@ -109,6 +109,9 @@ func TestSnapshotHTTPIsStableAndKeepsHeadersOut(t *testing.T) {
 }
 
 func TestSnapshotStdioMatchesHTTP(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds the example server to snapshot it over stdio; the full suite runs it")
+	}
 	bin := filepath.Join(t.TempDir(), "tickets-server")
 	build := exec.Command("go", "build", "-o", bin, "github.com/ocpgen/ocpgen/examples/tickets/server/cmd/tickets-server")
 	if out, err := build.CombinedOutput(); err != nil {

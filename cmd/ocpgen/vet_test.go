@@ -24,6 +24,9 @@ func vetModuleRoot(t *testing.T) string {
 // silent. A bypass seeded into the bridge package (as an overlay: nothing
 // is written) is found, at its line.
 func TestVetRepository(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: loads and type-checks runtime/... and examples/tickets/... with their tests; the full suite runs it")
+	}
 	root := vetModuleRoot(t)
 	pkgs := []string{"github.com/ocpgen/ocpgen/runtime/...", "github.com/ocpgen/ocpgen/examples/tickets/..."}
 	diags, err := vetPackages(root, true, nil, pkgs...)
@@ -80,6 +83,9 @@ func around(ctx context.Context, c *ocp.Client) {
 }
 
 func TestVetCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: runs ocpgen vet on packages it loads and type-checks; the full suite runs it")
+	}
 	t.Chdir(vetModuleRoot(t))
 	if code, out, errs := ocpgen(t, "vet", "./examples/tickets/ticketsocp"); code != exitOK {
 		t.Errorf("ocpgen vet on generated code: exit %d\n%s%s", code, out, errs)

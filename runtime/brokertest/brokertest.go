@@ -160,20 +160,45 @@ func awaitAnnounced(t *testing.T, ch <-chan ocp.ConfirmRequest, id string) ocp.C
 // been announced by seer (so it is registered), with the announced request.
 func start(ctx context.Context, t *testing.T, on, seer ocp.ConfirmBroker, p ocp.PendingConfirm) (<-chan result, ocp.ConfirmRequest) {
 	t.Helper()
-	return startAnnounced(ctx, t, on, announcements(t, seer), p)
+	ann := announcements(t, seer)
+	return request(ctx, on, p), awaitAnnounced(t, ann, p.Request.ID)
 }
 
-// startAnnounced is start with a subscription made beforehand, for a confirm
-// with a short time to live: it must not be spent waiting for the
-// subscription (a confirm that arrives expired need not be announced).
-func startAnnounced(ctx context.Context, t *testing.T, on ocp.ConfirmBroker, ann <-chan ocp.ConfirmRequest, p ocp.PendingConfirm) (<-chan result, ocp.ConfirmRequest) {
-	t.Helper()
+// request runs on.Request(p) in a goroutine; the result arrives on the
+// channel (buffered: nobody need read it).
+func request(ctx context.Context, on ocp.ConfirmBroker, p ocp.PendingConfirm) chan result {
 	out := make(chan result, 1)
 	go func() {
 		d, err := on.Request(ctx, p)
 		out <- result{d, err}
 	}()
-	return out, awaitAnnounced(t, ann, p.Request.ID)
+	return out
+}
+
+// startShortLived is start, with a subscription made beforehand, for a
+// confirm with a short time to live, which a loaded machine may delay past
+// its Expires before the broker registers it: such a confirm arrives
+// expired and need not be announced. It returns once the confirm is
+// announced or its Request has ended (the result is still delivered on the
+// channel).
+func startShortLived(ctx context.Context, t *testing.T, on ocp.ConfirmBroker, ann <-chan ocp.ConfirmRequest, p ocp.PendingConfirm) <-chan result {
+	t.Helper()
+	out := request(ctx, on, p)
+	timer := time.NewTimer(HangGuard)
+	defer timer.Stop()
+	for {
+		select {
+		case r := <-ann:
+			if r.ID == p.Request.ID {
+				return out
+			}
+		case r := <-out:
+			out <- r
+			return out
+		case <-timer.C:
+			t.Fatalf("confirm %s was neither announced nor ended", p.Request.ID)
+		}
+	}
 }
 
 func await(t *testing.T, ch <-chan result) result {
@@ -373,9 +398,9 @@ func testResolvesOnce(t *testing.T, a, b ocp.ConfirmBroker) {
 }
 
 func testExpires(t *testing.T, a, b ocp.ConfirmBroker) {
-	ann := announcements(t, b)
-	res, seen := startAnnounced(context.Background(), t, a, ann, pendingFor("c-expires", time.Second))
-	r := await(t, res)
+	p := pendingFor("c-expires", time.Second)
+	seen := p.Request
+	r := await(t, request(context.Background(), a, p))
 	wantOutcome(t, r, ocp.OutcomeExpired)
 	if r.d.Peer != "" || r.d.PrincipalID != "" {
 		t.Fatalf("an expiry names a decider: %+v", r.d)
@@ -389,7 +414,9 @@ func testExpires(t *testing.T, a, b ocp.ConfirmBroker) {
 // the broker has noticed the expiry yet.
 func testApprovalAtExpiry(t *testing.T, a, b ocp.ConfirmBroker) {
 	ann := announcements(t, b)
-	res, seen := startAnnounced(context.Background(), t, a, ann, pendingFor("c-late", time.Second))
+	p := pendingFor("c-late", time.Second)
+	res := startShortLived(context.Background(), t, a, ann, p)
+	seen := p.Request
 	time.Sleep(time.Until(seen.Expires) + time.Millisecond)
 	err := b.Resolve(context.Background(), phone, approve(seen))
 	if !errors.Is(err, ocp.ErrConfirmExpired) && !errors.Is(err, ocp.ErrConfirmNotPending) {

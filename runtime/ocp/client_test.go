@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -37,27 +38,53 @@ func newSyncSpy() *syncSpy { return &syncSpy{ch: make(chan []LiveTool, 64)} }
 
 func (s *syncSpy) SyncCatalogue(live []LiveTool) { s.ch <- slices.Clone(live) }
 
-// next returns the next sync, failing the test if the test's context ends.
+// hangGuard bounds every wait of these tests for something the client
+// does on its own (a sync, an audit record): far above any delay of a loaded
+// machine, so reaching it means the client never did it, and the test
+// fails saying what it waited for instead of hanging until go test's
+// timeout. It is not a timing assertion.
+const hangGuard = time.Minute
+
+// next returns the next sync.
 func (s *syncSpy) next(t *testing.T) []LiveTool {
 	t.Helper()
-	select {
-	case live := <-s.ch:
-		return live
-	case <-t.Context().Done():
-		t.Fatal("no catalogue sync")
-		return nil
-	}
+	return s.waitFor(t, "any sync", func([]LiveTool) bool { return true })
 }
 
 // until returns the first sync whose tool names are want (in any order).
 func (s *syncSpy) until(t *testing.T, want ...string) []LiveTool {
 	t.Helper()
+	return s.waitFor(t, fmt.Sprintf("a sync of %q", want), func(live []LiveTool) bool { return sameNames(live, want) })
+}
+
+// waitFor returns the first sync that ok accepts, skipping the others. It
+// fails the test, naming what and the last sync skipped, if none comes
+// within hangGuard.
+func (s *syncSpy) waitFor(t *testing.T, what string, ok func([]LiveTool) bool) []LiveTool {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), hangGuard)
+	defer cancel()
+	skipped, last := 0, []string(nil)
 	for {
-		live := s.next(t)
-		if sameNames(live, want) {
-			return live
+		select {
+		case live := <-s.ch:
+			if ok(live) {
+				return live
+			}
+			skipped, last = skipped+1, toolNames(live)
+		case <-ctx.Done():
+			t.Fatalf("waited %v for %s: none came (%d other syncs, the last %q)", hangGuard, what, skipped, last)
+			return nil
 		}
 	}
+}
+
+func toolNames(live []LiveTool) []string {
+	names := make([]string, len(live))
+	for i, l := range live {
+		names[i] = l.Name
+	}
+	return names
 }
 
 // none fails the test if a sync is pending.
@@ -71,10 +98,7 @@ func (s *syncSpy) none(t *testing.T) {
 }
 
 func sameNames(live []LiveTool, want []string) bool {
-	got := make([]string, len(live))
-	for i, l := range live {
-		got[i] = l.Name
-	}
+	got := toolNames(live)
 	slices.Sort(got)
 	want = slices.Clone(want)
 	slices.Sort(want)
@@ -115,14 +139,16 @@ func (a *auditSpy) waitFor(t *testing.T, msg string) slog.Record {
 		}
 	}
 	a.mu.Unlock()
+	ctx, cancel := context.WithTimeout(t.Context(), hangGuard)
+	defer cancel()
 	for {
 		select {
 		case r := <-a.ch:
 			if r.Message == msg {
 				return r
 			}
-		case <-t.Context().Done():
-			t.Fatalf("no audit record %q", msg)
+		case <-ctx.Done():
+			t.Fatalf("waited %v for the audit record %q: none came", hangGuard, msg)
 		}
 	}
 }
@@ -326,14 +352,10 @@ func TestClientResyncsOnToolListChanged(t *testing.T) {
 
 	// A changed schema changes the fingerprint.
 	srv.AddTool(spyTool{Name: "b", Schema: `{"type":"object","properties":{"q":{"type":"integer"}}}`})
-	var live []LiveTool
-	for {
-		live = syncs.next(t)
-		if i := slices.IndexFunc(live, func(l LiveTool) bool { return l.Name == "b" }); i >= 0 &&
-			live[i].Fingerprint == Fingerprint([]byte(`{"properties":{"q":{"type":"integer"}},"type":"object"}`)) {
-			break
-		}
-	}
+	syncs.waitFor(t, "a sync with b's new fingerprint", func(live []LiveTool) bool {
+		i := slices.IndexFunc(live, func(l LiveTool) bool { return l.Name == "b" })
+		return i >= 0 && live[i].Fingerprint == Fingerprint([]byte(`{"properties":{"q":{"type":"integer"}},"type":"object"}`))
+	})
 
 	// Resync lists on demand.
 	if err := c.Resync(t.Context()); err != nil {

@@ -803,10 +803,10 @@ func TestCatalogueSync(t *testing.T) {
 
 func TestCatalogueChangeDeniesPendingConfirm(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	// A TTL long enough never to be what ends the wait here, short enough
-	// that a gate that missed the change fails this test rather than hanging.
+	// A TTL that is never what ends the wait here, even on a loaded
+	// machine; a gate that missed the change fails at the hang guard.
 	d := DeleteEntities.Desc
-	d.Policy.ConfirmTTL = 10 * time.Second
+	d.Policy.ConfirmTTL = time.Hour
 	c := NewCatalogue(testTiers, &Tool{Args: (*DeleteEntitiesArgs)(nil), Desc: d}, ReadGraph)
 	h := newHarness(t, false, func(cfg *Config) { cfg.Catalogue = c })
 	h.g.syncCatalogue(liveOf(c))
@@ -818,7 +818,12 @@ func TestCatalogueChangeDeniesPendingConfirm(t *testing.T) {
 	live := liveOf(c)
 	live[1].Fingerprint = "sha256:changed"
 	h.g.syncCatalogue(live)
-	r := <-res
+	var r ActionResult
+	select {
+	case r = <-res:
+	case <-time.After(hangGuard):
+		t.Fatalf("the write still waits %v after the catalogue changed", hangGuard)
+	}
 	wantRefused(t, r, ReasonDenied)
 	if !strings.Contains(r.Error, "catalogue changed") {
 		t.Errorf("text %q", r.Error)

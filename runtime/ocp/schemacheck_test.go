@@ -10,15 +10,15 @@ import (
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/ocpgen/ocpgen/internal/testcorpus"
 )
 
 // The compiled validator must give jsonschema-go's verdict on every
-// instance. These tests compare the two on the real schemas of the shared
-// corpus and on random schemas, with instances generated from each schema
-// (mostly valid, then perturbed), and FuzzSchemaCheck lets the fuzzer look
+// instance. These tests compare the two on the real schemas of the corpus
+// (testdata/corpus) and on random schemas, with instances generated from
+// each schema (mostly valid, then perturbed), and FuzzSchemaCheck lets the fuzzer look
 // for a disagreement.
-
-const corpusDir = "../../shared/corpus"
 
 type diffSchema struct {
 	name  string
@@ -40,10 +40,7 @@ func resolveSchema(t testing.TB, name string, raw []byte) *diffSchema {
 }
 
 func corpusSchemas(t testing.TB) []*diffSchema {
-	files, _ := filepath.Glob(filepath.Join(corpusDir, "*.tools.json"))
-	if len(files) == 0 {
-		t.Skip("shared corpus not found at " + corpusDir)
-	}
+	files := testcorpus.Files(t)
 	var out []*diffSchema
 	for _, f := range files {
 		b, err := os.ReadFile(f)

@@ -544,7 +544,7 @@ func extraMethods(s *model.Struct) *jen.Statement {
 	)
 }
 
-// kindCode is the runtime.JSONKind set of a model type.
+// kindCode is the ocpimpl.JSONKind set of a model type.
 func kindCode(t model.Type) jen.Code {
 	kinds := model.JSONKinds(t)
 	if len(kinds) >= 6 {

@@ -11,22 +11,13 @@ import (
 	"testing"
 
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
+	"github.com/ocpgen/ocpgen/internal/testcorpus"
 )
 
-const corpusDir = "/work/shared/corpus"
-
-// corpusFiles returns the corpus snapshots, skipping the test when the
-// corpus is not present.
+// corpusFiles returns the corpus snapshots (see testcorpus).
 func corpusFiles(t *testing.T) []string {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join(corpusDir, "*.tools.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) == 0 {
-		t.Skipf("no corpus in %s", corpusDir)
-	}
-	return files
+	return testcorpus.Files(t)
 }
 
 func strs(l diag.List) []string {
@@ -92,9 +83,9 @@ func TestLoadSnapshotCorpus(t *testing.T) {
 }
 
 func TestLoadSnapshotCorpusDetails(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(corpusDir, "memory.tools.json"))
+	data, err := os.ReadFile(filepath.Join(testcorpus.Dir(t), "memory.tools.json"))
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	s, diags := LoadSnapshot("memory.tools.json", data)
 	if diags.Err() != nil {

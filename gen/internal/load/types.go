@@ -85,7 +85,7 @@ type Defaults struct {
 	Tier    string
 	Scopes  []string
 	Failure string
-	// ConfirmTTL is the default confirm TTL (0: runtime.DefaultConfirmTTL).
+	// ConfirmTTL is the default confirm TTL (0: model.DefaultConfirmTTL).
 	ConfirmTTL time.Duration
 }
 

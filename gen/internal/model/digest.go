@@ -10,10 +10,10 @@ func (t *Tool) Descriptor() *ocpimpl.Descriptor {
 		kind = ocpimpl.KindRead
 	}
 	d := &ocpimpl.Descriptor{
-		Name:        t.Name,
-		Title:       t.Title,
-		Description: t.Description,
-		InputSchema: string(t.CanonicalSchema),
+		Name:         t.Name,
+		Title:        t.Title,
+		Description:  t.Description,
+		InputSchema:  string(t.CanonicalSchema),
 		Fingerprint:  t.Fingerprint,
 		OutputSchema: string(t.CanonicalOutputSchema),
 		Policy: ocpimpl.Policy{

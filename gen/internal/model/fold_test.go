@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/ocpgen/ocpgen/gen/internal/load"
+	"github.com/ocpgen/ocpgen/internal/testcorpus"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
@@ -142,28 +142,14 @@ func TestResolvable(t *testing.T) {
 	}
 }
 
-// corpusSchema is one tool's schemas from ../shared/corpus.
+// corpusSchema is one tool's schemas from the corpus (testdata/corpus).
 type corpusSchema struct{ input, output json.RawMessage }
 
-// corpusSchemas returns the schemas of every tool of the shared corpus
-// (OCPGEN_CORPUS, or ../shared/corpus beside the module). Without a corpus
-// it fails under CI=true, so that CI cannot pass by checking nothing, and
-// elsewhere says so and returns none.
+// corpusSchemas returns the schemas of every tool of the corpus (see
+// testcorpus).
 func corpusSchemas(t *testing.T) []corpusSchema {
 	t.Helper()
-	var paths []string
-	for _, dir := range []string{os.Getenv("OCPGEN_CORPUS"), filepath.Join("..", "..", "..", "..", "shared", "corpus")} {
-		if dir != "" && len(paths) == 0 {
-			paths, _ = filepath.Glob(filepath.Join(dir, "*.tools.json"))
-		}
-	}
-	if len(paths) == 0 {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("corpus not found: set OCPGEN_CORPUS or check out ../shared")
-		}
-		t.Log("corpus not found (set OCPGEN_CORPUS): its schemas are not checked")
-		return nil
-	}
+	paths := testcorpus.Files(t)
 	var out []corpusSchema
 	for _, p := range paths {
 		data, err := os.ReadFile(p)

@@ -119,7 +119,7 @@ import (
 //   - optional, not nullable: *T for scalars, enums, unions and structs;
 //     slices, maps and json.RawMessage as they are; all with omitzero, which
 //     drops only an unset field and keeps an explicit [], {}, false, 0 or "";
-//   - optional, nullable: runtime.Nullable[T] with omitzero (absent, null or
+//   - optional, nullable: ocpimpl.Nullable[T] with omitzero (absent, null or
 //     a value); json.RawMessage as it is (json.RawMessage("null") is null).
 
 // schemaBuilder maps the schemas of one tool.
