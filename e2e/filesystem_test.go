@@ -152,7 +152,7 @@ func run(node, entry, root, outside string) error {
 	}
 	reader := ocp.Principal{ID: "ann", Tier: "visitor", Scopes: []string{"fs.read"}, Peer: "model"}
 	writer := ocp.Principal{ID: "ann", Tier: "member", Scopes: []string{"fs.read", "fs.write"}, Peer: "model"}
-	peer := ocp.Principal{ID: "bob", Tier: "member", Peer: "phone"}
+	peer := ocp.Principal{ID: "bob", Tier: "member", Scopes: []string{"fs.read", "fs.write"}, Peer: "phone"}
 
 	adv := g.Advertisement()
 	if len(adv.Tools) != len(fsocp.Catalogue.Tools()) {

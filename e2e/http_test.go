@@ -214,7 +214,11 @@ func TestTicketsHTTP(t *testing.T) {
 	}
 	approve := func(req ocp.ConfirmRequest, yes bool) {
 		t.Helper()
-		if err := g.Resolve(ctx, approver, ocp.ConfirmDecision{ID: req.ID, Approve: yes, Digest: req.Digest}); err != nil {
+		decider := approver
+		if req.Tool == "escalate_ticket" {
+			decider = escalator
+		}
+		if err := g.Resolve(ctx, decider, ocp.ConfirmDecision{ID: req.ID, Approve: yes, Digest: req.Digest}); err != nil {
 			t.Fatalf("decision on %s: %v", req.Tool, err)
 		}
 	}

@@ -178,7 +178,9 @@ var (
 	visitor  = ocp.Principal{ID: "ann", Tier: "visitor", Scopes: []string{"memory.read", "tickets.read"}, Peer: "model"}
 	member   = ocp.Principal{ID: "ann", Tier: "member", Scopes: []string{"memory.read", "memory.write", "tickets.read", "tickets.write"}, Peer: "model"}
 	operator = ocp.Principal{ID: "ann", Tier: "operator", Scopes: []string{"tickets.read", "tickets.write", "tickets.escalate"}, Peer: "model"}
-	approver = ocp.Principal{ID: "bob", Tier: "member", Scopes: []string{"memory.read", "tickets.read"}, Peer: "phone"}
+	approver = ocp.Principal{ID: "bob", Tier: "member", Scopes: []string{"memory.read", "memory.write", "tickets.read", "tickets.write"}, Peer: "phone"}
+	// escalations need tier operator and tickets.escalate: so does their approver.
+	escalator = ocp.Principal{ID: "bob", Tier: "operator", Scopes: []string{"tickets.read", "tickets.write", "tickets.escalate"}, Peer: "phone"}
 )
 
 // TestMemoryGate runs the committed memoryocp bridge through the gate

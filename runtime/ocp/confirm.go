@@ -284,30 +284,26 @@ func (b *MemoryBroker) Pending(context.Context) ([]ConfirmRequest, error) {
 // SubscribeEnded implements [ConfirmBroker]. fn runs on the requesting
 // goroutine, once the confirm has ended, outside the broker's lock.
 func (b *MemoryBroker) SubscribeEnded(fn func(ConfirmEnded)) (stop func()) {
-	b.mu.Lock()
-	k := b.nextSub
-	b.nextSub++
-	b.ended[k] = fn
-	b.mu.Unlock()
-	return func() {
-		b.mu.Lock()
-		delete(b.ended, k)
-		b.mu.Unlock()
-	}
+	return memSubscribe(b, b.ended, fn)
 }
 
 // Subscribe implements [ConfirmBroker]. fn runs on the requesting goroutine,
 // after the confirm is registered (so fn may call Resolve) and outside the
 // broker's lock.
 func (b *MemoryBroker) Subscribe(fn func(ConfirmRequest)) (stop func()) {
+	return memSubscribe(b, b.subs, fn)
+}
+
+// memSubscribe adds fn to subs, one of b's subscriber sets, until stop.
+func memSubscribe[E any](b *MemoryBroker, subs map[int]func(E), fn func(E)) (stop func()) {
 	b.mu.Lock()
 	k := b.nextSub
 	b.nextSub++
-	b.subs[k] = fn
+	subs[k] = fn
 	b.mu.Unlock()
 	return func() {
 		b.mu.Lock()
-		delete(b.subs, k)
+		delete(subs, k)
 		b.mu.Unlock()
 	}
 }
