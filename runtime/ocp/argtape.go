@@ -3,7 +3,6 @@ package ocp
 import (
 	"encoding/json"
 	"errors"
-	"math/big"
 	"strconv"
 	"sync"
 )
@@ -53,6 +52,16 @@ type tape struct {
 	nodes []tapeNode
 	src   string
 	pos   int
+	// ints are the integer-valued literals not written as integers (1.0,
+	// 1e2), with the integer each is: the typed decode reads them so.
+	ints []intLiteral
+}
+
+// intLiteral is src[start:end], an integer-valued number literal with a
+// fraction or an exponent, and its integer form.
+type intLiteral struct {
+	start, end int
+	text       string
 }
 
 var tapePool = sync.Pool{New: func() any { return &tape{nodes: make([]tapeNode, 0, 64)} }}
@@ -64,7 +73,7 @@ func putTape(t *tape) {
 		return // let an unusually large tape go
 	}
 	clear(t.nodes) // drop references into the arguments
-	t.nodes, t.src, t.pos = t.nodes[:0], "", 0
+	t.nodes, t.src, t.pos, t.ints = t.nodes[:0], "", 0, t.ints[:0]
 	tapePool.Put(t)
 }
 
@@ -78,7 +87,7 @@ var (
 
 // parse fills t with the one JSON value of s.
 func (t *tape) parse(s string) error {
-	t.nodes, t.src, t.pos = t.nodes[:0], s, 0
+	t.nodes, t.src, t.pos, t.ints = t.nodes[:0], s, 0, t.ints[:0]
 	if err := t.value("", 0); err != nil {
 		return err
 	}
@@ -219,13 +228,26 @@ func (t *tape) value(key string, depth int) error {
 		if c != '-' && (c < '0' || c > '9') {
 			return errTapeSyntax
 		}
+		start := t.pos
 		lit, err := t.number()
 		if err != nil {
 			return err
 		}
+		if len(lit) > maxNumberLen {
+			return errNumberLong
+		}
 		f, err := strconv.ParseFloat(lit, 64)
 		if err != nil {
 			return errTapeRange
+		}
+		if notInt(lit) {
+			d, ok := parseDecimal(lit)
+			if !ok {
+				return errNumberExp
+			}
+			if it, ok := d.integerText(); ok {
+				t.ints = append(t.ints, intLiteral{start, t.pos, it})
+			}
 		}
 		t.nodes[i].kind, t.nodes[i].str, t.nodes[i].num = tNumber, lit, f
 	}
@@ -378,6 +400,34 @@ func isHex(c byte) bool {
 	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
 }
 
+// notInt reports whether a literal has a fraction or an exponent.
+func notInt(lit string) bool {
+	for i := 0; i < len(lit); i++ {
+		if c := lit[i]; c == '.' || c == 'e' || c == 'E' {
+			return true
+		}
+	}
+	return false
+}
+
+// decodeInput is what the typed decode reads: src, with each
+// integer-valued literal written as an integer (1.0 and 1e2 are integers in
+// JSON Schema, which encoding/json refuses for an int64). The value is the
+// same JSON value; nothing else changes. raw is src's bytes.
+func (t *tape) decodeInput(raw []byte) []byte {
+	if len(t.ints) == 0 {
+		return raw
+	}
+	out := make([]byte, 0, len(t.src))
+	last := 0
+	for _, r := range t.ints {
+		out = append(out, t.src[last:r.start]...)
+		out = append(out, r.text...)
+		last = r.end
+	}
+	return append(out, t.src[last:]...)
+}
+
 // member returns the index of the member k of the object at i, or -1.
 func (t *tape) member(i int, k string) int {
 	for j, end := i+1, int(t.nodes[i].end); j < end; j = int(t.nodes[j].end) {
@@ -402,10 +452,10 @@ func tapeEqual(a *tape, i int, b *tape, j int) bool {
 		if x.str == y.str {
 			return true
 		}
-		// Exact rational comparison; math/big refuses absurd exponents.
-		rx, okx := new(big.Rat).SetString(x.str)
-		ry, oky := new(big.Rat).SetString(y.str)
-		return okx && oky && rx.Cmp(ry) == 0
+		// Exact decimal comparison, linear in the literals' lengths.
+		dx, okx := parseDecimal(x.str)
+		dy, oky := parseDecimal(y.str)
+		return okx && oky && cmpDecimal(&dx, &dy) == 0
 	case tArray:
 		if x.n != y.n {
 			return false

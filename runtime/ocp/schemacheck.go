@@ -36,6 +36,13 @@ type schemaCheck struct {
 	cnst     any
 
 	multipleOf, minimum, maximum, exclMin, exclMax *float64
+	// The same bounds as exact decimals (floatDecimal), which the check
+	// compares with the literal itself (decimal.go).
+	dMultipleOf, dMin, dMax, dExclMin, dExclMax *decimal
+	// floatNumbers makes the numeric keywords and the integer type use
+	// float64, as jsonschema-go does: only for the differential tests,
+	// which hold the rest of the validator to jsonschema-go's verdict.
+	floatNumbers bool
 
 	minLength, maxLength *int
 	pattern              *regexp.Regexp
@@ -100,6 +107,12 @@ var errNotCompiled = errors.New("schema uses a keyword the compiled validator do
 // compileRoot compiles a resolved schema, or returns errNotCompiled when
 // jsonschema-go must validate it.
 func compileRoot(rs *jsonschema.Resolved) (*schemaCheck, error) {
+	return compileRootMode(rs, false)
+}
+
+// compileRootMode is compileRoot; floatNumbers is for the differential
+// tests (see schemaCheck.floatNumbers).
+func compileRootMode(rs *jsonschema.Resolved, floatNumbers bool) (*schemaCheck, error) {
 	root := rs.Schema()
 	var draft7 bool
 	switch root.Schema {
@@ -109,10 +122,10 @@ func compileRoot(rs *jsonschema.Resolved) (*schemaCheck, error) {
 	default:
 		return nil, errNotCompiled // jsonschema-go refuses to validate it at all
 	}
-	return compileSchema(root, draft7, 0)
+	return compileSchema(root, draft7, floatNumbers, 0)
 }
 
-func compileSchema(s *jsonschema.Schema, draft7 bool, depth int) (*schemaCheck, error) {
+func compileSchema(s *jsonschema.Schema, draft7, floatNumbers bool, depth int) (*schemaCheck, error) {
 	if s == nil {
 		return nil, nil
 	}
@@ -131,7 +144,16 @@ func compileSchema(s *jsonschema.Schema, draft7 bool, depth int) (*schemaCheck, 
 		minLength: s.MinLength, maxLength: s.MaxLength,
 		minItems: s.MinItems, maxItems: s.MaxItems, uniqueItems: s.UniqueItems,
 		required: s.Required, minProps: s.MinProperties, maxProps: s.MaxProperties,
+		floatNumbers: floatNumbers,
 	}
+	dec := func(f *float64) *decimal {
+		if f == nil {
+			return nil
+		}
+		return floatDecimal(*f)
+	}
+	c.dMultipleOf, c.dMin, c.dMax = dec(s.MultipleOf), dec(s.Minimum), dec(s.Maximum)
+	c.dExclMin, c.dExclMax = dec(s.ExclusiveMinimum), dec(s.ExclusiveMaximum)
 	if s.Const != nil {
 		c.hasConst, c.cnst = true, *s.Const
 	}
@@ -167,7 +189,7 @@ func compileSchema(s *jsonschema.Schema, draft7 bool, depth int) (*schemaCheck, 
 			return nil
 		}
 		var sc *schemaCheck
-		sc, err = compileSchema(x, draft7, depth+1)
+		sc, err = compileSchema(x, draft7, floatNumbers, depth+1)
 		return sc
 	}
 	subs := func(xs []*jsonschema.Schema) []*schemaCheck {
@@ -197,16 +219,24 @@ func compileSchema(s *jsonschema.Schema, draft7 bool, depth int) (*schemaCheck, 
 	return c, nil
 }
 
-// typeBit is the JSON Schema type of node i, as jsonschema-go sees the
-// value encoding/json decodes: a float64 with no fraction is an integer.
-func typeBit(x *tapeNode) uint8 {
+// typeBit is the JSON Schema type of node i: a number is an integer when
+// its literal has no fractional part (1.0 and 1e2 are integers,
+// 1.0000000000000001 is not). With floatNumbers it is the type jsonschema-go
+// sees in the value encoding/json decodes: a float64 with no fraction.
+func typeBit(x *tapeNode, floatNumbers bool) uint8 {
 	switch x.kind {
 	case tNull:
 		return jtNull
 	case tFalse, tTrue:
 		return jtBoolean
 	case tNumber:
-		if _, f := math.Modf(x.num); f == 0 {
+		if floatNumbers {
+			if _, f := math.Modf(x.num); f == 0 {
+				return jtInteger
+			}
+			return jtNumber
+		}
+		if d, _ := parseDecimal(x.str); d.isInteger() {
 			return jtInteger
 		}
 		return jtNumber
@@ -264,7 +294,7 @@ func (c *schemaCheck) check(t *tape, i int, why *string) bool {
 	}
 	x := &t.nodes[i]
 	if c.hasType {
-		got := typeBit(x)
+		got := typeBit(x, c.floatNumbers)
 		if c.types&got == 0 && !(got == jtInteger && c.types&jtNumber != 0) {
 			return fail("type: has type %q", typeName(got))
 		}
@@ -286,6 +316,12 @@ func (c *schemaCheck) check(t *tape, i int, why *string) bool {
 	}
 	switch x.kind {
 	case tNumber:
+		if !c.floatNumbers {
+			if msg := c.checkNumber(x.str); msg != "" {
+				return fail("%s", msg)
+			}
+			break
+		}
 		n := x.num
 		if c.multipleOf != nil {
 			if _, f := math.Modf(n / *c.multipleOf); f != 0 {
@@ -414,6 +450,28 @@ func (c *schemaCheck) check(t *tape, i int, why *string) bool {
 		}
 	}
 	return true
+}
+
+// checkNumber applies the numeric keywords to a literal exactly; it
+// returns the failure, or "".
+func (c *schemaCheck) checkNumber(lit string) string {
+	if c.dMultipleOf == nil && c.dMin == nil && c.dMax == nil && c.dExclMin == nil && c.dExclMax == nil {
+		return ""
+	}
+	d, _ := parseDecimal(lit) // the tape bounded its exponent
+	switch {
+	case c.dMultipleOf != nil && !multipleOf(&d, c.dMultipleOf):
+		return fmt.Sprintf("multipleOf: %s is not a multiple of %v", lit, *c.multipleOf)
+	case c.dMin != nil && cmpDecimal(&d, c.dMin) < 0:
+		return fmt.Sprintf("minimum: %s is less than %v", lit, *c.minimum)
+	case c.dMax != nil && cmpDecimal(&d, c.dMax) > 0:
+		return fmt.Sprintf("maximum: %s is greater than %v", lit, *c.maximum)
+	case c.dExclMin != nil && cmpDecimal(&d, c.dExclMin) <= 0:
+		return fmt.Sprintf("exclusiveMinimum: %s is not greater than %v", lit, *c.exclMin)
+	case c.dExclMax != nil && cmpDecimal(&d, c.dExclMax) >= 0:
+		return fmt.Sprintf("exclusiveMaximum: %s is not less than %v", lit, *c.exclMax)
+	}
+	return ""
 }
 
 // explain re-runs a failed check to say why (the cold path).
