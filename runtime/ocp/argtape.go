@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -89,6 +90,9 @@ var (
 func (t *tape) parse(s string) error {
 	t.nodes, t.src, t.pos, t.ints = t.nodes[:0], s, 0, t.ints[:0]
 	if err := t.value("", 0); err != nil {
+		if err == errLoneSurrogate {
+			return &tapeError{err: err}
+		}
 		return err
 	}
 	t.skipSpace()
@@ -157,6 +161,9 @@ func (t *tape) value(key string, depth int) error {
 				}
 				k, err := t.str()
 				if err != nil {
+					if err == errLoneSurrogate {
+						return &tapeError{ptr: "", err: errors.New("a member name holds " + err.Error())}
+					}
 					return err
 				}
 				if t.dupKey(i, n, k, &seen) {
@@ -171,7 +178,7 @@ func (t *tape) value(key string, depth int) error {
 				}
 				t.pos++
 				if err := t.value(k, depth+1); err != nil {
-					return err
+					return at(err, k)
 				}
 				n++
 				if more, err := t.next('}'); err != nil {
@@ -192,7 +199,7 @@ func (t *tape) value(key string, depth int) error {
 		} else {
 			for {
 				if err := t.value("", depth+1); err != nil {
-					return err
+					return at(err, strconv.Itoa(int(n)))
 				}
 				n++
 				if more, err := t.next(']'); err != nil {
@@ -377,14 +384,27 @@ func (t *tape) str() (string, error) {
 			switch s[p] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			case 'u':
-				for k := 0; k < 4; k++ {
-					p++
-					if p >= len(s) {
-						return "", errTapeEOF
+				r, err := hex4(s, p+1)
+				if err != nil {
+					return "", err
+				}
+				p += 4
+				switch {
+				case 0xDC00 <= r && r <= 0xDFFF:
+					return "", errLoneSurrogate
+				case 0xD800 <= r && r <= 0xDBFF:
+					// A high surrogate must be followed by a low one.
+					if p+2 >= len(s) || s[p+1] != '\\' || s[p+2] != 'u' {
+						return "", errLoneSurrogate
 					}
-					if !isHex(s[p]) {
-						return "", errTapeSyntax
+					lo, err := hex4(s, p+3)
+					if err != nil {
+						return "", err
 					}
+					if lo < 0xDC00 || lo > 0xDFFF {
+						return "", errLoneSurrogate
+					}
+					p += 6
 				}
 			default:
 				return "", errTapeSyntax
@@ -396,8 +416,66 @@ func (t *tape) str() (string, error) {
 	return "", errTapeEOF
 }
 
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+// hex4 reads the four hex digits of a \u escape at s[p:].
+func hex4(s string, p int) (rune, error) {
+	var r rune
+	for k := p; k < p+4; k++ {
+		if k >= len(s) {
+			return 0, errTapeEOF
+		}
+		c := s[k]
+		switch {
+		case '0' <= c && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case 'a' <= c && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case 'A' <= c && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, errTapeSyntax
+		}
+	}
+	return r, nil
+}
+
+// errLoneSurrogate is a \u escape of a UTF-16 surrogate that is not half of
+// a pair. encoding/json would decode it to U+FFFD, so what was validated
+// and what is forwarded would differ; the gate refuses it, naming where
+// (tapeError).
+var errLoneSurrogate = errors.New("a \\u escape of a lone UTF-16 surrogate (not a character; it would be rewritten to U+FFFD)")
+
+// tapeError is a parse error at a place in the arguments, given as a JSON
+// pointer; it is built only as the error unwinds.
+type tapeError struct {
+	ptr string
+	err error
+}
+
+func (e *tapeError) Error() string {
+	if e.ptr == "" {
+		return "arguments: " + e.err.Error()
+	}
+	return "argument " + e.ptr + ": " + e.err.Error()
+}
+
+func (e *tapeError) Unwrap() error { return e.err }
+
+// at prefixes the place of err with seg, for the errors that name one.
+func at(err error, seg string) error {
+	var te *tapeError
+	switch {
+	case errors.As(err, &te):
+		te.ptr = "/" + escapePointer(seg) + te.ptr
+		return te
+	case err == errLoneSurrogate:
+		return &tapeError{ptr: "/" + escapePointer(seg), err: err}
+	}
+	return err
+}
+
+func escapePointer(s string) string {
+	s = strings.ReplaceAll(s, "~", "~0")
+	return strings.ReplaceAll(s, "/", "~1")
 }
 
 // notInt reports whether a literal has a fraction or an exponent.

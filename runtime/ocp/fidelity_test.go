@@ -112,3 +112,32 @@ func TestIntegerValuedNumbers(t *testing.T) {
 		{"number stays", `{"price":2.0}`, `{"price":2}`},
 	})
 }
+
+// Issue 15 item 1: a lone surrogate escape is refused wherever it is, with
+// a reason naming where; a pair is forwarded as the character it encodes.
+func TestLoneSurrogates(t *testing.T) {
+	runFid(t, []fidCase{
+		{"string", `{"s":"a\ud800b"}`, ""},
+		{"low alone", `{"s":"a\udc00b"}`, ""},
+		{"high at the end", `{"s":"a\ud800"}`, ""},
+		{"high then high", `{"s":"\ud800\ud800"}`, ""},
+		{"reversed pair", `{"s":"\udc00\ud800"}`, ""},
+		{"map value", `{"m":{"k":"\ud800"}}`, ""},
+		{"map key", `{"m":{"\ud800":"v"}}`, ""},
+		{"raw JSON", `{"raw":{"a":["\ud800"]}}`, ""},
+		{"raw JSON key", `{"raw":{"\udfff":1}}`, ""},
+		{"a pair", `{"s":"\ud83d\ude00"}`, `{"s":"😀"}`},
+		{"a pair in raw JSON", `{"raw":"\ud83d\ude00"}`, `{"raw":"\ud83d\ude00"}`},
+		{"escaped backslash then u", `{"s":"\\ud800"}`, `{"s":"\\ud800"}`},
+	})
+	tp := getTape()
+	defer putTape(tp)
+	err := tp.parse(`{"m":{"a/b":["x","\ud800"]}}`)
+	if err == nil || !strings.Contains(err.Error(), "/m/a~1b/1") || !strings.Contains(err.Error(), "surrogate") {
+		t.Errorf("error %v does not name /m/a~1b/1", err)
+	}
+	err = tp.parse(`{"raw":{"\ud800":1}}`)
+	if err == nil || !strings.Contains(err.Error(), "/raw") || !strings.Contains(err.Error(), "member name") {
+		t.Errorf("error %v does not name the member name under /raw", err)
+	}
+}
