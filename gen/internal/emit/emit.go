@@ -583,7 +583,7 @@ func unionDecl(u *model.Union) *jen.Statement {
 			out = append(out, jen.Id("b"))
 		}
 		for _, br := range u.Branches {
-			args := []jen.Code{jen.Op("&").Id("u").Dot(br.GoName), kindCode(br.Type)}
+			args := []jen.Code{jen.Op("&").Id("u").Dot(br.GoName), kindCode(br.Type), jen.Lit(string(br.Schema))}
 			for _, r := range br.Required {
 				args = append(args, jen.Lit(r))
 			}
@@ -596,8 +596,9 @@ func unionDecl(u *model.Union) *jen.Statement {
 		Func().Params(jen.Id("u").Id(u.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
 		jen.Return(jen.Qual(rtPath, "MarshalUnion").Call(branches("")...)),
 	).Line().Line().
-		Comment("// UnmarshalJSON sets the first field, in schema order, whose JSON kind and").Line().
-		Comment("// required properties match and into which the value decodes strictly.").Line().
+		Comment("// UnmarshalJSON sets the field the schema picks: the first, in schema order,").Line().
+		Comment("// whose JSON kind matches, whose schema the value validates against and").Line().
+		Comment("// into which it decodes strictly.").Line().
 		Func().Params(jen.Id("u").Op("*").Id(u.Name)).Id("UnmarshalJSON").Params(jen.Id("b").Index().Byte()).Error().Block(
 		jen.Return(jen.Qual(rtPath, "UnmarshalUnion").Call(branches("b")...)),
 	)

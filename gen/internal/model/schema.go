@@ -671,7 +671,8 @@ func (b *schemaBuilder) union(alts []*jsonschema.Schema, ptrs []string, ptr, nam
 			br.Doc = DocLines(a.Description)
 		}
 		br.Doc = appendNote(br.Doc, bm.notes...)
-		if st, ok := bm.t.(*Struct); ok {
+		br.Schema = b.branchSchema(a)
+		if st, ok := bm.t.(*Struct); ok && br.Schema == nil {
 			for _, f := range st.Fields {
 				if f.Required {
 					br.Required = append(br.Required, f.JSONName)
@@ -680,6 +681,93 @@ func (b *schemaBuilder) union(alts []*jsonschema.Schema, ptrs []string, ptr, nam
 		}
 	}
 	return mapped{t: u, nullable: m.nullable}
+}
+
+// branchSchema is a union alternative's schema as self-contained canonical
+// JSON: the alternative, with the root's $schema, and with the $defs or
+// definitions it refers to, directly or through each other. It is nil when
+// a $ref points anywhere else (the root included) or the schema does not
+// encode.
+func (b *schemaBuilder) branchSchema(a *jsonschema.Schema) []byte {
+	if a == nil {
+		return []byte("true")
+	}
+	doc, ok := decodeSchema(a)
+	if !ok {
+		return nil
+	}
+	if b.root.Schema != "" {
+		doc["$schema"] = b.root.Schema
+	}
+	added := map[string]map[string]any{}
+	for refs := schemaRefs(doc, nil); len(refs) > 0; {
+		r := refs[len(refs)-1]
+		refs = refs[:len(refs)-1]
+		defs, name, _, reason := b.defRef(r)
+		if reason != "" || r == "#" {
+			return nil
+		}
+		key := "$defs"
+		if strings.HasPrefix(r, "#/definitions/") {
+			key = "definitions"
+		}
+		if _, done := added[key][name]; done {
+			continue
+		}
+		d, ok := defs[name]
+		if !ok || d == nil {
+			return nil
+		}
+		dv, ok := decodeSchema(d)
+		if !ok {
+			return nil
+		}
+		if added[key] == nil {
+			added[key] = map[string]any{}
+		}
+		added[key][name] = dv
+		refs = schemaRefs(dv, refs)
+	}
+	for k, v := range added {
+		doc[k] = v
+	}
+	c, err := ocpimpl.CanonicalJSON(doc)
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
+// decodeSchema is s as a decoded JSON object.
+func decodeSchema(s *jsonschema.Schema) (map[string]any, bool) {
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return nil, false
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil || doc == nil {
+		return nil, false // a boolean schema marshals as true or false
+	}
+	return doc, true
+}
+
+// schemaRefs appends every "$ref" string in a decoded schema to refs.
+func schemaRefs(v any, refs []string) []string {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if s, ok := e.(string); ok && k == "$ref" {
+				refs = append(refs, s)
+				continue
+			}
+			refs = schemaRefs(e, refs)
+		}
+	case []any:
+		for _, e := range x {
+			refs = schemaRefs(e, refs)
+		}
+	}
+	return refs
 }
 
 // constant maps a const.
