@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // fid_args: a read whose arguments exercise the gate's fidelity rules
@@ -140,4 +142,68 @@ func TestLoneSurrogates(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "/raw") || !strings.Contains(err.Error(), "member name") {
 		t.Errorf("error %v does not name the member name under /raw", err)
 	}
+}
+
+// Issue 15 item 5: a pattern means what ECMA-262 says.
+func TestPatternECMADialect(t *testing.T) {
+	for _, tc := range []struct {
+		pattern, s string
+		ok         bool
+	}{
+		{`^\S+$`, "admin", true},
+		{`^\S+$`, "admin\u00a0", false},
+		{`^\S+$`, "admin\ufeff", false},
+		{`^\s$`, "\v", true},
+		{`^\s$`, "\u3000", true},
+		{`^.$`, "\u2028", false},
+		{`^.$`, "\r", false},
+		{`^[\s]$`, "\u00a0", true},
+		{`^[^\S]$`, "\u2029", true},
+		{`(?i)^admin$`, "admin", false}, // no ECMA-262 meaning: fail closed
+		{`^\w+$`, "é", false},
+		{`^\d$`, "٣", false},
+	} {
+		raw := `{"type":"string","pattern":` + jsonQuote(tc.pattern) + `}`
+		d := resolveExact(t, raw)
+		tp := getTape()
+		if err := tp.parse(jsonQuote(tc.s)); err != nil {
+			t.Fatal(err)
+		}
+		if err := d.validate(tp, 0); (err == nil) != tc.ok {
+			t.Errorf("%s on %q: %v, want ok=%v", tc.pattern, tc.s, err, tc.ok)
+		}
+		putTape(tp)
+	}
+	// Lookaround compiles in neither RE2 nor linear time: jsonschema-go
+	// refuses the schema, so NewGate does (fail closed).
+	if _, err := newGateTool(&Tool{Args: (*FidArgs)(nil), Desc: mustDesc(Descriptor{
+		Name:        "fid_args",
+		InputSchema: `{"type":"object","properties":{"s":{"type":"string","pattern":"^(?!admin)"}}}`,
+		Policy:      FidTool.Desc.Policy,
+	})}); err == nil {
+		t.Error("a tool with a lookahead pattern was accepted")
+	}
+}
+
+func jsonQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// resolveExact compiles a schema as the gate does.
+func resolveExact(t *testing.T, raw string) *schemaCheck {
+	t.Helper()
+	var s jsonschema.Schema
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		t.Fatal(err)
+	}
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := compileRoot(rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/ocpgen/ocpgen/runtime/ecmare"
 )
 
 // A schemaCheck is a tool's input schema compiled, once at NewGate, into a
@@ -46,6 +47,8 @@ type schemaCheck struct {
 
 	minLength, maxLength *int
 	pattern              *regexp.Regexp
+	patternSrc           string
+	patternErr           error // the pattern has no ECMA-262 translation
 
 	items              *schemaCheck
 	minItems, maxItems *int
@@ -177,11 +180,18 @@ func compileSchema(s *jsonschema.Schema, draft7, floatNumbers bool, depth int) (
 		c.types |= b
 	}
 	if s.Pattern != "" {
-		re, err := regexp.Compile(s.Pattern) // as jsonschema-go's Resolve does
-		if err != nil {
-			return nil, errNotCompiled
+		if _, err := regexp.Compile(s.Pattern); err != nil {
+			return nil, errNotCompiled // jsonschema-go's Resolve refuses it too
 		}
-		c.pattern = re
+		// ECMA-262's meaning (\s, \S, "." …), in linear time; a pattern that
+		// cannot have it (lookaround, back-references) refuses every string
+		// it checks: fail closed, and the generator has said so.
+		c.patternSrc = s.Pattern
+		if re, err := ecmare.Compile(s.Pattern); err != nil {
+			c.patternErr = err
+		} else {
+			c.pattern = re
+		}
 	}
 	var err error
 	sub := func(x *jsonschema.Schema) *schemaCheck {
@@ -350,8 +360,11 @@ func (c *schemaCheck) check(t *tape, i int, why *string) bool {
 				return fail("maxLength: %d code points, more than %d", n, *c.maxLength)
 			}
 		}
+		if c.patternErr != nil {
+			return fail("pattern: %v: refused, as every value it checks", c.patternErr)
+		}
 		if c.pattern != nil && !c.pattern.MatchString(x.str) {
-			return fail("pattern: does not match %q", c.pattern.String())
+			return fail("pattern: does not match %q", c.patternSrc)
 		}
 	}
 

@@ -3,7 +3,9 @@ package model
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
 	"github.com/ocpgen/ocpgen/gen/internal/load"
+	"github.com/ocpgen/ocpgen/runtime/ecmare"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
@@ -683,6 +686,60 @@ func (b *schemaBuilder) union(alts []*jsonschema.Schema, ptrs []string, ptr, nam
 	return mapped{t: u, nullable: m.nullable}
 }
 
+// checkPatterns warns about every pattern of the root schema (pattern, and
+// the keys of patternProperties) that the gate cannot match with its
+// ECMA-262 meaning in linear time (runtime/ecmare): lookaround,
+// back-references, syntax ECMA-262 refuses. At run time such a pattern
+// fails closed: a string it checks is refused as invalid, and a pattern
+// Go's regexp cannot even parse makes jsonschema-go, and so the gate,
+// refuse the tool when the gate is built.
+func (b *schemaBuilder) checkPatterns() {
+	doc, ok := decodeSchema(b.root)
+	if !ok {
+		return
+	}
+	var walk func(v any, ptr string)
+	check := func(p, ptr string) {
+		if _, err := ecmare.Compile(p); err != nil {
+			what := "every string it checks is refused as invalid (a schema the gate leaves to jsonschema-go, with $ref or patternProperties, matches it with Go's RE2 meaning instead)"
+			if _, rerr := regexp.Compile(p); rerr != nil {
+				what = "the gate refuses the tool (Go's regexp cannot parse it)"
+			}
+			b.warn(ptr, "%s: calls fail closed: %s", err.Error(), what)
+		}
+	}
+	walk = func(v any, ptr string) {
+		switch x := v.(type) {
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(x)) { // deterministic order
+				e := x[k]
+				p := ptr + "/" + escapePointer(k)
+				switch k {
+				case "const", "enum", "default", "examples":
+					continue // values, not schemas
+				case "pattern":
+					if ps, ok := e.(string); ok {
+						check(ps, p)
+						continue
+					}
+				case "patternProperties":
+					if m, ok := e.(map[string]any); ok {
+						for _, re := range slices.Sorted(maps.Keys(m)) {
+							check(re, p+"/"+escapePointer(re))
+						}
+					}
+				}
+				walk(e, p)
+			}
+		case []any:
+			for i, e := range x {
+				walk(e, fmt.Sprintf("%s/%d", ptr, i))
+			}
+		}
+	}
+	walk(doc, b.rootPtr)
+}
+
 // branchSchema is a union alternative's schema as self-contained canonical
 // JSON: the alternative, with the root's $schema, and with the $defs or
 // definitions it refers to, directly or through each other. It is nil when
@@ -1098,6 +1155,9 @@ func (b *schemaBuilder) object(s *jsonschema.Schema, ptr, name string, top bool)
 	}
 	b.building[st] = true
 	defer delete(b.building, st)
+	if top {
+		b.checkPatterns()
+	}
 	open := (s.AdditionalProperties != nil && !isFalseSchema(s.AdditionalProperties)) || len(s.PatternProperties) > 0
 	if open && top && len(s.Properties) > 0 {
 		b.warn(ptr+"/additionalProperties", "additional properties are not forwarded: only the declared properties are accepted")
