@@ -18,7 +18,9 @@ import (
 // (mostly valid, then perturbed), and FuzzSchemaCheck lets the fuzzer look
 // for a disagreement.
 
-const corpusDir = "../../shared/corpus"
+// corpusDirs are where the shared corpus may be: beside the module (this
+// package is two levels down), or named by OCPGEN_CORPUS.
+var corpusDirs = []string{os.Getenv("OCPGEN_CORPUS"), "../../../shared/corpus", "/work/shared/corpus"}
 
 type diffSchema struct {
 	name  string
@@ -40,9 +42,14 @@ func resolveSchema(t testing.TB, name string, raw []byte) *diffSchema {
 }
 
 func corpusSchemas(t testing.TB) []*diffSchema {
-	files, _ := filepath.Glob(filepath.Join(corpusDir, "*.tools.json"))
+	var files []string
+	for _, d := range corpusDirs {
+		if d != "" && len(files) == 0 {
+			files, _ = filepath.Glob(filepath.Join(d, "*.tools.json"))
+		}
+	}
 	if len(files) == 0 {
-		t.Skip("shared corpus not found at " + corpusDir)
+		t.Skipf("shared corpus not found at any of %q", corpusDirs)
 	}
 	var out []*diffSchema
 	for _, f := range files {
