@@ -65,11 +65,14 @@ import (
 //     constant of that shape, and the runtime refuses any other value).
 //   - string → string, with the format documented and never mapped: a
 //     date-time stays a string so the timestamp is forwarded byte for byte
-//     (time.Time would reformat it). integer → int64, or uint64 when format
+//     (time.Time would reformat it); a pattern is ECMA-262's, which the
+//     gate matches in linear time (runtime/ecmare), and one it cannot match
+//     so is a warning (calls fail closed). integer → int64, or uint64 when format
 //     is uint, uint8, uint16, uint32 or uint64 (never float64: values beyond
 //     2^53 stay exact; values outside the Go type's range are refused by the
 //     decoder, never rounded; uint64 needs a minimum ≥ 0 too, since a format
-//     alone does not rule out negative values). number → float64 (a number with up to 15
+//     alone does not rule out negative values; the gate gives the decoder
+//     1.0 and 1e2, integers in JSON Schema, as 1 and 100). number → float64 (a number with up to 15
 //     significant digits re-encodes as the same number; one beyond float64's
 //     precision makes the gate refuse the call, never alter it). boolean →
 //     bool.
@@ -88,9 +91,13 @@ import (
 //     struct with one pointer field per alternative (named after its title,
 //     its $ref definition, else its JSON type, numbered when two share a
 //     name), of which exactly one is set, with MarshalJSON/UnmarshalJSON.
-//     Decoding tries the alternatives in schema order by JSON kind, required
-//     properties and strict decoding; every alternative type is itself
-//     lossless, so the union is too, whichever alternative matches. A type
+//     Decoding takes the alternative the schema picks: the first, in schema
+//     order, whose JSON kind matches, whose own schema (carried by the
+//     Branch, self-contained with the definitions it reaches) the value
+//     validates against, and into which it decodes strictly; an alternative
+//     whose schema cannot stand alone (a "#" $ref) is picked by its required
+//     properties instead. Every alternative type is itself lossless, so the
+//     union is too, whichever alternative matches. A type
 //     list ["string", "number", ...] is the same union, one alternative per
 //     type. anyOf and oneOf together, or beside properties or items, become
 //     json.RawMessage (fallback: the union of intersections has no Go
