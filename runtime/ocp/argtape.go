@@ -527,13 +527,7 @@ func tapeEqual(a *tape, i int, b *tape, j int) bool {
 	case tString:
 		return x.str == y.str
 	case tNumber:
-		if x.str == y.str {
-			return true
-		}
-		// Exact decimal comparison, linear in the literals' lengths.
-		dx, okx := parseDecimal(x.str)
-		dy, oky := parseDecimal(y.str)
-		return okx && oky && cmpDecimal(&dx, &dy) == 0
+		return literalsEqual(x.str, y.str) // exact, linear in the literals' lengths
 	case tArray:
 		if x.n != y.n {
 			return false

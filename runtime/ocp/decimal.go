@@ -273,6 +273,17 @@ func multipleOfSmall(X, M uint64, k int) bool {
 	return X%M == 0
 }
 
+// literalsEqual reports whether two number literals (within the tape's
+// bounds) are the same number.
+func literalsEqual(a, b string) bool {
+	if a == b {
+		return true
+	}
+	da, oka := parseDecimal(a)
+	db, okb := parseDecimal(b)
+	return oka && okb && cmpDecimal(&da, &db) == 0
+}
+
 // floatDecimal is a schema's float64 bound as a decimal: the shortest
 // decimal that rounds to it, which is what the schema's author wrote
 // whenever that literal survived float64 (jsonschema-go reads schema

@@ -207,3 +207,30 @@ func resolveExact(t *testing.T, raw string) *schemaCheck {
 	}
 	return c
 }
+
+// enum, const and uniqueItems compare numbers exactly too.
+func TestExactNumericEquality(t *testing.T) {
+	for _, tc := range []struct {
+		schema, inst string
+		ok           bool
+	}{
+		{`{"enum":[9007199254740992]}`, `9007199254740993`, false},
+		{`{"enum":[9007199254740992]}`, `9007199254740992`, true},
+		{`{"enum":[9007199254740992]}`, `9.007199254740992e15`, true},
+		{`{"const":0.1}`, `0.1000000000000000055511151231257827`, false},
+		{`{"const":0.1}`, `0.10`, true},
+		{`{"enum":[[1,{"a":2}]]}`, `[1.0,{"a":2e0}]`, true},
+		{`{"uniqueItems":true}`, `[9007199254740992,9007199254740993]`, true},
+		{`{"uniqueItems":true}`, `[1,1.0]`, false},
+	} {
+		c := resolveExact(t, tc.schema)
+		tp := getTape()
+		if err := tp.parse(tc.inst); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.validate(tp, 0); (err == nil) != tc.ok {
+			t.Errorf("%s on %s: %v, want ok=%v", tc.schema, tc.inst, err, tc.ok)
+		}
+		putTape(tp)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"reflect"
 	"regexp"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -312,7 +313,7 @@ func (c *schemaCheck) check(t *tape, i int, why *string) bool {
 	if c.enum != nil {
 		ok := false
 		for _, e := range c.enum {
-			if tapeEqualsAny(t, i, e) {
+			if tapeEqualsAny(t, i, e, !c.floatNumbers) {
 				ok = true
 				break
 			}
@@ -321,7 +322,7 @@ func (c *schemaCheck) check(t *tape, i int, why *string) bool {
 			return fail("enum: value is not one of %v", c.enum)
 		}
 	}
-	if c.hasConst && !tapeEqualsAny(t, i, c.cnst) {
+	if c.hasConst && !tapeEqualsAny(t, i, c.cnst, !c.floatNumbers) {
 		return fail("const: value is not %v", c.cnst)
 	}
 	switch x.kind {
@@ -426,7 +427,7 @@ func (c *schemaCheck) check(t *tape, i int, why *string) bool {
 		if c.maxItems != nil && int(x.n) > *c.maxItems {
 			return fail("maxItems: %d items, more than %d", x.n, *c.maxItems)
 		}
-		if c.uniqueItems && x.n > 1 && !uniqueItems(t, i) {
+		if c.uniqueItems && x.n > 1 && !uniqueItems(t, i, !c.floatNumbers) {
 			return fail("uniqueItems: two items are equal")
 		}
 	case tObject:
@@ -498,13 +499,14 @@ func (c *schemaCheck) explain(t *tape, i int) string {
 }
 
 // uniqueItems reports whether the items of the array at i are pairwise
-// unequal (numbers compared as jsonschema-go does: by value).
-func uniqueItems(t *tape, i int) bool {
+// unequal (numbers compared by value: exactly, or as float64s as
+// jsonschema-go does).
+func uniqueItems(t *tape, i int, exact bool) bool {
 	x := &t.nodes[i]
 	if x.n <= 32 {
 		for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
 			for q := int(t.nodes[p].end); q < int(x.end); q = int(t.nodes[q].end) {
-				if tapeSameValue(t, p, q) {
+				if tapeSameValue(t, p, q, exact) {
 					return false
 				}
 			}
@@ -519,7 +521,7 @@ func uniqueItems(t *tape, i int) bool {
 		hashTape(&h, t, p)
 		s := h.Sum64()
 		for _, q := range byHash[s] {
-			if tapeSameValue(t, p, q) {
+			if tapeSameValue(t, p, q, exact) {
 				return false
 			}
 		}
@@ -529,15 +531,20 @@ func uniqueItems(t *tape, i int) bool {
 }
 
 // tapeSameValue is JSON Schema equality of two values of one tape: numbers
-// by their float64 value, as jsonschema-go compares decoded instances.
-func tapeSameValue(t *tape, i, j int) bool {
+// by value, exactly, or (not exact) by their float64 value, as jsonschema-go
+// compares decoded instances. Exactly equal numbers have equal float64s, so
+// hashTape serves both.
+func tapeSameValue(t *tape, i, j int, exact bool) bool {
 	x, y := &t.nodes[i], &t.nodes[j]
 	if x.kind != y.kind {
 		return false
 	}
 	switch x.kind {
 	case tNumber:
-		return x.num == y.num
+		if x.num != y.num {
+			return false
+		}
+		return !exact || literalsEqual(x.str, y.str)
 	case tString:
 		return x.str == y.str
 	case tArray:
@@ -545,7 +552,7 @@ func tapeSameValue(t *tape, i, j int) bool {
 			return false
 		}
 		for p, q := i+1, j+1; p < int(x.end); p, q = int(t.nodes[p].end), int(t.nodes[q].end) {
-			if !tapeSameValue(t, p, q) {
+			if !tapeSameValue(t, p, q, exact) {
 				return false
 			}
 		}
@@ -556,7 +563,7 @@ func tapeSameValue(t *tape, i, j int) bool {
 		}
 		for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
 			q := t.member(j, t.nodes[p].key)
-			if q < 0 || !tapeSameValue(t, p, q) {
+			if q < 0 || !tapeSameValue(t, p, q, exact) {
 				return false
 			}
 		}
@@ -606,8 +613,10 @@ func hashTape(h *maphash.Hash, t *tape, i int) {
 }
 
 // tapeEqualsAny compares value i of t with a value of a schema (enum,
-// const) as encoding/json decoded it: numbers by value.
-func tapeEqualsAny(t *tape, i int, v any) bool {
+// const) as encoding/json decoded it: numbers by value, exactly (the
+// schema's number is the shortest decimal of its float64, as for bounds) or
+// as float64s.
+func tapeEqualsAny(t *tape, i int, v any, exact bool) bool {
 	x := &t.nodes[i]
 	switch w := v.(type) {
 	case nil:
@@ -615,7 +624,10 @@ func tapeEqualsAny(t *tape, i int, v any) bool {
 	case bool:
 		return w && x.kind == tTrue || !w && x.kind == tFalse
 	case float64:
-		return x.kind == tNumber && x.num == w
+		if x.kind != tNumber || x.num != w {
+			return false
+		}
+		return !exact || literalsEqual(x.str, strconv.FormatFloat(w, 'g', -1, 64))
 	case string:
 		return x.kind == tString && x.str == w
 	case []any:
@@ -624,7 +636,7 @@ func tapeEqualsAny(t *tape, i int, v any) bool {
 		}
 		k := 0
 		for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
-			if !tapeEqualsAny(t, p, w[k]) {
+			if !tapeEqualsAny(t, p, w[k], exact) {
 				return false
 			}
 			k++
@@ -636,7 +648,7 @@ func tapeEqualsAny(t *tape, i int, v any) bool {
 		}
 		for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
 			e, ok := w[t.nodes[p].key]
-			if !ok || !tapeEqualsAny(t, p, e) {
+			if !ok || !tapeEqualsAny(t, p, e, exact) {
 				return false
 			}
 		}
