@@ -693,28 +693,36 @@ func (b *schemaBuilder) union(alts []*jsonschema.Schema, ptrs []string, ptr, nam
 	return mapped{t: u, nullable: m.nullable}
 }
 
-// checkPatterns warns about every pattern of the root schema (pattern, and
-// the keys of patternProperties) that the gate cannot match with its
-// ECMA-262 meaning in linear time (runtime/ecmare): lookaround,
-// back-references, syntax ECMA-262 refuses. At run time such a pattern
-// fails closed: a string it checks is refused as invalid, and a pattern
-// Go's regexp cannot even parse makes jsonschema-go, and so the gate,
-// refuse the tool when the gate is built.
+// checkPatterns warns about the root schema's patterns (patternWarnings).
 func (b *schemaBuilder) checkPatterns() {
-	doc, ok := decodeSchema(b.root)
+	b.warns = append(b.warns, patternWarnings(b.file, b.tool, b.root, b.rootPtr)...)
+}
+
+// patternWarnings are the warnings about every pattern of root (pattern,
+// and the keys of patternProperties), at pointer ptr, that the gate cannot
+// match with its ECMA-262 meaning in linear time (runtime/ecmare):
+// lookaround, back-references, syntax ECMA-262 refuses. At run time such a
+// pattern fails closed: a string it checks is refused as invalid, and a
+// pattern Go's regexp cannot even parse makes jsonschema-go, and so the
+// gate, refuse the tool when the gate is built (and the generator reports
+// the schema as an error; these warnings then say which pattern it is).
+func patternWarnings(file, tool string, root *jsonschema.Schema, ptr string) diag.List {
+	doc, ok := decodeSchema(root)
 	if !ok {
-		return
+		return nil
 	}
-	var walk func(v any, ptr string)
+	var out diag.List
 	check := func(p, ptr string) {
 		if _, err := ecmare.Compile(p); err != nil {
 			what := "every string it checks is refused as invalid (a schema the gate leaves to jsonschema-go, with $ref or patternProperties, matches it with Go's RE2 meaning instead)"
 			if _, rerr := regexp.Compile(p); rerr != nil {
 				what = "the gate refuses the tool (Go's regexp cannot parse it)"
 			}
-			b.warn(ptr, "%s: calls fail closed: %s", err.Error(), what)
+			out = append(out, diag.Diagnostic{Severity: diag.Warning, File: file, Tool: tool, Pointer: ptr,
+				Msg: fmt.Sprintf("%s: calls fail closed: %s", err.Error(), what)})
 		}
 	}
+	var walk func(v any, ptr string)
 	walk = func(v any, ptr string) {
 		switch x := v.(type) {
 		case map[string]any:
@@ -744,7 +752,15 @@ func (b *schemaBuilder) checkPatterns() {
 			}
 		}
 	}
-	walk(doc, b.rootPtr)
+	walk(doc, ptr)
+	return out
+}
+
+// PatternWarnings is patternWarnings for a tool's input schema, for the
+// path that reports the schema as an error before mapping it (a pattern
+// with lookaround or a back-reference does not resolve).
+func PatternWarnings(file string, t *load.Tool) diag.List {
+	return patternWarnings(file, t.Name, t.InputSchema, t.Pointer("inputSchema"))
 }
 
 // branchSchema is a union alternative's schema as self-contained canonical
