@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,6 +34,14 @@ type rtSample struct {
 	// Key names the generated type: "<pkg>.<Type>".
 	Key  string          `json:"k"`
 	Args json.RawMessage `json:"v"`
+	// GatePkg and GateTool, for an input sample, make the driver send it
+	// through a gate as a call of the tool (roundtrip_gate_test.go).
+	GatePkg  string `json:"p,omitempty"`
+	GateTool string `json:"t,omitempty"`
+	// Cats are the sample's categories in the report; Expect is
+	// expectRefuseSurrogate for a sample the gate must refuse.
+	Cats   []string `json:"-"`
+	Expect string   `json:"-"`
 }
 
 // rtServer is one corpus server's line in the report.
@@ -42,10 +51,16 @@ type rtServer struct {
 	samples, skipped, differences int
 }
 
+// sampleInst is one sample and the categories its sampler's choices hit.
+type sampleInst struct {
+	b    []byte
+	hits map[string]bool
+}
+
 // samplesFor derives the minimal and the maximal instances (one per variant)
 // of a schema and keeps those that validate against it. It returns the
 // samples and the number it made but had to skip as invalid.
-func samplesFor(t *testing.T, raw json.RawMessage, root *jsonschema.Schema) (samples [][]byte, skipped int, err error) {
+func samplesFor(t *testing.T, raw json.RawMessage, root *jsonschema.Schema, input bool) (samples []sampleInst, skipped int, err error) {
 	var fresh jsonschema.Schema
 	if err := json.Unmarshal(raw, &fresh); err != nil {
 		return nil, 0, err
@@ -59,7 +74,7 @@ func samplesFor(t *testing.T, raw json.RawMessage, root *jsonschema.Schema) (sam
 		return nil, 0, fmt.Errorf("resolve: %w", err)
 	}
 	seen := map[string]bool{}
-	add := func(v any) {
+	add := func(v any, hits map[string]bool) {
 		b, err := json.Marshal(v)
 		if err != nil {
 			t.Fatalf("marshal sample: %v", err)
@@ -79,18 +94,18 @@ func samplesFor(t *testing.T, raw json.RawMessage, root *jsonschema.Schema) (sam
 			}
 			return
 		}
-		samples = append(samples, b)
+		samples = append(samples, sampleInst{b, hits})
 	}
-	minS := &sampler{root: root}
+	minS := &sampler{root: root, input: input}
 	if v, ok := minS.value(root, 0); ok {
-		add(v)
+		add(v, minS.hits)
 	} else {
 		skipped++
 	}
 	for k := 0; ; k++ {
-		s := &sampler{root: root, variant: k, max: true}
+		s := &sampler{root: root, variant: k, max: true, input: input}
 		if v, ok := s.value(root, 0); ok {
-			add(v)
+			add(v, s.hits)
 		} else {
 			skipped++
 		}
@@ -159,15 +174,19 @@ func TestRoundTrip(t *testing.T) {
 	for _, in := range inputs {
 		base, data := in.name, in.data
 		pkg := "rt_" + strings.NewReplacer("-", "_", "/", "_").Replace(base)
-		gi := Input{SnapshotFile: "tools.json", Snapshot: data}
-		if in.classify != nil {
-			gi.ClassifyFile, gi.Classify = "classify.yaml", in.classify
+		// Without a classification no tier is authorized and no gate
+		// starts: the corpus gets one that lists no tool, so that every
+		// tool is a write at the one tier, confirmed by a second peer.
+		classify := in.classify
+		if classify == nil {
+			classify = []byte("version: 1\ntiers: [member]\ndefault: {tier: member}\ntools: {}\n")
 		}
+		gi := Input{SnapshotFile: "tools.json", Snapshot: data, ClassifyFile: "classify.yaml", Classify: classify}
 		res, err := Generate(gi, Options{Package: pkg})
 		if err != nil {
 			t.Fatalf("%s: %v", base, err)
 		}
-		pkgs = append(pkgs, tcPackage{name: pkg, files: res.Files, gate: in.classify != nil})
+		pkgs = append(pkgs, tcPackage{name: pkg, files: res.Files, gate: true})
 		snap, ds := load.LoadSnapshot("tools.json", data)
 		if ds.Err() != nil {
 			t.Fatal(ds.Err())
@@ -197,7 +216,8 @@ func TestRoundTrip(t *testing.T) {
 				if side.schema == nil || side.typ == nil {
 					continue
 				}
-				ss, skipped, err := samplesFor(t, side.raw, side.schema)
+				input := side.label == "input"
+				ss, skipped, err := samplesFor(t, side.raw, side.schema, input)
 				if err != nil {
 					t.Errorf("%s: tool %q: %s schema: %v", base, tool.Name, side.label, err)
 					continue
@@ -207,14 +227,36 @@ func TestRoundTrip(t *testing.T) {
 				} else {
 					srv.skipped += skipped
 				}
-				for i, b := range ss {
+				for i, si := range ss {
 					kind := side.label + "/min"
 					if i > 0 {
 						kind = side.label + "/max/" + strconv.Itoa(i-1)
 					}
-					samples = append(samples, rtSample{Server: base, Tool: tool.Name, Kind: kind,
-						Key: pkg + "." + side.typ.Name, Args: b})
+					smp := rtSample{Server: base, Tool: tool.Name, Kind: kind, Key: pkg + "." + side.typ.Name, Args: si.b}
+					if !input {
+						samples = append(samples, smp)
+						srv.samples++
+						continue
+					}
+					smp.GatePkg, smp.GateTool = pkg, tool.Name
+					smp.Cats = sampleCategories(si.b, si.hits)
+					samples = append(samples, smp)
 					srv.samples++
+					// The sampler's non-ASCII string, with its "é" sent as a
+					// lone surrogate escape (refused) and as a pair (kept).
+					if j := bytes.Index(si.b, []byte(`\u0026\u003e é`)); j >= 0 {
+						j += len(`\u0026\u003e `)
+						for _, v := range []struct{ esc, expect, cat string }{
+							{`\ud800`, expectRefuseSurrogate, catSurrogate},
+							{`\ud83d\ude00`, "", catPair},
+						} {
+							b := slices.Concat(si.b[:j], []byte(v.esc), si.b[j+len("é"):])
+							samples = append(samples, rtSample{Server: base, Tool: tool.Name, Kind: kind + "/" + v.cat,
+								Key: smp.Key, Args: b, GatePkg: pkg, GateTool: tool.Name, Expect: v.expect,
+								Cats: []string{v.cat}})
+							srv.samples++
+						}
+					}
 				}
 			}
 		}
@@ -241,7 +283,11 @@ func TestRoundTrip(t *testing.T) {
 		}
 	}
 	samples, outs = samples[:selfStart], outs[:selfStart]
+	gateTable := gateReport(t, samples, outs)
 	for i, s := range samples {
+		if s.GateTool != "" {
+			continue // gateReport checked it
+		}
 		o := outs[i]
 		if o.Err != "" {
 			t.Errorf("%s: tool %q (%s): %s does not decode: %s\n\tsample: %s", s.Server, s.Tool, s.Kind, s.Key, o.Err, s.Args)
@@ -268,6 +314,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 	fmt.Fprintf(&b, "%-26s %6d %6d %9d %8d %8d %11d\n", "total", tot.tools, tot.types, tot.fallbacks, tot.samples, tot.skipped, tot.differences)
 	t.Logf("round trip over the corpus and the golden cases (%d golden samples skipped as unsatisfiable):\n%s", goldenSkips, b.String())
+	t.Logf("input samples through the gate (Gate.Dispatch, every tool a write approved by a second peer, a spy server):\n%s", gateTable)
 	if tot.samples == 0 {
 		t.Fatal("no samples")
 	}
@@ -322,6 +369,10 @@ func countFallbacks(l diag.List) int {
 type rtOut struct {
 	Out json.RawMessage `json:"out,omitempty"`
 	Err string          `json:"err,omitempty"`
+	// Fwd is what the server received through the gate, or Refusal why the
+	// gate refused the call.
+	Fwd     json.RawMessage `json:"fwd,omitempty"`
+	Refusal string          `json:"refusal,omitempty"`
 }
 
 // runDriver writes the generated packages and a driver program into a
@@ -377,13 +428,6 @@ func runDriver(t *testing.T, pkgs []tcPackage, samples []rtSample) []rtOut {
 	// start a gate: the gate binds each tool's resource and confirm prompt
 	// templates to its argument struct, and the generator must accept only
 	// templates the runtime binds.
-	const mcpPath = "github.com/modelcontextprotocol/go-sdk/mcp"
-	f.Type().Id("noCaller").Struct()
-	f.Func().Params(jen.Id("noCaller")).Id("CallTool").Params(jen.Qual("context", "Context"), jen.String(), jen.Qual("encoding/json", "RawMessage")).
-		Params(jen.Op("*").Qual(mcpPath, "CallToolResult"), jen.Error()).Block(
-		jen.Return(jen.Nil(), jen.Qual("errors", "New").Call(jen.Lit("no server"))),
-	)
-	f.Func().Params(jen.Id("noCaller")).Id("WatchTools").Params(jen.Func().Params(jen.Index().Qual(rt, "LiveTool"))).Error().Block(jen.Return(jen.Nil()))
 	f.Var().Id("catalogues").Op("=").Map(jen.String()).Op("*").Qual(rt, "Catalogue").Values(jen.DictFunc(func(d jen.Dict) {
 		for _, p := range pkgs {
 			if p.gate {
@@ -393,12 +437,8 @@ func runDriver(t *testing.T, pkgs []tcPackage, samples []rtSample) []rtOut {
 	}))
 	f.Func().Id("main").Params().Block(
 		jen.For(jen.List(jen.Id("name"), jen.Id("c")).Op(":=").Range().Id("catalogues")).Block(
-			jen.List(jen.Id("_"), jen.Err()).Op(":=").Qual(rt, "NewGate").Call(jen.Qual(rt, "Config").Values(jen.Dict{
-				jen.Id("Catalogue"): jen.Id("c"),
-				jen.Id("Server"):    jen.Id("noCaller").Values(),
-				jen.Id("ACL"):       jen.Qual(rt, "AllowAllResources"),
-				jen.Id("Broker"):    jen.Qual(rt, "NewMemoryBroker").Call(),
-			})),
+			jen.List(jen.Id("g"), jen.Err()).Op(":=").Id("newGateRun").Call(jen.Id("c")),
+			jen.Id("gates").Index(jen.Id("name")).Op("=").Id("g"),
 			jen.If(jen.Err().Op("!=").Nil()).Block(
 				jen.Qual("fmt", "Fprintf").Call(jen.Qual("os", "Stderr"), jen.Lit("package %s: %v\n"), jen.Id("name"), jen.Err()),
 				jen.Qual("os", "Exit").Call(jen.Lit(2)),
@@ -412,13 +452,19 @@ func runDriver(t *testing.T, pkgs []tcPackage, samples []rtSample) []rtOut {
 			jen.Var().Id("s").Struct(
 				jen.Id("K").String().Tag(map[string]string{"json": "k"}),
 				jen.Id("V").Qual("encoding/json", "RawMessage").Tag(map[string]string{"json": "v"}),
+				jen.Id("P").String().Tag(map[string]string{"json": "p"}),
+				jen.Id("T").String().Tag(map[string]string{"json": "t"}),
 			),
 			jen.Var().Id("r").Struct(
 				jen.Id("Out").Qual("encoding/json", "RawMessage").Tag(map[string]string{"json": "out,omitempty"}),
 				jen.Id("Err").String().Tag(map[string]string{"json": "err,omitempty"}),
+				jen.Id("Fwd").Qual("encoding/json", "RawMessage").Tag(map[string]string{"json": "fwd,omitempty"}),
+				jen.Id("Refusal").String().Tag(map[string]string{"json": "refusal,omitempty"}),
 			),
 			jen.If(jen.Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(jen.Id("in").Dot("Bytes").Call(), jen.Op("&").Id("s")), jen.Err().Op("!=").Nil()).Block(
 				jen.Id("r").Dot("Err").Op("=").Lit("driver: ").Op("+").Err().Dot("Error").Call(),
+			).Else().If(jen.Id("s").Dot("P").Op("!=").Lit("")).Block(
+				jen.List(jen.Id("r").Dot("Fwd"), jen.Id("r").Dot("Refusal")).Op("=").Id("gateCall").Call(jen.Id("s").Dot("P"), jen.Id("s").Dot("T"), jen.Id("s").Dot("V")),
 			).Else().If(jen.List(jen.Id("fn"), jen.Id("ok")).Op(":=").Id("types").Index(jen.Id("s").Dot("K")), jen.Op("!").Id("ok")).Block(
 				jen.Id("r").Dot("Err").Op("=").Lit("driver: unknown type ").Op("+").Id("s").Dot("K"),
 			).Else().If(jen.List(jen.Id("b"), jen.Err()).Op(":=").Id("fn").Call(jen.Id("s").Dot("V")), jen.Err().Op("!=").Nil()).Block(
@@ -439,6 +485,9 @@ func runDriver(t *testing.T, pkgs []tcPackage, samples []rtSample) []rtOut {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(mainDir, "main.go"), src.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(mainDir, "gate.go"), []byte(gateDriverSource), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	var input bytes.Buffer

@@ -28,6 +28,19 @@ type sampler struct {
 	max     bool
 	// choices is the largest number of options met at one choice point.
 	choices int
+	// input makes samples for the gate path (arguments): integers written
+	// 1.0 or 1e2 and integers beyond int64, which a typed decode of a
+	// result need not accept.
+	input bool
+	// hits are the categories (enum value, union branch) the choices made.
+	hits map[string]bool
+}
+
+func (s *sampler) hit(c string) {
+	if s.hits == nil {
+		s.hits = map[string]bool{}
+	}
+	s.hits[c] = true
 }
 
 // maxSampleDepth bounds recursion through $refs and nesting.
@@ -151,6 +164,7 @@ func (s *sampler) value(sc *jsonschema.Schema, depth int) (any, bool) {
 		return *sc.Const, true
 	}
 	if len(sc.Enum) > 0 {
+		s.hit(catEnum)
 		return sc.Enum[s.choose(len(sc.Enum))], true
 	}
 	if len(sc.AllOf) > 0 {
@@ -164,6 +178,7 @@ func (s *sampler) value(sc *jsonschema.Schema, depth int) (any, bool) {
 		return nil, false // not attempted: both must hold at once
 	}
 	if alts := slices.Concat(sc.AnyOf, sc.OneOf); len(alts) > 0 {
+		s.hit(catUnion)
 		first := s.choose(len(alts))
 		for i := range alts {
 			br := s.deref(alts[(first+i)%len(alts)])
@@ -327,6 +342,11 @@ const bigInt = "9007199254740993"
 
 func (s *sampler) integer(sc *jsonschema.Schema) (any, bool) {
 	cands := []string{"0", bigInt, "-1", "1"}
+	if s.input {
+		// JSON Schema integers written as floats, and one beyond int64
+		// (refused unless the field is a uint64: documented).
+		cands = append(cands, "10.0", "1e2", "9223372036854775808")
+	}
 	for _, p := range []*float64{sc.Minimum, sc.Maximum} {
 		if p != nil && *p == math.Trunc(*p) && math.Abs(*p) < 1e18 {
 			cands = append(cands, strconv.FormatInt(int64(*p), 10))

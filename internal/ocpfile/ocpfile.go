@@ -1,14 +1,13 @@
 // Package ocpfile owns the small facts about ocpgen's files that more than
-// one package needs: the header line every generated file starts with, the
-// test for it, and the JSON pointers (RFC 6901) that diagnostics and diff
-// reports use to point into an input file. It imports nothing of ocpgen, so
-// the generator, the output writer and the vet analyzers can all use it.
+// one package needs: the header line every generated file starts with and
+// the test for it. It imports nothing of ocpgen, so the generator, the
+// output writer and the vet analyzers can all use it. JSON pointers are
+// internal/jsonptr's.
 package ocpfile
 
 import (
 	"bytes"
 	"go/ast"
-	"strings"
 )
 
 // Header is the first line of every file ocpgen generates. A file is
@@ -32,28 +31,4 @@ func IsGeneratedAST(f *ast.File) bool {
 	}
 	first := f.Comments[0].List[0]
 	return first.Text == Header && first.Pos() == f.FileStart
-}
-
-var (
-	tokenEscaper   = strings.NewReplacer("~", "~0", "/", "~1")
-	tokenUnescaper = strings.NewReplacer("~1", "/", "~0", "~")
-)
-
-// EscapeToken escapes one JSON pointer reference token: "~" becomes "~0"
-// and "/" becomes "~1".
-func EscapeToken(s string) string { return tokenEscaper.Replace(s) }
-
-// UnescapeToken undoes [EscapeToken].
-func UnescapeToken(s string) string { return tokenUnescaper.Replace(s) }
-
-// Pointer joins reference tokens into a JSON pointer, escaping each:
-// Pointer("tools", "a/b") is "/tools/a~1b", and Pointer() is "" (the whole
-// document).
-func Pointer(tokens ...string) string {
-	var b strings.Builder
-	for _, t := range tokens {
-		b.WriteByte('/')
-		b.WriteString(EscapeToken(t))
-	}
-	return b.String()
 }

@@ -3,9 +3,10 @@ package ocp
 import (
 	"encoding/json"
 	"errors"
-	"math/big"
 	"strconv"
 	"sync"
+
+	"github.com/ocpgen/ocpgen/internal/jsonptr"
 )
 
 // The gate's argument parser. Step 2 used to parse the arguments three
@@ -53,6 +54,16 @@ type tape struct {
 	nodes []tapeNode
 	src   string
 	pos   int
+	// ints are the integer-valued literals not written as integers (1.0,
+	// 1e2), with the integer each is: the typed decode reads them so.
+	ints []intLiteral
+}
+
+// intLiteral is src[start:end], an integer-valued number literal with a
+// fraction or an exponent, and its integer form.
+type intLiteral struct {
+	start, end int
+	text       string
 }
 
 var tapePool = sync.Pool{New: func() any { return &tape{nodes: make([]tapeNode, 0, 64)} }}
@@ -64,7 +75,7 @@ func putTape(t *tape) {
 		return // let an unusually large tape go
 	}
 	clear(t.nodes) // drop references into the arguments
-	t.nodes, t.src, t.pos = t.nodes[:0], "", 0
+	t.nodes, t.src, t.pos, t.ints = t.nodes[:0], "", 0, t.ints[:0]
 	tapePool.Put(t)
 }
 
@@ -78,8 +89,11 @@ var (
 
 // parse fills t with the one JSON value of s.
 func (t *tape) parse(s string) error {
-	t.nodes, t.src, t.pos = t.nodes[:0], s, 0
+	t.nodes, t.src, t.pos, t.ints = t.nodes[:0], s, 0, t.ints[:0]
 	if err := t.value("", 0); err != nil {
+		if err == errLoneSurrogate {
+			return &tapeError{err: err}
+		}
 		return err
 	}
 	t.skipSpace()
@@ -148,6 +162,9 @@ func (t *tape) value(key string, depth int) error {
 				}
 				k, err := t.str()
 				if err != nil {
+					if err == errLoneSurrogate {
+						return &tapeError{ptr: "", err: errors.New("a member name holds " + err.Error())}
+					}
 					return err
 				}
 				if t.dupKey(i, n, k, &seen) {
@@ -162,7 +179,7 @@ func (t *tape) value(key string, depth int) error {
 				}
 				t.pos++
 				if err := t.value(k, depth+1); err != nil {
-					return err
+					return at(err, k)
 				}
 				n++
 				if more, err := t.next('}'); err != nil {
@@ -183,7 +200,7 @@ func (t *tape) value(key string, depth int) error {
 		} else {
 			for {
 				if err := t.value("", depth+1); err != nil {
-					return err
+					return at(err, strconv.Itoa(int(n)))
 				}
 				n++
 				if more, err := t.next(']'); err != nil {
@@ -219,13 +236,26 @@ func (t *tape) value(key string, depth int) error {
 		if c != '-' && (c < '0' || c > '9') {
 			return errTapeSyntax
 		}
+		start := t.pos
 		lit, err := t.number()
 		if err != nil {
 			return err
 		}
+		if len(lit) > maxNumberLen {
+			return errNumberLong
+		}
 		f, err := strconv.ParseFloat(lit, 64)
 		if err != nil {
 			return errTapeRange
+		}
+		if notInt(lit) {
+			d, ok := parseDecimal(lit)
+			if !ok {
+				return errNumberExp
+			}
+			if it, ok := d.integerText(); ok {
+				t.ints = append(t.ints, intLiteral{start, t.pos, it})
+			}
 		}
 		t.nodes[i].kind, t.nodes[i].str, t.nodes[i].num = tNumber, lit, f
 	}
@@ -355,14 +385,27 @@ func (t *tape) str() (string, error) {
 			switch s[p] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			case 'u':
-				for k := 0; k < 4; k++ {
-					p++
-					if p >= len(s) {
-						return "", errTapeEOF
+				r, err := hex4(s, p+1)
+				if err != nil {
+					return "", err
+				}
+				p += 4
+				switch {
+				case 0xDC00 <= r && r <= 0xDFFF:
+					return "", errLoneSurrogate
+				case 0xD800 <= r && r <= 0xDBFF:
+					// A high surrogate must be followed by a low one.
+					if p+2 >= len(s) || s[p+1] != '\\' || s[p+2] != 'u' {
+						return "", errLoneSurrogate
 					}
-					if !isHex(s[p]) {
-						return "", errTapeSyntax
+					lo, err := hex4(s, p+3)
+					if err != nil {
+						return "", err
 					}
+					if lo < 0xDC00 || lo > 0xDFFF {
+						return "", errLoneSurrogate
+					}
+					p += 6
 				}
 			default:
 				return "", errTapeSyntax
@@ -374,8 +417,89 @@ func (t *tape) str() (string, error) {
 	return "", errTapeEOF
 }
 
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+// hex4 reads the four hex digits of a \u escape at s[p:].
+func hex4(s string, p int) (rune, error) {
+	var r rune
+	for k := p; k < p+4; k++ {
+		if k >= len(s) {
+			return 0, errTapeEOF
+		}
+		c := s[k]
+		switch {
+		case '0' <= c && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case 'a' <= c && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case 'A' <= c && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, errTapeSyntax
+		}
+	}
+	return r, nil
+}
+
+// errLoneSurrogate is a \u escape of a UTF-16 surrogate that is not half of
+// a pair. encoding/json would decode it to U+FFFD, so what was validated
+// and what is forwarded would differ; the gate refuses it, naming where
+// (tapeError).
+var errLoneSurrogate = errors.New("a \\u escape of a lone UTF-16 surrogate (not a character; it would be rewritten to U+FFFD)")
+
+// tapeError is a parse error at a place in the arguments, given as a JSON
+// pointer; it is built only as the error unwinds.
+type tapeError struct {
+	ptr string
+	err error
+}
+
+func (e *tapeError) Error() string {
+	if e.ptr == "" {
+		return "arguments: " + e.err.Error()
+	}
+	return "argument " + e.ptr + ": " + e.err.Error()
+}
+
+func (e *tapeError) Unwrap() error { return e.err }
+
+// at prefixes the place of err with seg, for the errors that name one.
+func at(err error, seg string) error {
+	var te *tapeError
+	switch {
+	case errors.As(err, &te):
+		te.ptr = "/" + jsonptr.EscapeToken(seg) + te.ptr
+		return te
+	case err == errLoneSurrogate:
+		return &tapeError{ptr: "/" + jsonptr.EscapeToken(seg), err: err}
+	}
+	return err
+}
+
+// notInt reports whether a literal has a fraction or an exponent.
+func notInt(lit string) bool {
+	for i := 0; i < len(lit); i++ {
+		if c := lit[i]; c == '.' || c == 'e' || c == 'E' {
+			return true
+		}
+	}
+	return false
+}
+
+// decodeInput is what the typed decode reads: src, with each
+// integer-valued literal written as an integer (1.0 and 1e2 are integers in
+// JSON Schema, which encoding/json refuses for an int64). The value is the
+// same JSON value; nothing else changes. raw is src's bytes.
+func (t *tape) decodeInput(raw []byte) []byte {
+	if len(t.ints) == 0 {
+		return raw
+	}
+	out := make([]byte, 0, len(t.src))
+	last := 0
+	for _, r := range t.ints {
+		out = append(out, t.src[last:r.start]...)
+		out = append(out, r.text...)
+		last = r.end
+	}
+	return append(out, t.src[last:]...)
 }
 
 // member returns the index of the member k of the object at i, or -1.
@@ -399,13 +523,7 @@ func tapeEqual(a *tape, i int, b *tape, j int) bool {
 	case tString:
 		return x.str == y.str
 	case tNumber:
-		if x.str == y.str {
-			return true
-		}
-		// Exact rational comparison; math/big refuses absurd exponents.
-		rx, okx := new(big.Rat).SetString(x.str)
-		ry, oky := new(big.Rat).SetString(y.str)
-		return okx && oky && rx.Cmp(ry) == 0
+		return literalsEqual(x.str, y.str) // exact, linear in the literals' lengths
 	case tArray:
 		if x.n != y.n {
 			return false

@@ -2,9 +2,14 @@ package ocp
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -13,7 +18,7 @@ import (
 var tapeSeeds = []string{
 	`{}`, `[]`, `{"a":[1,{"b":null}],"c":"d"}`, `{"a":1,"a":1}`, `{"a":{"b":1,"b":2}}`,
 	`[{"a":1},{"a":1}]`, `{"a":1}x`, `{"a":}`, `{"a":1,}`, `[1,]`, `-0`, `1e400`, `1e-400`, `0.1e+2`,
-	`01`, `1.`, `-`, `"\u00e9\ud83d\ude00\ud800x"`, `"a\/b\\\"\b\f\n\r\t"`, "\"\x01\"", `tru`, `nul`, `"\q"`,
+	`01`, `1.`, `-`, `"\u00e9\ud83d\ude00\ud800x"`, `"\u00e9\ud83d\ude00x"`, `{"\udc00":1}`, `"\\ud800"`, `"\ud800\\udc00"`, `"\uD83D\uDE00"`, `[1e1000,1e-1000]`, `[1e1001]`, `[1E-0001001]`, `[1.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001]`, `[1.000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001]`, `"\ud83d\ud83d\ude00"`, `"a\/b\\\"\b\f\n\r\t"`, "\"\x01\"", `tru`, `nul`, `"\q"`,
 	` { "k" : [ true , false , null ] } `, `{"é":"\u0041"}`, `{"A":1,"a":2}`,
 	`{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":10,"k11":11,"k12":12,"k13":13,"k14":14,"k15":15,"k16":16,"k17":{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":10,"k11":11,"k12":12,"k13":13,"k14":14,"k15":15,"k16":16,"k17":17},"k18":18,"k3":3}`,
 }
@@ -29,6 +34,12 @@ func checkTapeAgrees(t *testing.T, in string) {
 	jsonErr := json.Unmarshal([]byte(in), &want)
 	if refErr == nil && jsonErr != nil {
 		refErr = jsonErr // a number out of range: refused when decoded into an any
+	}
+	if refErr == nil && hasOverlongNumber(in) {
+		refErr = errors.New("number literal beyond the bounds")
+	}
+	if refErr == nil && hasLoneSurrogate(in) {
+		refErr = errors.New("lone surrogate") // encoding/json would rewrite it
 	}
 	if (err == nil) != (refErr == nil) {
 		t.Fatalf("%q: tape err %v, reference err %v", in, err, refErr)
@@ -51,6 +62,66 @@ func checkTapeAgrees(t *testing.T, in string) {
 	if got, want := tapeEqual(tp, 0, back, 0), jsonEqual(refTree, backTree); got != want {
 		t.Fatalf("%q vs %s: tapeEqual %v, jsonEqual %v", in, b, got, want)
 	}
+}
+
+// hasOverlongNumber is the reference for the number bounds: a literal longer
+// than maxNumberLen, or an exponent beyond ±maxNumberExp, in valid JSON.
+func hasOverlongNumber(in string) bool {
+	dec := json.NewDecoder(strings.NewReader(in))
+	dec.UseNumber()
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		n, ok := tok.(json.Number)
+		if !ok {
+			continue
+		}
+		if len(n) > maxNumberLen {
+			return true
+		}
+		if i := strings.IndexAny(string(n), "eE"); i >= 0 {
+			e, err := strconv.Atoi(strings.TrimPrefix(string(n[i+1:]), "+"))
+			if err != nil || e > maxNumberExp || e < -maxNumberExp {
+				return true
+			}
+		}
+	}
+}
+
+// escapeRE matches one escape of valid JSON, where a backslash occurs only
+// in a string and always starts an escape: scanning the whole text left to
+// right finds exactly the escapes.
+var escapeRE = regexp.MustCompile(`\\(u[0-9a-fA-F]{4}|.)`)
+
+// hasLoneSurrogate is the reference for lone surrogate escapes in valid
+// JSON: a \u escape of a surrogate that is not a high one immediately
+// followed by a low one, as unicode/utf16 pairs them.
+func hasLoneSurrogate(in string) bool {
+	ms := escapeRE.FindAllStringSubmatchIndex(in, -1)
+	for i := 0; i < len(ms); i++ {
+		r := escapeRune(in, ms[i])
+		if !utf16.IsSurrogate(r) {
+			continue
+		}
+		if i+1 < len(ms) && ms[i+1][0] == ms[i][1] {
+			if utf16.DecodeRune(r, escapeRune(in, ms[i+1])) != unicode.ReplacementChar {
+				i++
+				continue
+			}
+		}
+		return true
+	}
+	return false
+}
+
+func escapeRune(in string, m []int) rune {
+	if m[3]-m[2] != 5 {
+		return -1
+	}
+	v, _ := strconv.ParseUint(in[m[2]+1:m[3]], 16, 32)
+	return rune(v)
 }
 
 func TestTapeAgreesWithEncodingJSON(t *testing.T) {

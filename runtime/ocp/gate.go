@@ -475,7 +475,7 @@ func (gt *gateTool) checkArgs(raw json.RawMessage) (Args, []byte, error) {
 	} else if err := gt.schema.Validate(t.toAny(0)); err != nil {
 		return nil, nil, fmt.Errorf("schema: %w", err)
 	}
-	args, err := decodeArgs(gt.typ, raw)
+	args, err := decodeArgs(gt.typ, t.decodeInput(raw))
 	if err != nil {
 		return nil, nil, fmt.Errorf("decode: %w", err)
 	}

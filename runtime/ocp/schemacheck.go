@@ -7,9 +7,11 @@ import (
 	"math"
 	"reflect"
 	"regexp"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/ocpgen/ocpgen/runtime/ecmare"
 )
 
 // A schemaCheck is a tool's input schema compiled, once at NewGate, into a
@@ -39,9 +41,18 @@ type schemaCheck struct {
 	cnst     any
 
 	multipleOf, minimum, maximum, exclMin, exclMax *float64
+	// The same bounds as exact decimals (floatDecimal), which the check
+	// compares with the literal itself (decimal.go).
+	dMultipleOf, dMin, dMax, dExclMin, dExclMax *decimal
+	// floatNumbers makes the numeric keywords and the integer type use
+	// float64, as jsonschema-go does: only for the differential tests,
+	// which hold the rest of the validator to jsonschema-go's verdict.
+	floatNumbers bool
 
 	minLength, maxLength *int
 	pattern              *regexp.Regexp
+	patternSrc           string
+	patternErr           error // the pattern has no ECMA-262 translation
 
 	items              *schemaCheck
 	minItems, maxItems *int
@@ -103,6 +114,12 @@ var errNotCompiled = errors.New("schema uses a keyword the compiled validator do
 // compileRoot compiles a resolved schema, or returns errNotCompiled when
 // jsonschema-go must validate it.
 func compileRoot(rs *jsonschema.Resolved) (*schemaCheck, error) {
+	return compileRootMode(rs, false)
+}
+
+// compileRootMode is compileRoot; floatNumbers is for the differential
+// tests (see schemaCheck.floatNumbers).
+func compileRootMode(rs *jsonschema.Resolved, floatNumbers bool) (*schemaCheck, error) {
 	root := rs.Schema()
 	var draft7 bool
 	switch root.Schema {
@@ -112,10 +129,10 @@ func compileRoot(rs *jsonschema.Resolved) (*schemaCheck, error) {
 	default:
 		return nil, errNotCompiled // jsonschema-go refuses to validate it at all
 	}
-	return compileSchema(root, draft7, 0)
+	return compileSchema(root, draft7, floatNumbers, 0)
 }
 
-func compileSchema(s *jsonschema.Schema, draft7 bool, depth int) (*schemaCheck, error) {
+func compileSchema(s *jsonschema.Schema, draft7, floatNumbers bool, depth int) (*schemaCheck, error) {
 	if s == nil {
 		return nil, nil
 	}
@@ -134,6 +151,7 @@ func compileSchema(s *jsonschema.Schema, draft7 bool, depth int) (*schemaCheck, 
 		minLength: s.MinLength, maxLength: s.MaxLength,
 		minItems: s.MinItems, maxItems: s.MaxItems, uniqueItems: s.UniqueItems,
 		required: s.Required, minProps: s.MinProperties, maxProps: s.MaxProperties,
+		floatNumbers: floatNumbers,
 	}
 	if len(s.Enum) > 16 {
 		set := make(map[string]struct{}, len(s.Enum))
@@ -147,6 +165,14 @@ func compileSchema(s *jsonschema.Schema, draft7 bool, depth int) (*schemaCheck, 
 		}
 		c.enumSet = set
 	}
+	dec := func(f *float64) *decimal {
+		if f == nil {
+			return nil
+		}
+		return floatDecimal(*f)
+	}
+	c.dMultipleOf, c.dMin, c.dMax = dec(s.MultipleOf), dec(s.Minimum), dec(s.Maximum)
+	c.dExclMin, c.dExclMax = dec(s.ExclusiveMinimum), dec(s.ExclusiveMaximum)
 	if s.Const != nil {
 		c.hasConst, c.cnst = true, *s.Const
 	}
@@ -170,11 +196,18 @@ func compileSchema(s *jsonschema.Schema, draft7 bool, depth int) (*schemaCheck, 
 		c.types |= b
 	}
 	if s.Pattern != "" {
-		re, err := regexp.Compile(s.Pattern) // as jsonschema-go's Resolve does
-		if err != nil {
-			return nil, errNotCompiled
+		if _, err := regexp.Compile(s.Pattern); err != nil {
+			return nil, errNotCompiled // jsonschema-go's Resolve refuses it too
 		}
-		c.pattern = re
+		// ECMA-262's meaning (\s, \S, "." …), in linear time; a pattern that
+		// cannot have it (lookaround, back-references) refuses every string
+		// it checks: fail closed, and the generator has said so.
+		c.patternSrc = s.Pattern
+		if re, err := ecmare.Compile(s.Pattern); err != nil {
+			c.patternErr = err
+		} else {
+			c.pattern = re
+		}
 	}
 	var err error
 	sub := func(x *jsonschema.Schema) *schemaCheck {
@@ -182,7 +215,7 @@ func compileSchema(s *jsonschema.Schema, draft7 bool, depth int) (*schemaCheck, 
 			return nil
 		}
 		var sc *schemaCheck
-		sc, err = compileSchema(x, draft7, depth+1)
+		sc, err = compileSchema(x, draft7, floatNumbers, depth+1)
 		return sc
 	}
 	subs := func(xs []*jsonschema.Schema) []*schemaCheck {
@@ -212,16 +245,24 @@ func compileSchema(s *jsonschema.Schema, draft7 bool, depth int) (*schemaCheck, 
 	return c, nil
 }
 
-// typeBit is the JSON Schema type of node i, as jsonschema-go sees the
-// value encoding/json decodes: a float64 with no fraction is an integer.
-func typeBit(x *tapeNode) uint8 {
+// typeBit is the JSON Schema type of node i: a number is an integer when
+// its literal has no fractional part (1.0 and 1e2 are integers,
+// 1.0000000000000001 is not). With floatNumbers it is the type jsonschema-go
+// sees in the value encoding/json decodes: a float64 with no fraction.
+func typeBit(x *tapeNode, floatNumbers bool) uint8 {
 	switch x.kind {
 	case tNull:
 		return jtNull
 	case tFalse, tTrue:
 		return jtBoolean
 	case tNumber:
-		if _, f := math.Modf(x.num); f == 0 {
+		if floatNumbers {
+			if _, f := math.Modf(x.num); f == 0 {
+				return jtInteger
+			}
+			return jtNumber
+		}
+		if d, _ := parseDecimal(x.str); d.isInteger() {
 			return jtInteger
 		}
 		return jtNumber
@@ -279,7 +320,7 @@ func (c *schemaCheck) check(t *tape, i int, why *string) bool {
 	}
 	x := &t.nodes[i]
 	if c.hasType {
-		got := typeBit(x)
+		got := typeBit(x, c.floatNumbers)
 		if c.types&got == 0 && !(got == jtInteger && c.types&jtNumber != 0) {
 			return fail("type: has type %q", typeName(got))
 		}
@@ -291,7 +332,7 @@ func (c *schemaCheck) check(t *tape, i int, why *string) bool {
 			ok = ok && t.nodes[i].kind == tString
 		} else {
 			for _, e := range c.enum {
-				if tapeEqualsAny(t, i, e) {
+				if tapeEqualsAny(t, i, e, !c.floatNumbers) {
 					ok = true
 					break
 				}
@@ -307,11 +348,17 @@ func (c *schemaCheck) check(t *tape, i int, why *string) bool {
 			return fail("enum: value is not one of %v", c.enum)
 		}
 	}
-	if c.hasConst && !tapeEqualsAny(t, i, c.cnst) {
+	if c.hasConst && !tapeEqualsAny(t, i, c.cnst, !c.floatNumbers) {
 		return fail("const: value is not %v", c.cnst)
 	}
 	switch x.kind {
 	case tNumber:
+		if !c.floatNumbers {
+			if msg := c.checkNumber(x.str); msg != "" {
+				return fail("%s", msg)
+			}
+			break
+		}
 		n := x.num
 		if c.multipleOf != nil {
 			if _, f := math.Modf(n / *c.multipleOf); f != 0 {
@@ -340,8 +387,11 @@ func (c *schemaCheck) check(t *tape, i int, why *string) bool {
 				return fail("maxLength: %d code points, more than %d", n, *c.maxLength)
 			}
 		}
+		if c.patternErr != nil {
+			return fail("pattern: %v: refused, as every value it checks", c.patternErr)
+		}
 		if c.pattern != nil && !c.pattern.MatchString(x.str) {
-			return fail("pattern: does not match %q", c.pattern.String())
+			return fail("pattern: does not match %q", c.patternSrc)
 		}
 	}
 
@@ -403,7 +453,7 @@ func (c *schemaCheck) check(t *tape, i int, why *string) bool {
 		if c.maxItems != nil && int(x.n) > *c.maxItems {
 			return fail("maxItems: %d items, more than %d", x.n, *c.maxItems)
 		}
-		if c.uniqueItems && x.n > 1 && !uniqueItems(t, i) {
+		if c.uniqueItems && x.n > 1 && !uniqueItems(t, i, !c.floatNumbers) {
 			return fail("uniqueItems: two items are equal")
 		}
 	case tObject:
@@ -442,6 +492,28 @@ func (c *schemaCheck) check(t *tape, i int, why *string) bool {
 	return true
 }
 
+// checkNumber applies the numeric keywords to a literal exactly; it
+// returns the failure, or "".
+func (c *schemaCheck) checkNumber(lit string) string {
+	if c.dMultipleOf == nil && c.dMin == nil && c.dMax == nil && c.dExclMin == nil && c.dExclMax == nil {
+		return ""
+	}
+	d, _ := parseDecimal(lit) // the tape bounded its exponent
+	switch {
+	case c.dMultipleOf != nil && !multipleOf(&d, c.dMultipleOf):
+		return fmt.Sprintf("multipleOf: %s is not a multiple of %v", lit, *c.multipleOf)
+	case c.dMin != nil && cmpDecimal(&d, c.dMin) < 0:
+		return fmt.Sprintf("minimum: %s is less than %v", lit, *c.minimum)
+	case c.dMax != nil && cmpDecimal(&d, c.dMax) > 0:
+		return fmt.Sprintf("maximum: %s is greater than %v", lit, *c.maximum)
+	case c.dExclMin != nil && cmpDecimal(&d, c.dExclMin) <= 0:
+		return fmt.Sprintf("exclusiveMinimum: %s is not greater than %v", lit, *c.exclMin)
+	case c.dExclMax != nil && cmpDecimal(&d, c.dExclMax) >= 0:
+		return fmt.Sprintf("exclusiveMaximum: %s is not less than %v", lit, *c.exclMax)
+	}
+	return ""
+}
+
 // explain re-runs a failed check to say why (the cold path).
 func (c *schemaCheck) explain(t *tape, i int) string {
 	why := ""
@@ -453,13 +525,14 @@ func (c *schemaCheck) explain(t *tape, i int) string {
 }
 
 // uniqueItems reports whether the items of the array at i are pairwise
-// unequal (numbers compared as jsonschema-go does: by value).
-func uniqueItems(t *tape, i int) bool {
+// unequal (numbers compared by value: exactly, or as float64s as
+// jsonschema-go does).
+func uniqueItems(t *tape, i int, exact bool) bool {
 	x := &t.nodes[i]
 	if x.n <= 32 {
 		for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
 			for q := int(t.nodes[p].end); q < int(x.end); q = int(t.nodes[q].end) {
-				if tapeSameValue(t, p, q) {
+				if tapeSameValue(t, p, q, exact) {
 					return false
 				}
 			}
@@ -474,7 +547,7 @@ func uniqueItems(t *tape, i int) bool {
 		hashTape(&h, t, p)
 		s := h.Sum64()
 		for _, q := range byHash[s] {
-			if tapeSameValue(t, p, q) {
+			if tapeSameValue(t, p, q, exact) {
 				return false
 			}
 		}
@@ -484,15 +557,20 @@ func uniqueItems(t *tape, i int) bool {
 }
 
 // tapeSameValue is JSON Schema equality of two values of one tape: numbers
-// by their float64 value, as jsonschema-go compares decoded instances.
-func tapeSameValue(t *tape, i, j int) bool {
+// by value, exactly, or (not exact) by their float64 value, as jsonschema-go
+// compares decoded instances. Exactly equal numbers have equal float64s, so
+// hashTape serves both.
+func tapeSameValue(t *tape, i, j int, exact bool) bool {
 	x, y := &t.nodes[i], &t.nodes[j]
 	if x.kind != y.kind {
 		return false
 	}
 	switch x.kind {
 	case tNumber:
-		return x.num == y.num
+		if x.num != y.num {
+			return false
+		}
+		return !exact || literalsEqual(x.str, y.str)
 	case tString:
 		return x.str == y.str
 	case tArray:
@@ -500,7 +578,7 @@ func tapeSameValue(t *tape, i, j int) bool {
 			return false
 		}
 		for p, q := i+1, j+1; p < int(x.end); p, q = int(t.nodes[p].end), int(t.nodes[q].end) {
-			if !tapeSameValue(t, p, q) {
+			if !tapeSameValue(t, p, q, exact) {
 				return false
 			}
 		}
@@ -511,7 +589,7 @@ func tapeSameValue(t *tape, i, j int) bool {
 		}
 		for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
 			q := t.member(j, t.nodes[p].key)
-			if q < 0 || !tapeSameValue(t, p, q) {
+			if q < 0 || !tapeSameValue(t, p, q, exact) {
 				return false
 			}
 		}
@@ -561,8 +639,10 @@ func hashTape(h *maphash.Hash, t *tape, i int) {
 }
 
 // tapeEqualsAny compares value i of t with a value of a schema (enum,
-// const) as encoding/json decoded it: numbers by value.
-func tapeEqualsAny(t *tape, i int, v any) bool {
+// const) as encoding/json decoded it: numbers by value, exactly (the
+// schema's number is the shortest decimal of its float64, as for bounds) or
+// as float64s.
+func tapeEqualsAny(t *tape, i int, v any, exact bool) bool {
 	x := &t.nodes[i]
 	switch w := v.(type) {
 	case nil:
@@ -570,7 +650,10 @@ func tapeEqualsAny(t *tape, i int, v any) bool {
 	case bool:
 		return w && x.kind == tTrue || !w && x.kind == tFalse
 	case float64:
-		return x.kind == tNumber && x.num == w
+		if x.kind != tNumber || x.num != w {
+			return false
+		}
+		return !exact || literalsEqual(x.str, strconv.FormatFloat(w, 'g', -1, 64))
 	case string:
 		return x.kind == tString && x.str == w
 	case []any:
@@ -579,7 +662,7 @@ func tapeEqualsAny(t *tape, i int, v any) bool {
 		}
 		k := 0
 		for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
-			if !tapeEqualsAny(t, p, w[k]) {
+			if !tapeEqualsAny(t, p, w[k], exact) {
 				return false
 			}
 			k++
@@ -591,7 +674,7 @@ func tapeEqualsAny(t *tape, i int, v any) bool {
 		}
 		for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
 			e, ok := w[t.nodes[p].key]
-			if !ok || !tapeEqualsAny(t, p, e) {
+			if !ok || !tapeEqualsAny(t, p, e, exact) {
 				return false
 			}
 		}

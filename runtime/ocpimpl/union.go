@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // This file holds the (un)marshalling that generated union types and
@@ -50,10 +53,12 @@ func kindOf(b []byte) JSONKind {
 }
 
 // UnionBranch is one branch of a generated union type: a pointer field, the
-// JSON kinds its schema accepts, and, for an object branch, the properties
-// its schema requires. Build it with [Branch].
+// JSON kinds its schema accepts, and its schema (self-contained JSON), or,
+// when the generator could not make it self-contained, the properties it
+// requires. Build it with [Branch].
 type UnionBranch struct {
 	kinds    JSONKind
+	schema   string
 	required []string
 	set      func() bool
 	clear    func()
@@ -61,10 +66,12 @@ type UnionBranch struct {
 	decode   func([]byte) error
 }
 
-// Branch describes the union branch held in *field. For generated code.
-func Branch[T any](field **T, kinds JSONKind, required ...string) UnionBranch {
+// Branch describes the union branch held in *field. For generated code:
+// schema is the branch's schema, or "" with the required properties.
+func Branch[T any](field **T, kinds JSONKind, schema string, required ...string) UnionBranch {
 	return UnionBranch{
 		kinds:    kinds,
+		schema:   schema,
 		required: required,
 		set:      func() bool { return *field != nil },
 		clear:    func() { *field = nil },
@@ -98,23 +105,43 @@ func MarshalUnion(name string, branches ...UnionBranch) ([]byte, error) {
 	return which.marshal()
 }
 
-// UnmarshalUnion decodes b into the first branch, in schema order, whose
-// kinds include b's JSON kind, whose required properties b has, and into
-// whose type b decodes strictly (unknown fields refused). Every other branch
-// is left unset. Each branch type encodes what it decoded unchanged, so the
-// union does too, whichever branch matched.
+// UnmarshalUnion decodes b into the branch the schema picks: the first, in
+// schema order, whose kinds include b's JSON kind, against whose schema b
+// validates (for a oneOf, which the gate has validated as a whole, the only
+// one), and into whose type b decodes strictly (unknown fields refused). A
+// branch without a schema is tried on its required properties instead.
+// Every other branch is left unset. Each branch type encodes what it
+// decoded unchanged, so the union does too, whichever branch matched.
 func UnmarshalUnion(name string, b []byte, branches ...UnionBranch) error {
 	for _, br := range branches {
 		br.clear()
 	}
 	kind := kindOf(b)
 	var keys map[string]json.RawMessage
+	var inst any
+	decoded := false
 	var errs []error
 	for i, br := range branches {
 		if br.kinds&kind == 0 {
 			continue
 		}
-		if len(br.required) > 0 {
+		var rs *jsonschema.Resolved
+		if br.schema != "" {
+			rs = branchSchema(br.schema)
+		}
+		switch {
+		case rs != nil:
+			if !decoded {
+				if err := json.Unmarshal(b, &inst); err != nil {
+					return fmt.Errorf("%s: %w", name, err)
+				}
+				decoded = true
+			}
+			if err := rs.Validate(inst); err != nil {
+				errs = append(errs, fmt.Errorf("alternative %d: %w", i+1, err))
+				continue
+			}
+		case len(br.required) > 0:
 			if keys == nil {
 				if err := json.Unmarshal(b, &keys); err != nil {
 					return fmt.Errorf("%s: %w", name, err)
@@ -142,6 +169,29 @@ func UnmarshalUnion(name string, b []byte, branches ...UnionBranch) error {
 		return fmt.Errorf("%s: no alternative accepts a JSON %s", name, kindName(kind))
 	}
 	return fmt.Errorf("%s: the value matches no alternative: %w", name, errors.Join(errs...))
+}
+
+// branchSchemas caches the resolved branch schemas, by their JSON: a
+// generated package has a fixed set of them.
+var branchSchemas sync.Map // string → *jsonschema.Resolved (nil: does not resolve)
+
+// branchSchema resolves a branch schema once. One that does not resolve
+// (the generator emits only self-contained schemas, so this is a bug) gives
+// nil, and the branch is tried on its kind and strict decoding alone; the
+// gate's equality of received and forwarded arguments still holds.
+func branchSchema(s string) *jsonschema.Resolved {
+	if v, ok := branchSchemas.Load(s); ok {
+		return v.(*jsonschema.Resolved)
+	}
+	var rs *jsonschema.Resolved
+	var sc jsonschema.Schema
+	if err := json.Unmarshal([]byte(s), &sc); err == nil {
+		if r, err := sc.Resolve(nil); err == nil {
+			rs = r
+		}
+	}
+	v, _ := branchSchemas.LoadOrStore(s, rs)
+	return v.(*jsonschema.Resolved)
 }
 
 func kindName(k JSONKind) string {

@@ -3,11 +3,12 @@ package diff
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/ocpgen/ocpgen/internal/ocpfile"
 	"math/big"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ocpgen/ocpgen/internal/jsonptr"
 )
 
 // SchemaKind describes one kind of schema change: whether it can break an
@@ -176,7 +177,7 @@ func (w *walker) keyword(ptr, k string, o, n map[string]any) {
 	if oin && nin && canonical(ov) == canonical(nv) {
 		return
 	}
-	at := ptr + ocpfile.Pointer(k)
+	at := ptr + jsonptr.Pointer(k)
 	switch {
 	case k == "properties":
 		w.properties(ptr, o, n)
@@ -208,7 +209,7 @@ func (w *walker) keyword(ptr, k string, o, n map[string]any) {
 		na, ok2 := nv.([]any)
 		if ok1 && ok2 && len(oa) == len(na) {
 			for i := range oa {
-				w.schema(at+ocpfile.Pointer(strconv.Itoa(i)), oa[i], na[i])
+				w.schema(at+jsonptr.Pointer(strconv.Itoa(i)), oa[i], na[i])
 			}
 			return
 		}
@@ -297,7 +298,7 @@ func (w *walker) properties(ptr string, o, n map[string]any) {
 	for _, name := range unionKeys(op, np) {
 		ov, oin := op[name]
 		nv, nin := np[name]
-		at := ptr + ocpfile.Pointer("properties", name)
+		at := ptr + jsonptr.Pointer("properties", name)
 		switch {
 		case !oin && slices.Contains(nreq, name):
 			w.add("property-added-required", at, fmt.Sprintf("required property %q added", name), nil, nv)
@@ -323,7 +324,7 @@ func (w *walker) required(ptr string, o, n map[string]any) {
 		if !had && has {
 			continue // property-added-required
 		}
-		w.add("property-required", ptr+ocpfile.Pointer("properties", name), fmt.Sprintf("property %q is now required", name), false, true)
+		w.add("property-required", ptr+jsonptr.Pointer("properties", name), fmt.Sprintf("property %q is now required", name), false, true)
 	}
 	for _, name := range oreq {
 		if slices.Contains(nreq, name) {
@@ -334,7 +335,7 @@ func (w *walker) required(ptr string, o, n map[string]any) {
 		if had && !has {
 			continue // property-removed
 		}
-		w.add("property-optional", ptr+ocpfile.Pointer("properties", name), fmt.Sprintf("property %q is now optional", name), true, false)
+		w.add("property-optional", ptr+jsonptr.Pointer("properties", name), fmt.Sprintf("property %q is now optional", name), true, false)
 	}
 }
 
@@ -484,7 +485,7 @@ func (w *walker) tuple(at string, ov, nv any) {
 		if i < len(na) {
 			n = na[i]
 		}
-		w.schema(at+ocpfile.Pointer(strconv.Itoa(i)), o, n)
+		w.schema(at+jsonptr.Pointer(strconv.Itoa(i)), o, n)
 	}
 }
 
@@ -497,7 +498,7 @@ func (w *walker) alternatives(at, k string, ov any, oin bool, nv any, nin bool) 
 	}
 	if len(oa) == len(na) {
 		for i := range oa {
-			w.schema(at+ocpfile.Pointer(strconv.Itoa(i)), oa[i], na[i])
+			w.schema(at+jsonptr.Pointer(strconv.Itoa(i)), oa[i], na[i])
 		}
 		return
 	}
@@ -510,12 +511,12 @@ func (w *walker) alternatives(at, k string, ov any, oin bool, nv any, nin bool) 
 	}
 	for i, v := range oa {
 		if !nset[canonical(v)] {
-			w.add("alternative-removed", at+ocpfile.Pointer(strconv.Itoa(i)), fmt.Sprintf("%s alternative %d removed", k, i), v, nil)
+			w.add("alternative-removed", at+jsonptr.Pointer(strconv.Itoa(i)), fmt.Sprintf("%s alternative %d removed", k, i), v, nil)
 		}
 	}
 	for i, v := range na {
 		if !oset[canonical(v)] {
-			w.add("alternative-added", at+ocpfile.Pointer(strconv.Itoa(i)), fmt.Sprintf("%s alternative %d added", k, i), nil, v)
+			w.add("alternative-added", at+jsonptr.Pointer(strconv.Itoa(i)), fmt.Sprintf("%s alternative %d added", k, i), nil, v)
 		}
 	}
 }
@@ -525,7 +526,7 @@ func (w *walker) definitions(at string, ov, nv any) {
 	for _, name := range unionKeys(od, nd) {
 		o, oin := od[name]
 		n, nin := nd[name]
-		p := at + ocpfile.Pointer(name)
+		p := at + jsonptr.Pointer(name)
 		switch {
 		case !oin:
 			w.add("definition-added", p, fmt.Sprintf("definition %q added", name), nil, nil)

@@ -582,7 +582,7 @@ func unionDecl(u *model.Union) *jen.Statement {
 	// The branch list is written once, in ocpBranches, for both methods.
 	var list []jen.Code
 	for _, br := range u.Branches {
-		args := []jen.Code{jen.Op("&").Id("u").Dot(br.GoName), kindCode(br.Type)}
+		args := []jen.Code{jen.Op("&").Id("u").Dot(br.GoName), kindCode(br.Type), schemaLiteral(br.Schema)}
 		for _, r := range br.Required {
 			args = append(args, jen.Lit(r))
 		}
@@ -591,8 +591,8 @@ func unionDecl(u *model.Union) *jen.Statement {
 	list = append(list, jen.Line())
 	branches := jen.Id("u").Dot(unionBranches).Call().Op("...")
 	st.Line().Line().
-		Comment(fmt.Sprintf("// %s returns the fields of u, in schema order, with the JSON kinds and", unionBranches)).Line().
-		Comment("// required properties that select each.").Line().
+		Comment(fmt.Sprintf("// %s returns the fields of u, in schema order, with the JSON kinds,", unionBranches)).Line().
+		Comment("// schema and required properties that select each.").Line().
 		Func().Params(jen.Id("u").Op("*").Id(u.Name)).Id(unionBranches).Params().Index().Qual(rtPath, "UnionBranch").Block(
 		jen.Return(jen.Index().Qual(rtPath, "UnionBranch").Values(list...)),
 	).Line().Line().
@@ -600,8 +600,9 @@ func unionDecl(u *model.Union) *jen.Statement {
 		Func().Params(jen.Id("u").Id(u.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
 		jen.Return(jen.Qual(rtPath, "MarshalUnion").Call(jen.Lit(u.Name), branches)),
 	).Line().Line().
-		Comment("// UnmarshalJSON sets the first field, in schema order, whose JSON kind and").Line().
-		Comment("// required properties match and into which the value decodes strictly.").Line().
+		Comment("// UnmarshalJSON sets the field the schema picks: the first, in schema order,").Line().
+		Comment("// whose JSON kind matches, whose schema the value validates against and").Line().
+		Comment("// into which it decodes strictly.").Line().
 		Func().Params(jen.Id("u").Op("*").Id(u.Name)).Id("UnmarshalJSON").Params(jen.Id("b").Index().Byte()).Error().Block(
 		jen.Return(jen.Qual(rtPath, "UnmarshalUnion").Call(jen.Lit(u.Name), jen.Id("b"), branches.Clone())),
 	)

@@ -5,10 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"github.com/ocpgen/ocpgen/internal/ocpfile"
 	"slices"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/ocpgen/ocpgen/internal/jsonptr"
 )
 
 // digest returns "sha256:<hex>" of b.
@@ -233,7 +234,7 @@ func isNull(raw []byte) bool {
 }
 
 // pointer builds a JSON pointer (RFC 6901) from tokens, escaping each.
-var pointer = ocpfile.Pointer
+var pointer = jsonptr.Pointer
 
 // toolPointer is the pointer to the tool at index i of the "tools" array,
 // followed by tokens.

@@ -215,9 +215,9 @@ type EnumValue struct {
 
 // Union is a named struct type for a oneOf, an anyOf or a list of types:
 // one pointer field per alternative, of which exactly one is set. Its
-// MarshalJSON encodes that one; its UnmarshalJSON picks the first
-// alternative, in schema order, whose JSON kind matches, whose required
-// properties are present and into which the value decodes strictly.
+// MarshalJSON encodes that one; its UnmarshalJSON picks the alternative the
+// schema picks: the first, in schema order, whose JSON kind matches, against
+// whose schema the value validates and into which it decodes strictly.
 type Union struct {
 	Name     string
 	Doc      []string
@@ -233,8 +233,13 @@ type Branch struct {
 	GoName string
 	// Type is the alternative's Go type; the field is a pointer to it.
 	Type Type
+	// Schema is the alternative's schema as self-contained canonical JSON
+	// (with the root's definitions when it refers to them), which the
+	// runtime validates a value against to pick the alternative; nil when
+	// it cannot be made self-contained (a $ref to the root or elsewhere).
+	Schema []byte
 	// Required are the JSON names of an object alternative's required
-	// properties.
+	// properties: what picks it when Schema is nil.
 	Required []string
 	// Doc documents the field.
 	Doc []string

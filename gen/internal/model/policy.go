@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/ocpgen/ocpgen/gen/internal/load"
-	"github.com/ocpgen/ocpgen/internal/ocpfile"
+	"github.com/ocpgen/ocpgen/internal/jsonptr"
 )
 
 // DefaultConfirmTTL is how long a write's confirm waits for a decision when
@@ -76,7 +76,7 @@ func ResolvePolicy(name string, c *load.Classification) Resolved {
 	var ttl time.Duration
 	if c != nil {
 		d := c.Default
-		entry := ocpfile.Pointer("tools", name)
+		entry := jsonptr.Pointer("tools", name)
 		pol.Tier, r.Source[FieldTier] = d.Tier, "/default/tier"
 		pol.Scopes, r.Source[FieldScopes] = slices.Clone(d.Scopes), "/default/scopes"
 		pol.Failure, r.Source[FieldFailure] = d.Failure, "/default/failure"

@@ -3,8 +3,10 @@ package model
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/ocpgen/ocpgen/internal/ocpfile"
+	"maps"
+
 	"math"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -13,6 +15,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
 	"github.com/ocpgen/ocpgen/gen/internal/load"
+	"github.com/ocpgen/ocpgen/internal/jsonptr"
+	"github.com/ocpgen/ocpgen/runtime/ecmare"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
@@ -63,11 +67,14 @@ import (
 //     constant of that shape, and the runtime refuses any other value).
 //   - string → string, with the format documented and never mapped: a
 //     date-time stays a string so the timestamp is forwarded byte for byte
-//     (time.Time would reformat it). integer → int64, or uint64 when format
+//     (time.Time would reformat it); a pattern is ECMA-262's, which the
+//     gate matches in linear time (runtime/ecmare), and one it cannot match
+//     so is a warning (calls fail closed). integer → int64, or uint64 when format
 //     is uint, uint8, uint16, uint32 or uint64 (never float64: values beyond
 //     2^53 stay exact; values outside the Go type's range are refused by the
 //     decoder, never rounded; uint64 needs a minimum ≥ 0 too, since a format
-//     alone does not rule out negative values). number → float64 (a number with up to 15
+//     alone does not rule out negative values; the gate gives the decoder
+//     1.0 and 1e2, integers in JSON Schema, as 1 and 100). number → float64 (a number with up to 15
 //     significant digits re-encodes as the same number; one beyond float64's
 //     precision makes the gate refuse the call, never alter it). boolean →
 //     bool.
@@ -86,9 +93,13 @@ import (
 //     struct with one pointer field per alternative (named after its title,
 //     its $ref definition, else its JSON type, numbered when two share a
 //     name), of which exactly one is set, with MarshalJSON/UnmarshalJSON.
-//     Decoding tries the alternatives in schema order by JSON kind, required
-//     properties and strict decoding; every alternative type is itself
-//     lossless, so the union is too, whichever alternative matches. A type
+//     Decoding takes the alternative the schema picks: the first, in schema
+//     order, whose JSON kind matches, whose own schema (carried by the
+//     Branch, self-contained with the definitions it reaches) the value
+//     validates against, and into which it decodes strictly; an alternative
+//     whose schema cannot stand alone (a "#" $ref) is picked by its required
+//     properties instead. Every alternative type is itself lossless, so the
+//     union is too, whichever alternative matches. A type
 //     list ["string", "number", ...] is the same union, one alternative per
 //     type. anyOf and oneOf together, or beside properties or items, become
 //     json.RawMessage (fallback: the union of intersections has no Go
@@ -247,8 +258,8 @@ func (b *schemaBuilder) defRef(ref string) (map[string]*jsonschema.Schema, strin
 	if strings.Contains(name, "/") {
 		return nil, "", "", fmt.Sprintf("$ref %q cannot be resolved", ref)
 	}
-	name = ocpfile.UnescapeToken(name)
-	return defs, name, "/" + key + "/" + ocpfile.EscapeToken(name), ""
+	name = jsonptr.UnescapeToken(name)
+	return defs, name, "/" + key + "/" + jsonptr.EscapeToken(name), ""
 }
 
 // deref resolves a $ref into the root's $defs or definitions, or returns a
@@ -667,7 +678,8 @@ func (b *schemaBuilder) union(alts []*jsonschema.Schema, ptrs []string, ptr, nam
 			br.Doc = DocLines(a.Description)
 		}
 		br.Doc = appendNote(br.Doc, bm.notes...)
-		if st, ok := bm.t.(*Struct); ok {
+		br.Schema = b.branchSchema(a)
+		if st, ok := bm.t.(*Struct); ok && br.Schema == nil {
 			for _, f := range st.Fields {
 				if f.Required {
 					br.Required = append(br.Required, f.JSONName)
@@ -676,6 +688,163 @@ func (b *schemaBuilder) union(alts []*jsonschema.Schema, ptrs []string, ptr, nam
 		}
 	}
 	return mapped{t: u, nullable: m.nullable}
+}
+
+// checkPatterns warns about the root schema's patterns (patternWarnings).
+func (b *schemaBuilder) checkPatterns() {
+	b.warns = append(b.warns, patternWarnings(b.file, b.tool, b.root, b.rootPtr)...)
+}
+
+// patternWarnings are the warnings about every pattern of root (pattern,
+// and the keys of patternProperties), at pointer ptr, that the gate cannot
+// match with its ECMA-262 meaning in linear time (runtime/ecmare):
+// lookaround, back-references, syntax ECMA-262 refuses. At run time such a
+// pattern fails closed: a string it checks is refused as invalid, and a
+// pattern Go's regexp cannot even parse makes jsonschema-go, and so the
+// gate, refuse the tool when the gate is built (and the generator reports
+// the schema as an error; these warnings then say which pattern it is).
+func patternWarnings(file, tool string, root *jsonschema.Schema, ptr string) diag.List {
+	doc, ok := decodeSchema(root)
+	if !ok {
+		return nil
+	}
+	var out diag.List
+	check := func(p, ptr string) {
+		if _, err := ecmare.Compile(p); err != nil {
+			what := "every string it checks is refused as invalid (a schema the gate leaves to jsonschema-go, with $ref or patternProperties, matches it with Go's RE2 meaning instead)"
+			if _, rerr := regexp.Compile(p); rerr != nil {
+				what = "the gate refuses the tool (Go's regexp cannot parse it)"
+			}
+			out = append(out, diag.Diagnostic{Severity: diag.Warning, File: file, Tool: tool, Pointer: ptr,
+				Msg: fmt.Sprintf("%s: calls fail closed: %s", err.Error(), what)})
+		}
+	}
+	var walk func(v any, ptr string)
+	walk = func(v any, ptr string) {
+		switch x := v.(type) {
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(x)) { // deterministic order
+				e := x[k]
+				p := ptr + "/" + jsonptr.EscapeToken(k)
+				switch k {
+				case "const", "enum", "default", "examples":
+					continue // values, not schemas
+				case "pattern":
+					if ps, ok := e.(string); ok {
+						check(ps, p)
+						continue
+					}
+				case "patternProperties":
+					if m, ok := e.(map[string]any); ok {
+						for _, re := range slices.Sorted(maps.Keys(m)) {
+							check(re, p+"/"+jsonptr.EscapeToken(re))
+						}
+					}
+				}
+				walk(e, p)
+			}
+		case []any:
+			for i, e := range x {
+				walk(e, fmt.Sprintf("%s/%d", ptr, i))
+			}
+		}
+	}
+	walk(doc, ptr)
+	return out
+}
+
+// PatternWarnings is patternWarnings for a tool's input schema, for the
+// path that reports the schema as an error before mapping it (a pattern
+// with lookaround or a back-reference does not resolve).
+func PatternWarnings(file string, t *load.Tool) diag.List {
+	return patternWarnings(file, t.Name, t.InputSchema, t.Pointer("inputSchema"))
+}
+
+// branchSchema is a union alternative's schema as self-contained canonical
+// JSON: the alternative, with the root's $schema, and with the $defs or
+// definitions it refers to, directly or through each other. It is nil when
+// a $ref points anywhere else (the root included) or the schema does not
+// encode.
+func (b *schemaBuilder) branchSchema(a *jsonschema.Schema) []byte {
+	if a == nil {
+		return []byte("true")
+	}
+	doc, ok := decodeSchema(a)
+	if !ok {
+		return nil
+	}
+	if b.root.Schema != "" {
+		doc["$schema"] = b.root.Schema
+	}
+	added := map[string]map[string]any{}
+	for refs := schemaRefs(doc, nil); len(refs) > 0; {
+		r := refs[len(refs)-1]
+		refs = refs[:len(refs)-1]
+		defs, name, _, reason := b.defRef(r)
+		if reason != "" || r == "#" {
+			return nil
+		}
+		key := "$defs"
+		if strings.HasPrefix(r, "#/definitions/") {
+			key = "definitions"
+		}
+		if _, done := added[key][name]; done {
+			continue
+		}
+		d, ok := defs[name]
+		if !ok || d == nil {
+			return nil
+		}
+		dv, ok := decodeSchema(d)
+		if !ok {
+			return nil
+		}
+		if added[key] == nil {
+			added[key] = map[string]any{}
+		}
+		added[key][name] = dv
+		refs = schemaRefs(dv, refs)
+	}
+	for k, v := range added {
+		doc[k] = v
+	}
+	c, err := ocpimpl.CanonicalJSON(doc)
+	if err != nil {
+		return nil
+	}
+	return c
+}
+
+// decodeSchema is s as a decoded JSON object.
+func decodeSchema(s *jsonschema.Schema) (map[string]any, bool) {
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return nil, false
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil || doc == nil {
+		return nil, false // a boolean schema marshals as true or false
+	}
+	return doc, true
+}
+
+// schemaRefs appends every "$ref" string in a decoded schema to refs.
+func schemaRefs(v any, refs []string) []string {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if s, ok := e.(string); ok && k == "$ref" {
+				refs = append(refs, s)
+				continue
+			}
+			refs = schemaRefs(e, refs)
+		}
+	case []any:
+		for _, e := range x {
+			refs = schemaRefs(e, refs)
+		}
+	}
+	return refs
 }
 
 // constant maps a const.
@@ -854,7 +1023,7 @@ func (b *schemaBuilder) extra(s *jsonschema.Schema, ptr, name string) (Type, []s
 	sort.Strings(pats)
 	for _, p := range pats {
 		sources = append(sources, s.PatternProperties[p])
-		srcPtr = append(srcPtr, ptr+"/patternProperties/"+ocpfile.EscapeToken(p))
+		srcPtr = append(srcPtr, ptr+"/patternProperties/"+jsonptr.EscapeToken(p))
 		notes = append(notes, fmt.Sprintf("Keys matching %q are checked by the runtime against their schema.", p))
 	}
 	if ap := s.AdditionalProperties; ap != nil && !isFalseSchema(ap) && !(len(pats) > 0 && isTrueSchema(ap)) {
@@ -1010,6 +1179,9 @@ func (b *schemaBuilder) object(s *jsonschema.Schema, ptr, name string, top bool)
 	}
 	b.building[st] = true
 	defer delete(b.building, st)
+	if top {
+		b.checkPatterns()
+	}
 	open := (s.AdditionalProperties != nil && !isFalseSchema(s.AdditionalProperties)) || len(s.PatternProperties) > 0
 	if open && top && len(s.Properties) > 0 {
 		b.warn(ptr+"/additionalProperties", "additional properties are not forwarded: only the declared properties are accepted")
@@ -1029,12 +1201,12 @@ func (b *schemaBuilder) object(s *jsonschema.Schema, ptr, name string, top bool)
 			if slices.Contains(s.Required, k) {
 				msg += "; it is required, so no call can succeed"
 			}
-			b.warn(ptr+"/properties/"+ocpfile.EscapeToken(k), "%s", msg)
+			b.warn(ptr+"/properties/"+jsonptr.EscapeToken(k), "%s", msg)
 			continue
 		}
 		if isFalseSchema(s.Properties[k]) {
 			if slices.Contains(s.Required, k) {
-				b.warn(ptr+"/properties/"+ocpfile.EscapeToken(k), "required property with schema false: no call can succeed")
+				b.warn(ptr+"/properties/"+jsonptr.EscapeToken(k), "required property with schema false: no call can succeed")
 			}
 			continue
 		}
@@ -1052,7 +1224,7 @@ func (b *schemaBuilder) object(s *jsonschema.Schema, ptr, name string, top bool)
 		f := st.Fields[i]
 		ps := s.Properties[p]
 		f.Required = slices.Contains(s.Required, p)
-		m := b.mapSchema(ps, ptr+"/properties/"+ocpfile.EscapeToken(p), name+f.GoName)
+		m := b.mapSchema(ps, ptr+"/properties/"+jsonptr.EscapeToken(p), name+f.GoName)
 		f.Nullable = m.nullable
 		t := m.t
 		if inner, ok := t.(*Struct); ok && b.building[inner] {

@@ -1,0 +1,99 @@
+package ocpimpl
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// Shaped like ocpgen's output for testdata/golden/unions-discriminated.txtar:
+// two alternatives that share their keys and differ in a const.
+
+type shapeKind string
+
+type shapeCircle struct {
+	Kind shapeKind `json:"kind"`
+	Size float64   `json:"size"`
+}
+
+type shapeSquare struct {
+	Kind shapeKind `json:"kind"`
+	Size float64   `json:"size"`
+}
+
+type shape struct {
+	Circle *shapeCircle
+	Square *shapeSquare
+}
+
+const (
+	circleSchema = `{"additionalProperties":false,"properties":{"kind":{"const":"circle"},"size":{"type":"number"}},"required":["kind","size"],"type":"object"}`
+	squareSchema = `{"additionalProperties":false,"properties":{"kind":{"const":"square"},"size":{"type":"number"}},"required":["kind","size"],"type":"object"}`
+)
+
+func (u shape) MarshalJSON() ([]byte, error) {
+	return MarshalUnion("shape", Branch(&u.Circle, JSONObject, circleSchema), Branch(&u.Square, JSONObject, squareSchema))
+}
+
+func (u *shape) UnmarshalJSON(b []byte) error {
+	return UnmarshalUnion("shape", b, Branch(&u.Circle, JSONObject, circleSchema), Branch(&u.Square, JSONObject, squareSchema))
+}
+
+// A nested required property tells these apart; both accept any key.
+type refByID struct {
+	Ref struct {
+		ID   *int64  `json:"id,omitzero"`
+		Name *string `json:"name,omitzero"`
+	} `json:"ref"`
+}
+
+type refByName = refByID
+
+type target struct {
+	ByID   *refByID
+	ByName *refByName
+}
+
+const (
+	byIDSchema   = `{"properties":{"ref":{"properties":{"id":{"type":"integer"}},"required":["id"],"type":"object"}},"required":["ref"],"type":"object"}`
+	byNameSchema = `{"properties":{"ref":{"properties":{"name":{"type":"string"}},"required":["name"],"type":"object"}},"required":["ref"],"type":"object"}`
+)
+
+func (u *target) UnmarshalJSON(b []byte) error {
+	return UnmarshalUnion("target", b, Branch(&u.ByID, JSONObject, byIDSchema, "ref"), Branch(&u.ByName, JSONObject, byNameSchema, "ref"))
+}
+
+// Issue 15 item 2: the branch is the one the schema picks, not the first
+// whose top-level required keys are present.
+func TestUnionPicksTheBranchTheSchemaPicks(t *testing.T) {
+	var s shape
+	if err := json.Unmarshal([]byte(`{"kind":"square","size":2}`), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Square == nil || s.Circle != nil {
+		t.Errorf("square decoded as %+v", s)
+	}
+	if err := json.Unmarshal([]byte(`{"kind":"circle","size":2}`), &s); err != nil || s.Circle == nil || s.Square != nil {
+		t.Errorf("circle decoded as %+v (%v)", s, err)
+	}
+	if err := json.Unmarshal([]byte(`{"kind":"hexagon","size":2}`), &s); err == nil {
+		t.Errorf("hexagon decoded as %+v", s)
+	}
+	var tg target
+	if err := json.Unmarshal([]byte(`{"ref":{"name":"x"}}`), &tg); err != nil || tg.ByName == nil || tg.ByID != nil {
+		t.Errorf("by name decoded as %+v (%v)", tg, err)
+	}
+	if err := json.Unmarshal([]byte(`{"ref":{"id":1}}`), &tg); err != nil || tg.ByID == nil || tg.ByName != nil {
+		t.Errorf("by id decoded as %+v (%v)", tg, err)
+	}
+}
+
+// A branch without a schema is picked on its required properties.
+func TestUnionWithoutSchemaUsesRequired(t *testing.T) {
+	var tg struct{ A, B *refByID }
+	dec := func(b []byte) error {
+		return UnmarshalUnion("t", b, Branch(&tg.A, JSONObject, "", "nope"), Branch(&tg.B, JSONObject, "", "ref"))
+	}
+	if err := dec([]byte(`{"ref":{"id":1}}`)); err != nil || tg.B == nil || tg.A != nil {
+		t.Errorf("decoded as %+v (%v)", tg, err)
+	}
+}
