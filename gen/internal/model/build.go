@@ -177,6 +177,10 @@ func buildTool(mt *Tool, t *load.Tool, snapFile string, c *load.Classification, 
 	mt.CanonicalSchema = canon
 	mt.Fingerprint = ocpimpl.Fingerprint(canon)
 	if err := resolvable(t, canon); err != nil {
+		// A pattern is the usual cause: name its pointer when it is.
+		if pd := PatternDiagnostics(snapFile, t); pd.Err() != nil {
+			return pd
+		}
 		return diag.List{{Severity: diag.Error, File: snapFile, Tool: t.Name, Pointer: t.Pointer("inputSchema"),
 			Msg: err.Error()}}
 	}

@@ -711,12 +711,13 @@ func patternWarnings(file, tool string, root *jsonschema.Schema, ptr string) dia
 	var out diag.List
 	check := func(p, ptr string) {
 		if _, err := ecmare.Compile(p); err != nil {
-			what := "every string it checks is refused as invalid (a schema the gate leaves to jsonschema-go, with $ref or patternProperties, matches it with Go's RE2 meaning instead)"
+			d := diag.Diagnostic{Severity: diag.Warning, File: file, Tool: tool, Pointer: ptr,
+				Msg: fmt.Sprintf("%s: calls fail closed: every string it checks is refused as invalid (a schema the gate leaves to jsonschema-go, with $ref or patternProperties, matches it with Go's RE2 meaning instead)", err)}
 			if _, rerr := regexp.Compile(p); rerr != nil {
-				what = "the gate refuses the tool (Go's regexp cannot parse it)"
+				d.Severity = diag.Error
+				d.Msg = fmt.Sprintf("%s: Go's regexp cannot parse it either, so the gate could not validate calls", err)
 			}
-			out = append(out, diag.Diagnostic{Severity: diag.Warning, File: file, Tool: tool, Pointer: ptr,
-				Msg: fmt.Sprintf("%s: calls fail closed: %s", err.Error(), what)})
+			out = append(out, d)
 		}
 	}
 	var walk func(v any, ptr string)
@@ -753,10 +754,11 @@ func patternWarnings(file, tool string, root *jsonschema.Schema, ptr string) dia
 	return out
 }
 
-// PatternWarnings is patternWarnings for a tool's input schema, for the
+// PatternDiagnostics is patternWarnings for a tool's input schema, for the
 // path that reports the schema as an error before mapping it (a pattern
-// with lookaround or a back-reference does not resolve).
-func PatternWarnings(file string, t *load.Tool) diag.List {
+// with lookaround or a back-reference does not resolve): it names each
+// such pattern's pointer, as an error.
+func PatternDiagnostics(file string, t *load.Tool) diag.List {
 	return patternWarnings(file, t.Name, t.InputSchema, t.Pointer("inputSchema"))
 }
 
