@@ -455,3 +455,18 @@ func TestTextTripleIsStructuredOutput(t *testing.T) {
 		t.Error("DecodeOutput of a refusal: no error")
 	}
 }
+
+// A package generated without a classification has no tiers: NewGate says
+// so once, with what to do, instead of once per tool.
+func TestNewGateWithoutClassificationSaysItOnce(t *testing.T) {
+	var tools []*Tool
+	for _, tl := range testCatalogue.Tools() {
+		c := *tl
+		c.Desc = *tl.Desc.Clone()
+		tools = append(tools, &c)
+	}
+	_, err := NewGate(Config{Catalogue: rawCatalogue(nil, tools...), Server: &spyCaller{}, ACL: AllowAllResources, Broker: NewMemoryBroker()})
+	if err == nil || strings.Count(err.Error(), "\n") != 0 || !strings.Contains(err.Error(), "without a classification file") || !strings.Contains(err.Error(), "ocpgen init") {
+		t.Fatalf("NewGate = %v", err)
+	}
+}
