@@ -641,7 +641,7 @@ func enumDecl(e *model.Enum) *jen.Statement {
 // what it holds); an interpreted literal otherwise.
 func schemaLiteral(schema []byte) jen.Code {
 	s := string(schema)
-	raw := utf8.ValidString(s) && !strings.Contains(s, "`")
+	raw := s != "" && utf8.ValidString(s) && !strings.Contains(s, "`")
 	for _, r := range s {
 		if !raw {
 			break
