@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -282,5 +284,34 @@ func TestPackageDefault(t *testing.T) {
 	_, _, errs := ocpgen(t, "generate", "-snapshot", snap, "-out", out)
 	if strings.Count(errs, "classification") > 1 {
 		t.Errorf("warning repeats itself: %q", errs)
+	}
+}
+
+// TestSnapshotKeepsNumbersAndKeepsURLCredentialsOut: a snapshot keeps the
+// server's numbers exactly (issue 15 item 7), and the "source" of a -url
+// snapshot holds neither its query nor its path (item 8).
+func TestSnapshotKeepsNumbersAndKeepsURLCredentialsOut(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "big", Version: "1"}, nil)
+	schema := json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","maximum":9007199254740993,"minimum":-9223372036854775808}}}`)
+	s.AddTool(&mcp.Tool{Name: "big", InputSchema: schema}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	t.Cleanup(ts.Close)
+	out := filepath.Join(t.TempDir(), "big.tools.json")
+	if code, _, errs := ocpgen(t, "snapshot", "-url", ts.URL+"/s3cret-path/mcp?api_key=s3cret-key", "-o", out); code != exitOK {
+		t.Fatalf("snapshot: exit %d: %s", code, errs)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"maximum": 9007199254740993`, `"minimum": -9223372036854775808`} {
+		if !bytes.Contains(b, []byte(want)) {
+			t.Errorf("snapshot lacks %s:\n%s", want, b)
+		}
+	}
+	if bytes.Contains(b, []byte("s3cret")) {
+		t.Errorf("a URL credential was written into the snapshot:\n%s", b)
 	}
 }

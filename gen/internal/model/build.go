@@ -175,7 +175,10 @@ func buildTool(mt *Tool, t *load.Tool, snapFile string, c *load.Classification, 
 			Msg: fmt.Sprintf("input schema: %v", err)}}
 	}
 	mt.CanonicalSchema = canon
-	mt.Fingerprint = ocpimpl.Fingerprint(canon)
+	if mt.Fingerprint, err = ocpimpl.SchemaFingerprint(canon); err != nil {
+		return diag.List{{Severity: diag.Error, File: snapFile, Tool: t.Name, Pointer: t.Pointer("inputSchema"),
+			Msg: fmt.Sprintf("input schema: %v (an MCP client reads schema numbers as float64)", err)}}
+	}
 	if err := resolvable(t, canon); err != nil {
 		return diag.List{{Severity: diag.Error, File: snapFile, Tool: t.Name, Pointer: t.Pointer("inputSchema"),
 			Msg: err.Error()}}
