@@ -40,7 +40,8 @@ type Report struct {
 type DiffSide struct {
 	// Snapshot is the snapshot file name, "" when the side has none.
 	Snapshot string `json:"snapshot"`
-	// SnapshotDigest is "sha256:<hex>" of its bytes, "" when absent.
+	// SnapshotDigest is "sha256:<hex>" of its content (server and tools,
+	// canonical; not "source"), "" when absent.
 	SnapshotDigest string `json:"snapshotDigest"`
 	// Classification is the classification file name, "" when none.
 	Classification string `json:"classification"`

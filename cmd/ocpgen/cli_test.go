@@ -315,3 +315,20 @@ func TestSnapshotKeepsNumbersAndKeepsURLCredentialsOut(t *testing.T) {
 		t.Errorf("a URL credential was written into the snapshot:\n%s", b)
 	}
 }
+
+func TestCommandSource(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"npx -y @modelcontextprotocol/server-memory":              "stdio npx -y @modelcontextprotocol/server-memory",
+		"/usr/local/bin/node /home/alice/acme/index.js --port 3":  "stdio node index.js --port 3",
+		"./server --api-key=s3cret --token s3cret -v":             "stdio server --api-key=REDACTED --token REDACTED -v",
+		"go run github.com/ocpgen/ocpgen/examples/tickets/server": "stdio go run github.com/ocpgen/ocpgen/examples/tickets/server",
+	} {
+		argv, err := splitCommand(cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := commandSource(argv); got != want {
+			t.Errorf("commandSource(%q) = %q, want %q", cmd, got, want)
+		}
+	}
+}

@@ -176,11 +176,44 @@ func urlSource(raw string) (string, error) {
 }
 
 // commandSource is the "source" recorded for a -command snapshot: the
-// program's base name only. Its directory is machine-specific and its
-// arguments may carry credentials. The source is informational: it is in
-// no digest and in no generated file.
+// command line with each path reduced to its base name (a directory is
+// machine-specific) and the value of a flag named like a credential
+// (--token, --api-key=..., -password) replaced by "REDACTED". It is a note
+// for people: it is in no digest and in no generated file, so two machines
+// that start the same server differently generate the same code.
 func commandSource(argv []string) string {
-	return "stdio " + filepath.Base(argv[0])
+	out := make([]string, len(argv))
+	secretNext := false
+	for i, a := range argv {
+		switch {
+		case secretNext:
+			a, secretNext = "REDACTED", false
+		case strings.HasPrefix(a, "-"):
+			name, _, hasValue := strings.Cut(a, "=")
+			if secretName(name) {
+				if hasValue {
+					a = name + "=REDACTED"
+				} else {
+					secretNext = true
+				}
+			}
+		case filepath.IsAbs(a) || strings.HasPrefix(a, "."+string(filepath.Separator)) || strings.HasPrefix(a, ".."+string(filepath.Separator)) || strings.HasPrefix(a, "~"):
+			a = filepath.Base(a)
+		}
+		out[i] = a
+	}
+	return "stdio " + strings.Join(out, " ")
+}
+
+// secretName reports whether a flag's name says it holds a credential.
+func secretName(flag string) bool {
+	f := strings.ToLower(strings.TrimLeft(flag, "-"))
+	for _, w := range []string{"token", "key", "secret", "password", "passwd", "auth", "credential"} {
+		if strings.Contains(f, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // parseHeaders parses "Name: value" pairs, expanding $VAR in values.

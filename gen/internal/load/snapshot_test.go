@@ -237,10 +237,32 @@ func TestLoadSnapshotOrderAndIndex(t *testing.T) {
 	if len(diags) > 0 || len(raw.Tools) != 1 || raw.Server.Name != "" {
 		t.Errorf("raw tools/list: %v %+v", diags, raw)
 	}
-	// The digest is of the bytes, so formatting changes it.
-	other, _ := LoadSnapshot("s.json", []byte(" "+in))
-	if other.Digest == s.Digest {
-		t.Error("digest does not depend on the bytes")
+	// The digest is of the content generation reads (issue 15 item 8):
+	// formatting, tool order and "source" (machine-specific) leave it
+	// alone; a change to a tool or to the server does not.
+	same := []string{
+		" " + in,
+		strings.Replace(in, `"source": "test"`, `"source": "stdio node /home/alice/server.js"`, 1),
+		strings.Replace(in, `"source": "test",`, ``, 1),
+		`{"tools": [{"name": "a", "annotations": {"readOnlyHint": true}, "inputSchema": {"type": "object"}}, {"inputSchema": {}, "name": "b"}],
+		  "source": "npx", "server": {"version": "1.2", "name": "srv"}}`,
+	}
+	for _, v := range same {
+		other, ds := LoadSnapshot("s.json", []byte(v))
+		if ds.Err() != nil {
+			t.Fatal(ds.Err())
+		}
+		if other.Digest != s.Digest {
+			t.Errorf("digest changed by formatting, order or source:\n%s", v)
+		}
+	}
+	for _, v := range []string{
+		strings.Replace(in, `"readOnlyHint": true`, `"readOnlyHint": false`, 1),
+		strings.Replace(in, `"version": "1.2"`, `"version": "1.3"`, 1),
+	} {
+		if other, _ := LoadSnapshot("s.json", []byte(v)); other.Digest == s.Digest {
+			t.Errorf("digest does not depend on the content:\n%s", v)
+		}
 	}
 }
 

@@ -14,7 +14,10 @@ import (
 type Snapshot struct {
 	// File is the file name as given.
 	File string
-	// Digest is Fingerprint-style "sha256:<hex>" of the file's bytes.
+	// Digest is "sha256:<hex>" of the snapshot's content: its server and
+	// tools, canonical, without "source" (see contentDigest). Two files that
+	// differ only in source, formatting or order have the same digest, as
+	// they generate the same code.
 	Digest string
 	// Server is the serverInfo recorded in the file (empty for a raw
 	// tools/list result).
