@@ -53,6 +53,9 @@ func EncodeSnapshotRaw(file string, server SnapshotServer, source string, tools 
 	}
 	list := make([]named, len(tools))
 	for i, raw := range tools {
+		if ptr, why := load.RewrittenText(raw); why != "" {
+			return nil, fmt.Errorf("%s: tools[%d]%s: %s", file, i, ptr, why)
+		}
 		if err := noDuplicateKeys(raw); err != nil {
 			return nil, fmt.Errorf("%s: tools[%d]: %v", file, i, err)
 		}

@@ -150,6 +150,16 @@ func (l *snapLoader) load(data []byte) *Snapshot {
 			l.add(diag.Warning, "", pointer(k), "unknown top-level key, ignored")
 		}
 	}
+	for _, k := range []string{"server", "source"} {
+		if tokens, key, why := badText(top[k]); why != "" {
+			what := "string"
+			if key {
+				what = "key"
+			}
+			l.errorf("", pointer(append([]string{k}, tokens...)...), "a %s holds %s", what, why)
+			return nil
+		}
+	}
 	l.server(top["server"], s)
 	if raw, ok := top["source"]; ok && !isNull(raw) {
 		if err := json.Unmarshal(raw, &s.Source); err != nil || firstByte(raw) != '"' {
@@ -306,6 +316,18 @@ func (l *snapLoader) tool(i int, raw json.RawMessage) *Tool {
 	}
 	if k := firstRepeated(keys); k != "" {
 		l.errorf("", toolPointer(i, k), "duplicate key in the tool object")
+		return nil
+	}
+	if tokens, key, why := badText(raw); why != "" {
+		name := ""
+		if nr, ok := m["name"]; ok && firstByte(nr) == '"' && badString(nr) == "" {
+			_ = json.Unmarshal(nr, &name)
+		}
+		what := "string"
+		if key {
+			what = "key"
+		}
+		l.errorf(name, toolPointer(i, tokens...), "a %s holds %s", what, why)
 		return nil
 	}
 	t := &Tool{Index: i}

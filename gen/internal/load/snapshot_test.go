@@ -355,3 +355,39 @@ func TestPosition(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadSnapshotRefusesRewrittenText: a string encoding/json would
+// rewrite to U+FFFD (invalid UTF-8, a lone surrogate escape) is an error
+// naming the tool and the pointer (issue 15 item 9), never a silent
+// U+FFFD, and two names differing only there are not reported as
+// duplicates.
+func TestLoadSnapshotRefusesRewrittenText(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{`{"tools": [{"name": "a", "description": "caf` + "\xe9" + `", "inputSchema": {}}]}`,
+			[]string{`s.json: tool "a": /tools/0/description: a string holds invalid UTF-8 (byte 0xe9 at offset 3 of the string); JSON text is UTF-8`}},
+		{`{"tools": [{"name": "x` + "\xff" + `", "inputSchema": {}}, {"name": "x` + "\xfe" + `", "inputSchema": {}}]}`,
+			[]string{
+				`s.json: /tools/0/name: a string holds invalid UTF-8 (byte 0xff at offset 1 of the string); JSON text is UTF-8`,
+				`s.json: /tools/1/name: a string holds invalid UTF-8 (byte 0xfe at offset 1 of the string); JSON text is UTF-8`,
+			}},
+		{`{"tools": [{"name": "b", "inputSchema": {"properties": {"q": {"enum": ["ok", "a\ud800b"]}}}}]}`,
+			[]string{`s.json: tool "b": /tools/0/inputSchema/properties/q/enum/1: a string holds a lone UTF-16 surrogate escape \ud800 (it would become U+FFFD)`}},
+		{`{"tools": [{"name": "c", "inputSchema": {"properties": {"k\udc00": {}}}}]}`,
+			[]string{`s.json: tool "c": /tools/0/inputSchema/properties/k` + "\ufffd" + `: a key holds a lone UTF-16 surrogate escape \udc00 (it would become U+FFFD)`}},
+		{`{"server": {"name": "s` + "\x80" + `"}, "tools": []}`,
+			[]string{`s.json: /server/name: a string holds invalid UTF-8 (byte 0x80 at offset 1 of the string); JSON text is UTF-8`}},
+		// A surrogate pair is a character, not an error.
+		{`{"tools": [{"name": "d", "description": "\ud83d\ude00 \u00e9", "inputSchema": {}}]}`, nil},
+	} {
+		s, diags := LoadSnapshot("s.json", []byte(tc.in))
+		if got := strs(diags); !slices.Equal(got, tc.want) {
+			t.Errorf("%q:\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+		if (s == nil) != (len(tc.want) > 0) {
+			t.Errorf("%q: snapshot %v", tc.in, s)
+		}
+	}
+}
