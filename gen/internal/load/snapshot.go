@@ -378,10 +378,44 @@ func (l *snapLoader) tool(i int, raw json.RawMessage) *Tool {
 			t.Annotations = &ann
 		}
 	}
+	if e, ok := m["execution"]; ok && !isNull(e) {
+		t.TaskSupport = l.taskSupport(t, e)
+	}
 	if len(l.diags.Errors()) > errs {
 		return nil
 	}
 	return t
+}
+
+// taskSupport reads a tool's execution member, {"taskSupport": ...}. What
+// it cannot read is a warning and counts as TaskRequired: such a tool is
+// left out rather than called in a way its server may refuse.
+func (l *snapLoader) taskSupport(t *Tool, raw json.RawMessage) string {
+	if firstByte(raw) != '{' {
+		l.add(diag.Warning, t.Name, t.Pointer("execution"), "not an object: treated as taskSupport \"required\"")
+		return TaskRequired
+	}
+	var ts string
+	keys, vals := members(raw)
+	for i, k := range keys {
+		if k != "taskSupport" {
+			continue
+		}
+		v := vals[i]
+		if isNull(v) {
+			return ""
+		}
+		if firstByte(v) != '"' || json.Unmarshal(v, &ts) != nil {
+			l.add(diag.Warning, t.Name, t.Pointer("execution", "taskSupport"), "not a string: treated as \"required\"")
+			return TaskRequired
+		}
+	}
+	switch ts {
+	case "", TaskForbidden, TaskOptional, TaskRequired:
+		return ts
+	}
+	l.add(diag.Warning, t.Name, t.Pointer("execution", "taskSupport"), "unknown value %q: treated as \"required\"", ts)
+	return TaskRequired
 }
 
 // optString returns the optional string member key of a tool.

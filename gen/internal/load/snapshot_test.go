@@ -391,3 +391,26 @@ func TestLoadSnapshotRefusesRewrittenText(t *testing.T) {
 		}
 	}
 }
+
+func TestLoadSnapshotTaskSupport(t *testing.T) {
+	in := `{"tools": [
+	 {"name": "a", "inputSchema": {}},
+	 {"name": "b", "inputSchema": {}, "execution": {"taskSupport": "optional"}},
+	 {"name": "c", "inputSchema": {}, "execution": {"taskSupport": "required"}},
+	 {"name": "d", "inputSchema": {}, "execution": {"taskSupport": "sometimes"}},
+	 {"name": "e", "inputSchema": {}, "execution": "yes"},
+	 {"name": "f", "inputSchema": {}, "execution": {}}]}`
+	s, diags := LoadSnapshot("s.json", []byte(in))
+	want := []string{
+		`s.json: warning: tool "d": /tools/3/execution/taskSupport: unknown value "sometimes": treated as "required"`,
+		`s.json: warning: tool "e": /tools/4/execution: not an object: treated as taskSupport "required"`,
+	}
+	if got := strs(diags); !slices.Equal(got, want) {
+		t.Fatalf("diagnostics:\n got %q\nwant %q", got, want)
+	}
+	for i, ts := range []string{"", TaskOptional, TaskRequired, TaskRequired, TaskRequired, ""} {
+		if s.Tools[i].TaskSupport != ts {
+			t.Errorf("%s: TaskSupport %q, want %q", s.Tools[i].Name, s.Tools[i].TaskSupport, ts)
+		}
+	}
+}
