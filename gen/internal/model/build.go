@@ -121,6 +121,9 @@ func Build(s *load.Snapshot, c *load.Classification, pkgName string) (*Package, 
 			}
 			if def != "" {
 				head := []string{fmt.Sprintf("%s is the schema's definition %q.", d.DeclName(), def)}
+				if strings.HasPrefix(def, "#") {
+					head = []string{fmt.Sprintf("%s is the schema at %q, which a $ref points to.", d.DeclName(), def)}
+				}
 				if len(*doc) > 0 {
 					head = append(head, "")
 				}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -32,7 +33,14 @@ import (
 //     values. A definition under $defs or definitions becomes one named type,
 //     <Tool>Args<Definition> (<Tool>Result<Definition>), shared by every $ref
 //     to it; recursive $refs (to a definition or "#") use it too, through a
-//     pointer where the field would otherwise contain itself.
+//     pointer where the field would otherwise contain itself. A $ref that is
+//     any other JSON pointer into the same schema ("#/properties/thoughtNumber",
+//     "#/items/anyOf/0"; ~0, ~1 and percent escapes undone) maps to the type of
+//     the schema it points to, in the same way: a scalar is its Go type, an
+//     object or enum one named type, <Tool>Args<Pointer tokens> (properties
+//     dropped: <Tool>ArgsWhere), shared by every $ref to that pointer. The
+//     schema mapped in its own place gets its own, equal, type (a second
+//     name for the same shape, never a different one).
 //   - Additional properties. The gate forwards only the declared top-level
 //     arguments, so <Tool>Args has only its declared fields whatever the
 //     schema says (a warning says so when additionalProperties is a schema
@@ -97,8 +105,8 @@ import (
 //     and becomes json.RawMessage (exact, not a fallback). false accepts
 //     nothing: such a property gets no field, so the strict decoder refuses
 //     it (a warning when it is required: no call can succeed).
-//   - A $ref other than #, #/$defs/… and #/definitions/… (a pointer into
-//     properties, an anchor), a recursive $ref whose definition is not an
+//   - A $ref that is not # or a JSON pointer (an anchor, "#node"; a
+//     $dynamicRef), a recursive $ref whose definition is not an
 //     object, an unknown type, an anyOf/oneOf of more than load.MaxEnumValues
 //     alternatives and a schema too large to map become json.RawMessage
 //     (fallbacks: there is no Go type to give). A $ref that does not resolve
@@ -231,39 +239,156 @@ func writesNothingButNot(s *jsonschema.Schema) bool {
 		s.Format == "" && len(s.Extra) == 0
 }
 
-// defRef splits a $ref into the root's definitions map, the definition's
-// name and its pointer (relative to the root), or returns a reason.
-func (b *schemaBuilder) defRef(ref string) (map[string]*jsonschema.Schema, string, string, string) {
-	var defs map[string]*jsonschema.Schema
-	var key, name string
-	switch {
-	case strings.HasPrefix(ref, "#/$defs/"):
-		defs, key, name = b.root.Defs, "$defs", ref[len("#/$defs/"):]
-	case strings.HasPrefix(ref, "#/definitions/"):
-		defs, key, name = b.root.Definitions, "definitions", ref[len("#/definitions/"):]
-	default:
-		return nil, "", "", fmt.Sprintf("$ref %q is not mapped to a Go type (only #, #/$defs/… and #/definitions/… are)", ref)
+// defRef resolves a local $ref, a JSON pointer into the root ("#/$defs/x",
+// "#/definitions/x", "#/properties/thoughtNumber", "#/items/anyOf/0"), to
+// the schema there, the name its type takes (the definition's name for
+// $defs and definitions, else the pointer's tokens joined) and its pointer
+// (relative to the root), or returns a reason: an anchor ("#node"), a
+// pointer to where no schema is, or one that escapes the fragment syntax.
+func (b *schemaBuilder) defRef(ref string) (*jsonschema.Schema, string, string, string) {
+	if !strings.HasPrefix(ref, "#/") {
+		return nil, "", "", fmt.Sprintf("$ref %q is not mapped to a Go type (only # and JSON pointers into the same schema are)", ref)
 	}
-	if strings.Contains(name, "/") {
+	tokens := strings.Split(ref[len("#/"):], "/")
+	for i, t := range tokens {
+		tokens[i] = ocpfile.UnescapeToken(unpercent(t))
+	}
+	t, ok := schemaAt(b.root, tokens)
+	if !ok || t == nil {
 		return nil, "", "", fmt.Sprintf("$ref %q cannot be resolved", ref)
 	}
-	name = ocpfile.UnescapeToken(name)
-	return defs, name, "/" + key + "/" + ocpfile.EscapeToken(name), ""
+	var ptr strings.Builder
+	for _, tok := range tokens {
+		ptr.WriteString("/" + ocpfile.EscapeToken(tok))
+	}
+	name := strings.Join(tokens, " ")
+	if len(tokens) == 2 && (tokens[0] == "$defs" || tokens[0] == "definitions") {
+		name = tokens[1]
+	} else if len(tokens) >= 2 && tokens[0] == "properties" {
+		name = strings.Join(tokens[1:], " ")
+	}
+	return t, name, ptr.String(), ""
 }
 
-// deref resolves a $ref into the root's $defs or definitions, or returns a
-// reason when it cannot.
+// unpercent undoes the URI percent-encoding a $ref fragment may use
+// ("%25" for "%", "%22" for a quote); a malformed escape stays as is.
+func unpercent(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	var out strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) {
+			if v, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
+				out.WriteByte(byte(v))
+				i += 2
+				continue
+			}
+		}
+		out.WriteByte(s[i])
+	}
+	return out.String()
+}
+
+// schemaAt walks the JSON pointer tokens from s through the keywords that
+// hold schemas.
+func schemaAt(s *jsonschema.Schema, tokens []string) (*jsonschema.Schema, bool) {
+	for i := 0; i < len(tokens); i++ {
+		if s == nil {
+			return nil, false
+		}
+		key := tokens[i]
+		next := func() (string, bool) {
+			if i+1 >= len(tokens) {
+				return "", false
+			}
+			i++
+			return tokens[i], true
+		}
+		inMap := func(m map[string]*jsonschema.Schema) (*jsonschema.Schema, bool) {
+			k, ok := next()
+			if !ok {
+				return nil, false
+			}
+			c, ok := m[k]
+			return c, ok
+		}
+		inList := func(l []*jsonschema.Schema) (*jsonschema.Schema, bool) {
+			k, ok := next()
+			if !ok {
+				return nil, false
+			}
+			n, err := strconv.Atoi(k)
+			if err != nil || n < 0 || n >= len(l) || strconv.Itoa(n) != k {
+				return nil, false
+			}
+			return l[n], true
+		}
+		var ok bool
+		switch key {
+		case "$defs":
+			s, ok = inMap(s.Defs)
+		case "definitions":
+			s, ok = inMap(s.Definitions)
+		case "properties":
+			s, ok = inMap(s.Properties)
+		case "patternProperties":
+			s, ok = inMap(s.PatternProperties)
+		case "dependentSchemas":
+			s, ok = inMap(s.DependentSchemas)
+		case "prefixItems":
+			s, ok = inList(s.PrefixItems)
+		case "allOf":
+			s, ok = inList(s.AllOf)
+		case "anyOf":
+			s, ok = inList(s.AnyOf)
+		case "oneOf":
+			s, ok = inList(s.OneOf)
+		case "items":
+			if s.Items != nil {
+				s, ok = s.Items, true
+			} else {
+				s, ok = inList(s.ItemsArray)
+			}
+		case "additionalItems":
+			s, ok = s.AdditionalItems, s.AdditionalItems != nil
+		case "contains":
+			s, ok = s.Contains, s.Contains != nil
+		case "unevaluatedItems":
+			s, ok = s.UnevaluatedItems, s.UnevaluatedItems != nil
+		case "additionalProperties":
+			s, ok = s.AdditionalProperties, s.AdditionalProperties != nil
+		case "propertyNames":
+			s, ok = s.PropertyNames, s.PropertyNames != nil
+		case "unevaluatedProperties":
+			s, ok = s.UnevaluatedProperties, s.UnevaluatedProperties != nil
+		case "not":
+			s, ok = s.Not, s.Not != nil
+		case "if":
+			s, ok = s.If, s.If != nil
+		case "then":
+			s, ok = s.Then, s.Then != nil
+		case "else":
+			s, ok = s.Else, s.Else != nil
+		case "contentSchema":
+			s, ok = s.ContentSchema, s.ContentSchema != nil
+		}
+		if !ok {
+			return nil, false
+		}
+	}
+	return s, s != nil
+}
+
+// deref resolves a local $ref (see defRef), or returns a reason when it
+// cannot.
 func (b *schemaBuilder) deref(s *jsonschema.Schema) (*jsonschema.Schema, string) {
 	if s.Ref == "#" {
 		return b.root, ""
 	}
-	defs, name, _, reason := b.defRef(s.Ref)
+	t, _, _, reason := b.defRef(s.Ref)
 	if reason != "" {
 		return nil, reason
-	}
-	t, ok := defs[name]
-	if !ok || t == nil {
-		return nil, fmt.Sprintf("$ref %q cannot be resolved", s.Ref)
 	}
 	return t, ""
 }
@@ -462,6 +587,13 @@ func (b *schemaBuilder) mapRef(s *jsonschema.Schema, ptr string) mapped {
 	}
 	_, defName, defPtr, _ := b.defRef(s.Ref)
 	name := b.prefix + Ident(defName)
+	label := defName // what the doc comment calls the type: a definition's name, else the pointer
+	switch {
+	case s.Ref == "#":
+		label, defPtr, name = "", "", b.prefix+Ident("")
+	case !strings.HasPrefix(defPtr, "/$defs/") && !strings.HasPrefix(defPtr, "/definitions/") || strings.Count(defPtr, "/") != 2:
+		label = "#" + defPtr
+	}
 	b.refs = append(b.refs, s.Ref)
 	if objectish(t) && t.Ref == "" && len(t.AllOf) == 0 && len(t.AnyOf) == 0 && len(t.OneOf) == 0 {
 		b.pendingRef = s.Ref
@@ -474,15 +606,15 @@ func (b *schemaBuilder) mapRef(s *jsonschema.Schema, ptr string) mapped {
 	switch d := m.t.(type) {
 	case *Struct:
 		if d.Name == name && d.def == "" {
-			d.def, d.Doc = defName, doc
+			d.def, d.Doc = label, doc
 		}
 	case *Enum:
 		if d.Name == name && d.def == "" {
-			d.def, d.Doc = defName, doc
+			d.def, d.Doc = label, doc
 		}
 	case *Union:
 		if d.Name == name && d.def == "" {
-			d.def, d.Doc = defName, doc
+			d.def, d.Doc = label, doc
 		}
 	}
 	b.defs[s.Ref] = m
