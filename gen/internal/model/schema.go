@@ -291,91 +291,49 @@ func unpercent(s string) string {
 }
 
 // schemaAt walks the JSON pointer tokens from s through the keywords that
-// hold schemas.
+// hold schemas: a keyword holding one schema takes no more token, one
+// holding a map or a list takes the key or the index next.
 func schemaAt(s *jsonschema.Schema, tokens []string) (*jsonschema.Schema, bool) {
 	for i := 0; i < len(tokens); i++ {
 		if s == nil {
 			return nil, false
 		}
+		maps := map[string]map[string]*jsonschema.Schema{
+			"$defs": s.Defs, "definitions": s.Definitions, "properties": s.Properties,
+			"patternProperties": s.PatternProperties, "dependentSchemas": s.DependentSchemas,
+		}
+		lists := map[string][]*jsonschema.Schema{
+			"prefixItems": s.PrefixItems, "allOf": s.AllOf, "anyOf": s.AnyOf, "oneOf": s.OneOf,
+		}
+		if s.Items == nil {
+			lists["items"] = s.ItemsArray
+		}
+		single := map[string]*jsonschema.Schema{
+			"items": s.Items, "additionalItems": s.AdditionalItems, "contains": s.Contains,
+			"unevaluatedItems": s.UnevaluatedItems, "additionalProperties": s.AdditionalProperties,
+			"propertyNames": s.PropertyNames, "unevaluatedProperties": s.UnevaluatedProperties,
+			"not": s.Not, "if": s.If, "then": s.Then, "else": s.Else, "contentSchema": s.ContentSchema,
+		}
 		key := tokens[i]
-		next := func() (string, bool) {
-			if i+1 >= len(tokens) {
-				return "", false
-			}
+		if m, ok := maps[key]; ok && i+1 < len(tokens) {
 			i++
-			return tokens[i], true
+			s = m[tokens[i]]
+			continue
 		}
-		inMap := func(m map[string]*jsonschema.Schema) (*jsonschema.Schema, bool) {
-			k, ok := next()
-			if !ok {
+		if l, ok := lists[key]; ok && i+1 < len(tokens) {
+			i++
+			n, err := strconv.Atoi(tokens[i])
+			if err != nil || n < 0 || n >= len(l) || strconv.Itoa(n) != tokens[i] {
 				return nil, false
 			}
-			c, ok := m[k]
-			return c, ok
+			s = l[n]
+			continue
 		}
-		inList := func(l []*jsonschema.Schema) (*jsonschema.Schema, bool) {
-			k, ok := next()
-			if !ok {
-				return nil, false
-			}
-			n, err := strconv.Atoi(k)
-			if err != nil || n < 0 || n >= len(l) || strconv.Itoa(n) != k {
-				return nil, false
-			}
-			return l[n], true
-		}
-		var ok bool
-		switch key {
-		case "$defs":
-			s, ok = inMap(s.Defs)
-		case "definitions":
-			s, ok = inMap(s.Definitions)
-		case "properties":
-			s, ok = inMap(s.Properties)
-		case "patternProperties":
-			s, ok = inMap(s.PatternProperties)
-		case "dependentSchemas":
-			s, ok = inMap(s.DependentSchemas)
-		case "prefixItems":
-			s, ok = inList(s.PrefixItems)
-		case "allOf":
-			s, ok = inList(s.AllOf)
-		case "anyOf":
-			s, ok = inList(s.AnyOf)
-		case "oneOf":
-			s, ok = inList(s.OneOf)
-		case "items":
-			if s.Items != nil {
-				s, ok = s.Items, true
-			} else {
-				s, ok = inList(s.ItemsArray)
-			}
-		case "additionalItems":
-			s, ok = s.AdditionalItems, s.AdditionalItems != nil
-		case "contains":
-			s, ok = s.Contains, s.Contains != nil
-		case "unevaluatedItems":
-			s, ok = s.UnevaluatedItems, s.UnevaluatedItems != nil
-		case "additionalProperties":
-			s, ok = s.AdditionalProperties, s.AdditionalProperties != nil
-		case "propertyNames":
-			s, ok = s.PropertyNames, s.PropertyNames != nil
-		case "unevaluatedProperties":
-			s, ok = s.UnevaluatedProperties, s.UnevaluatedProperties != nil
-		case "not":
-			s, ok = s.Not, s.Not != nil
-		case "if":
-			s, ok = s.If, s.If != nil
-		case "then":
-			s, ok = s.Then, s.Then != nil
-		case "else":
-			s, ok = s.Else, s.Else != nil
-		case "contentSchema":
-			s, ok = s.ContentSchema, s.ContentSchema != nil
-		}
-		if !ok {
+		c, ok := single[key]
+		if !ok || c == nil {
 			return nil, false
 		}
+		s = c
 	}
 	return s, s != nil
 }
