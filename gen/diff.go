@@ -165,8 +165,10 @@ func ChangeKinds() []ChangeKind {
 		out = append(out, ChangeKind{Kind: k.Name, Area: "input, output", Breaking: k.BreaksInput, BreakingOutput: k.BreaksOutput, Doc: k.Doc})
 	}
 	out = append(out, ChangeKind{Kind: "hint-changed", Area: "hint", Doc: "a server annotation changed; it is not trusted and changes nothing"})
-	out = append(out, ChangeKind{Kind: "task-support-changed", Area: "execution", Breaking: true,
-		Doc: "execution.taskSupport changed; breaking when it becomes \"required\": the tool can then only be called as an MCP task, which the runtime cannot do, and leaves the catalogue"})
+	out = append(out, ChangeKind{Kind: "task-support-required", Area: "execution", Breaking: true,
+		Doc: "execution.taskSupport became \"required\": the tool can only be called as an MCP task, which the runtime cannot do, so it leaves the catalogue"})
+	out = append(out, ChangeKind{Kind: "task-support-changed", Area: "execution",
+		Doc: "execution.taskSupport changed otherwise (to \"optional\" or \"forbidden\", or unset): the tool is called synchronously"})
 	return out
 }
 

@@ -44,7 +44,8 @@ const (
 )
 
 // TaskSupport compares a tool's execution.taskSupport ("" when absent).
-// Becoming "required" is breaking: the tool leaves the generated catalogue.
+// Becoming "required" (kind task-support-required) is breaking: the tool
+// leaves the generated catalogue; any other change is task-support-changed.
 func TaskSupport(old, nw string) []Change {
 	if old == nw {
 		return nil
@@ -62,7 +63,11 @@ func TaskSupport(old, nw string) []Change {
 	case old == "required":
 		msg += ": the tool can be called synchronously again, so it returns to the catalogue"
 	}
-	return []Change{{Kind: "task-support-changed", Area: AreaExecution, Pointer: "/execution/taskSupport",
+	kind := "task-support-changed"
+	if nw == "required" {
+		kind = "task-support-required"
+	}
+	return []Change{{Kind: kind, Area: AreaExecution, Pointer: "/execution/taskSupport",
 		Breaking: nw == "required", Message: msg, Old: strJSON(old), New: strJSON(nw)}}
 }
 
