@@ -207,8 +207,8 @@ func firstDiffLine(a, b []byte) int {
 }
 
 // lint returns generate's warnings with, under strict, the findings of the
-// classification lint (codes diag.CodeNoClassification and
-// diag.CodeUnclassified) turned into errors: the same diagnostics, not a
+// classification lint (codes diag.CodeNoClassification,
+// diag.CodeUnclassified and diag.CodeTaskRequired) turned into errors: the same diagnostics, not a
 // second copy of them.
 func lint(warnings diag.List, strict bool) diag.List {
 	if !strict {
@@ -223,6 +223,9 @@ func lint(warnings diag.List, strict bool) diag.List {
 		case diag.CodeUnclassified:
 			d.Severity = diag.Error
 			d.Msg = "not classified: it is a write at the default tier; -strict requires an entry (access: read or write) for every tool"
+		case diag.CodeTaskRequired:
+			d.Severity = diag.Error
+			d.Msg += " (-strict fails on a tool of the snapshot that the Hub cannot offer)"
 		}
 		out = append(out, d)
 	}

@@ -40,7 +40,8 @@ type Report struct {
 type DiffSide struct {
 	// Snapshot is the snapshot file name, "" when the side has none.
 	Snapshot string `json:"snapshot"`
-	// SnapshotDigest is "sha256:<hex>" of its bytes, "" when absent.
+	// SnapshotDigest is "sha256:<hex>" of its content (server and tools,
+	// canonical; not "source"), "" when absent.
 	SnapshotDigest string `json:"snapshotDigest"`
 	// Classification is the classification file name, "" when none.
 	Classification string `json:"classification"`
@@ -135,6 +136,7 @@ const (
 	AreaOutput         = diff.AreaOutput
 	AreaClassification = diff.AreaClassification
 	AreaHint           = diff.AreaHint
+	AreaExecution      = diff.AreaExecution
 )
 
 // ChangeKind documents one kind of change.
@@ -163,6 +165,10 @@ func ChangeKinds() []ChangeKind {
 		out = append(out, ChangeKind{Kind: k.Name, Area: "input, output", Breaking: k.BreaksInput, BreakingOutput: k.BreaksOutput, Doc: k.Doc})
 	}
 	out = append(out, ChangeKind{Kind: "hint-changed", Area: "hint", Doc: "a server annotation changed; it is not trusted and changes nothing"})
+	out = append(out, ChangeKind{Kind: "task-support-required", Area: "execution", Breaking: true,
+		Doc: "execution.taskSupport became \"required\": the tool can only be called as an MCP task, which the runtime cannot do, so it leaves the catalogue"})
+	out = append(out, ChangeKind{Kind: "task-support-changed", Area: "execution",
+		Doc: "execution.taskSupport changed otherwise (to \"optional\" or \"forbidden\", or unset): the tool is called synchronously"})
 	return out
 }
 
@@ -288,6 +294,9 @@ func diffTool(name string, o, n *side) (ToolDiff, bool) {
 		if !np.Classified {
 			msg = fmt.Sprintf("added, unclassified: will be a write at the default tier %s", diff.TierName(np))
 		}
+		if nt.TaskSupport == load.TaskRequired {
+			msg = "added, but it can only be called as an MCP task (execution.taskSupport \"required\"), so it is left out of the catalogue"
+		}
 		changes = append(changes, diff.Change{Kind: "tool-added", Area: diff.AreaTool, Message: msg})
 	case nt == nil:
 		op := model.ResolvePolicy(name, o.class)
@@ -311,6 +320,7 @@ func diffTool(name string, o, n *side) (ToolDiff, bool) {
 				changes = append(changes, h)
 			}
 		}
+		changes = append(changes, diff.TaskSupport(ot.TaskSupport, nt.TaskSupport)...)
 		changes = append(changes, diff.ComparePolicies(op, np)...)
 		changes = append(changes, sortByPointer(diff.Schema("/inputSchema", ot.InputSchemaRaw, nt.InputSchemaRaw, false))...)
 		switch {

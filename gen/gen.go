@@ -120,4 +120,8 @@ const (
 	// CodeUnclassified: the classification does not list the tool, so it
 	// is a write at the default tier.
 	CodeUnclassified = diag.CodeUnclassified
+	// CodeTaskRequired: the tool can only be called as an MCP task
+	// (execution.taskSupport "required"), which ocpgen's runtime cannot
+	// drive, so it is left out of the generated catalogue.
+	CodeTaskRequired = diag.CodeTaskRequired
 )

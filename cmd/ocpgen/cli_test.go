@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -282,5 +284,82 @@ func TestPackageDefault(t *testing.T) {
 	_, _, errs := ocpgen(t, "generate", "-snapshot", snap, "-out", out)
 	if strings.Count(errs, "classification") > 1 {
 		t.Errorf("warning repeats itself: %q", errs)
+	}
+}
+
+// TestSnapshotKeepsNumbersAndKeepsURLCredentialsOut: a snapshot keeps the
+// server's numbers exactly (issue 15 item 7), and the "source" of a -url
+// snapshot holds neither its query nor its path (item 8).
+func TestSnapshotKeepsNumbersAndKeepsURLCredentialsOut(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "big", Version: "1"}, nil)
+	schema := json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","maximum":9007199254740993,"minimum":-9223372036854775808}}}`)
+	s.AddTool(&mcp.Tool{Name: "big", InputSchema: schema}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	t.Cleanup(ts.Close)
+	out := filepath.Join(t.TempDir(), "big.tools.json")
+	if code, _, errs := ocpgen(t, "snapshot", "-url", ts.URL+"/s3cret-path/mcp?api_key=s3cret-key", "-o", out); code != exitOK {
+		t.Fatalf("snapshot: exit %d: %s", code, errs)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"maximum": 9007199254740993`, `"minimum": -9223372036854775808`} {
+		if !bytes.Contains(b, []byte(want)) {
+			t.Errorf("snapshot lacks %s:\n%s", want, b)
+		}
+	}
+	if bytes.Contains(b, []byte("s3cret")) {
+		t.Errorf("a URL credential was written into the snapshot:\n%s", b)
+	}
+}
+
+func TestCommandSource(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"npx -y @modelcontextprotocol/server-memory":              "stdio npx -y @modelcontextprotocol/server-memory",
+		"/usr/local/bin/node /home/alice/acme/index.js --port 3":  "stdio node index.js --port 3",
+		"./server --api-key=s3cret --token s3cret -v":             "stdio server --api-key=REDACTED --token REDACTED -v",
+		"go run github.com/ocpgen/ocpgen/examples/tickets/server": "stdio go run github.com/ocpgen/ocpgen/examples/tickets/server",
+	} {
+		argv, err := splitCommand(cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := commandSource(argv); got != want {
+			t.Errorf("commandSource(%q) = %q, want %q", cmd, got, want)
+		}
+	}
+}
+
+// TestEncodeSnapshotRawKeepsWhatTheServerSaid: members mcp.Tool lacks
+// ("execution") and exact numbers are kept; text encoding/json would
+// rewrite, and a key given twice, are refused (issue 15 items 7, 9, 11).
+func TestEncodeSnapshotRawKeepsWhatTheServerSaid(t *testing.T) {
+	tools := []json.RawMessage{
+		json.RawMessage(`{"name":"z","inputSchema":{"type":"object","properties":{"n":{"type":"integer","maximum":9007199254740993}}},"execution":{"taskSupport":"optional"}}`),
+		json.RawMessage(`{"name":"a","inputSchema":{"type":"object"}}`),
+	}
+	b, err := gen.EncodeSnapshotRaw("x.tools.json", gen.SnapshotServer{Name: "s"}, "test", tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"maximum": 9007199254740993`, `"taskSupport": "optional"`} {
+		if !bytes.Contains(b, []byte(want)) {
+			t.Errorf("snapshot lacks %s:\n%s", want, b)
+		}
+	}
+	if bytes.Index(b, []byte(`"name": "a"`)) > bytes.Index(b, []byte(`"name": "z"`)) {
+		t.Errorf("tools not sorted:\n%s", b)
+	}
+	for raw, want := range map[string]string{
+		`{"name":"a","description":"caf` + "\xe9" + `","inputSchema":{"type":"object"}}`: `tools[0]/description: a string holds invalid UTF-8`,
+		`{"name":"a","inputSchema":{"type":"object","type":"object"}}`:                   `key "type" twice in the object at "/inputSchema"`,
+	} {
+		_, err := gen.EncodeSnapshotRaw("x.tools.json", gen.SnapshotServer{Name: "s"}, "test", []json.RawMessage{json.RawMessage(raw)})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: err = %v, want %q", raw, err, want)
+		}
 	}
 }

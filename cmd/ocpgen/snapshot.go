@@ -2,12 +2,15 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -51,22 +54,27 @@ func cmdSnapshot(args []string, stdout, stderr io.Writer) error {
 	}
 
 	var (
-		transport mcp.Transport
-		source    string
+		raw    *rawTransport
+		source string
 	)
 	if *url != "" {
 		h, err := parseHeaders(headers)
 		if err != nil {
 			return err
 		}
-		transport = &mcp.StreamableClientTransport{
+		src, err := urlSource(*url)
+		if err != nil {
+			return fmt.Errorf("ocpgen: -url: %w", err)
+		}
+		st := &mcp.StreamableClientTransport{
 			Endpoint:   *url,
-			HTTPClient: &http.Client{Transport: headerTransport{h, http.DefaultTransport}},
 			MaxRetries: -1,
 			// A snapshot needs no server-initiated messages.
 			DisableStandaloneSSE: true,
 		}
-		source = "streamable-http " + *url
+		raw = newRawTransport(st)
+		st.HTTPClient = &http.Client{Transport: protocolHeader{raw.protocolVersion, headerTransport{h, http.DefaultTransport}}}
+		source = src
 	} else {
 		argv, err := splitCommand(*command)
 		if err != nil {
@@ -74,20 +82,20 @@ func cmdSnapshot(args []string, stdout, stderr io.Writer) error {
 		}
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Stderr = stderr
-		transport = &mcp.CommandTransport{Command: cmd}
-		source = "stdio " + *command
+		raw = newRawTransport(&mcp.CommandTransport{Command: cmd})
+		source = commandSource(argv)
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
-	server, tools, err := listTools(ctx, transport)
+	server, tools, err := listTools(ctx, raw)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
 			return fmt.Errorf("ocpgen: snapshot of %s: no complete answer within %v (-timeout)", source, *timeout)
 		}
 		return fmt.Errorf("ocpgen: snapshot of %s: %w", source, err)
 	}
-	data, err := gen.EncodeSnapshot(*output, server, source, tools)
+	data, err := gen.EncodeSnapshotRaw(*output, server, source, tools)
 	if err != nil {
 		return err
 	}
@@ -98,8 +106,9 @@ func cmdSnapshot(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// listTools connects, pages through tools/list to the end, and closes.
-func listTools(ctx context.Context, t mcp.Transport) (gen.SnapshotServer, []*mcp.Tool, error) {
+// listTools connects, pages through tools/list to the end, and closes. It
+// returns each tool as the server sent it (see rawTransport).
+func listTools(ctx context.Context, t *rawTransport) (gen.SnapshotServer, []json.RawMessage, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "ocpgen", Version: version()}, &mcp.ClientOptions{
 		// The snapshot client declares no capability (the go-sdk would
 		// otherwise declare roots): the server gets nothing from us.
@@ -115,7 +124,7 @@ func listTools(ctx context.Context, t mcp.Transport) (gen.SnapshotServer, []*mcp
 		server = gen.SnapshotServer{Name: init.ServerInfo.Name, Version: init.ServerInfo.Version}
 	}
 	var (
-		tools  []*mcp.Tool
+		tools  []json.RawMessage
 		cursor string
 		seen   = map[string]bool{}
 	)
@@ -127,7 +136,20 @@ func listTools(ctx context.Context, t mcp.Transport) (gen.SnapshotServer, []*mcp
 		if err != nil {
 			return server, nil, fmt.Errorf("tools/list: %w", err)
 		}
-		tools = append(tools, res.Tools...)
+		rawRes, ok := t.takeList()
+		if !ok {
+			return server, nil, errors.New("tools/list: the raw result was not seen")
+		}
+		var page struct {
+			Tools []json.RawMessage `json:"tools"`
+		}
+		if err := json.Unmarshal(rawRes, &page); err != nil {
+			return server, nil, fmt.Errorf("tools/list: %w", err)
+		}
+		if len(page.Tools) != len(res.Tools) {
+			return server, nil, fmt.Errorf("tools/list: %d raw tools, %d decoded", len(page.Tools), len(res.Tools))
+		}
+		tools = append(tools, page.Tools...)
 		if res.NextCursor == "" {
 			return server, tools, nil
 		}
@@ -137,6 +159,61 @@ func listTools(ctx context.Context, t mcp.Transport) (gen.SnapshotServer, []*mcp
 		seen[res.NextCursor] = true
 		cursor = res.NextCursor
 	}
+}
+
+// urlSource is the "source" recorded for a -url snapshot: the scheme and
+// the host only. A URL's user info, query and path can all carry
+// credentials (?api_key=..., /s/<token>/mcp), and a snapshot is committed.
+func urlSource(raw string) (string, error) {
+	u, err := neturl.Parse(raw)
+	if err != nil {
+		return "", err
+	}
+	if u.Scheme == "" || u.Host == "" {
+		return "", errors.New("want an absolute http(s) URL")
+	}
+	return "streamable-http " + u.Scheme + "://" + u.Host, nil
+}
+
+// commandSource is the "source" recorded for a -command snapshot: the
+// command line with each path reduced to its base name (a directory is
+// machine-specific) and the value of a flag named like a credential
+// (--token, --api-key=..., -password) replaced by "REDACTED". It is a note
+// for people: it is in no digest and in no generated file, so two machines
+// that start the same server differently generate the same code.
+func commandSource(argv []string) string {
+	out := make([]string, len(argv))
+	secretNext := false
+	for i, a := range argv {
+		switch {
+		case secretNext:
+			a, secretNext = "REDACTED", false
+		case strings.HasPrefix(a, "-"):
+			name, _, hasValue := strings.Cut(a, "=")
+			if secretName(name) {
+				if hasValue {
+					a = name + "=REDACTED"
+				} else {
+					secretNext = true
+				}
+			}
+		case filepath.IsAbs(a) || strings.HasPrefix(a, "."+string(filepath.Separator)) || strings.HasPrefix(a, ".."+string(filepath.Separator)) || strings.HasPrefix(a, "~"):
+			a = filepath.Base(a)
+		}
+		out[i] = a
+	}
+	return "stdio " + strings.Join(out, " ")
+}
+
+// secretName reports whether a flag's name says it holds a credential.
+func secretName(flag string) bool {
+	f := strings.ToLower(strings.TrimLeft(flag, "-"))
+	for _, w := range []string{"token", "key", "secret", "password", "passwd", "auth", "credential"} {
+		if strings.Contains(f, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // parseHeaders parses "Name: value" pairs, expanding $VAR in values.

@@ -146,6 +146,7 @@ func TestDiffGolden(t *testing.T) {
 			"confirm-prompt-added", "confirm-prompt-removed", "confirm-prompt-changed",
 			"confirm-ttl-lengthened", "confirm-ttl-shortened", "failure-changed",
 			"hint-changed", "output-schema-added", "alternative-added", "ref-changed",
+			"task-support-changed", "task-support-required",
 		} {
 			if !seen[k] {
 				t.Errorf("no golden case has a change of kind %q", k)

@@ -38,7 +38,9 @@ func descriptor(d ocpimpl.Descriptor) ocpimpl.Descriptor {
 		panic(err)
 	}
 	d.InputSchema = string(c)
-	d.Fingerprint = ocpimpl.Fingerprint(c)
+	if d.Fingerprint, err = ocpimpl.SchemaFingerprint(c); err != nil {
+		panic(err)
+	}
 	return d
 }
 

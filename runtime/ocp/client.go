@@ -471,13 +471,13 @@ func (c *Client) listAll(ctx context.Context, cs *mcp.ClientSession) ([]LiveTool
 				}
 				continue
 			}
-			canon, err := ocpimpl.CanonicalJSON(t.InputSchema)
+			fp, err := ocpimpl.SchemaFingerprint(t.InputSchema)
 			if err != nil {
 				index[t.Name] = -1
 				c.audit.LogAttrs(ctx, slog.LevelWarn, "mcp tool schema not encodable; left out", slog.String("tool", t.Name), slog.String("error", err.Error()))
 				continue
 			}
-			lt := LiveTool{Name: t.Name, Fingerprint: ocpimpl.Fingerprint(canon), Title: t.Title, Description: t.Description}
+			lt := LiveTool{Name: t.Name, Fingerprint: fp, Title: t.Title, Description: t.Description}
 			if a := t.Annotations; a != nil {
 				lt.Hints = ocpimpl.ServerHints{ReadOnly: &a.ReadOnlyHint, Destructive: a.DestructiveHint, Idempotent: &a.IdempotentHint, OpenWorld: a.OpenWorldHint}
 			}

@@ -219,7 +219,7 @@ func newGateTool(h *ocpimpl.Tool) (*gateTool, error) {
 		return nil, errors.New("no failure text")
 	case pol.Kind == KindWrite && pol.ConfirmTTL <= 0:
 		return nil, errors.New("a write without a confirm TTL")
-	case ocpimpl.Fingerprint([]byte(d.InputSchema)) != d.Fingerprint:
+	case !schemaFingerprintIs(d.InputSchema, d.Fingerprint):
 		return nil, fmt.Errorf("input schema does not match its fingerprint %s", d.Fingerprint)
 	}
 	resource, err := bindTemplate(typ, pol.Resource, true)
@@ -1067,4 +1067,10 @@ func newRef() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
+}
+
+// schemaFingerprintIs reports whether the schema has the fingerprint fp.
+func schemaFingerprintIs(schema, fp string) bool {
+	got, err := ocpimpl.SchemaFingerprint([]byte(schema))
+	return err == nil && got == fp
 }

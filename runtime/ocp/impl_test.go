@@ -22,8 +22,9 @@ type (
 )
 
 var (
-	CanonicalJSON = ocpimpl.CanonicalJSON
-	Fingerprint   = ocpimpl.Fingerprint
+	CanonicalJSON     = ocpimpl.CanonicalJSON
+	Fingerprint       = ocpimpl.Fingerprint
+	SchemaFingerprint = ocpimpl.SchemaFingerprint
 )
 
 // modeAuto marks a fixture's placeholder whose mode newCatalogue chooses

@@ -100,7 +100,7 @@ type Descriptor struct {
 	// InputSchema is the canonical JSON of the tool's input schema (see
 	// [CanonicalJSON]).
 	InputSchema string
-	// Fingerprint is [Fingerprint] of InputSchema. A live server whose
+	// Fingerprint is [SchemaFingerprint] of InputSchema. A live server whose
 	// schema has another fingerprint has drifted from the generated code.
 	Fingerprint string
 	// OutputSchema is the canonical JSON of the tool's output schema, ""

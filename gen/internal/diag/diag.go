@@ -32,6 +32,10 @@ const (
 	// CodeUnclassified: the classification does not list the tool
 	// (Diagnostic.Tool), so it is a write at the default tier.
 	CodeUnclassified Code = "unclassified"
+	// CodeTaskRequired: the tool declares execution.taskSupport "required"
+	// (MCP 2025-11-25): it can only be called as a task, which the go-sdk
+	// client cannot do, so it is left out of the generated catalogue.
+	CodeTaskRequired Code = "task-required"
 )
 
 // Diagnostic is one message about an input file.

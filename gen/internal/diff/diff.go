@@ -7,6 +7,7 @@ package diff
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 )
 
@@ -36,7 +37,46 @@ const (
 	// AreaHint is a server annotation (not trusted); Pointer is into the
 	// tool object ("/annotations/readOnlyHint").
 	AreaHint Area = "hint"
+	// AreaExecution is how the tool may be called (its "execution" member,
+	// MCP 2025-11-25); Pointer is into the tool object
+	// ("/execution/taskSupport").
+	AreaExecution Area = "execution"
 )
+
+// TaskSupport compares a tool's execution.taskSupport ("" when absent).
+// Becoming "required" (kind task-support-required) is breaking: the tool
+// leaves the generated catalogue; any other change is task-support-changed.
+func TaskSupport(old, nw string) []Change {
+	if old == nw {
+		return nil
+	}
+	show := func(s string) string {
+		if s == "" {
+			return "(unset)"
+		}
+		return s
+	}
+	msg := fmt.Sprintf("execution.taskSupport %s → %s", show(old), show(nw))
+	switch {
+	case nw == "required":
+		msg += ": the tool can only be called as an MCP task, so it leaves the catalogue"
+	case old == "required":
+		msg += ": the tool can be called synchronously again, so it returns to the catalogue"
+	}
+	kind := "task-support-changed"
+	if nw == "required" {
+		kind = "task-support-required"
+	}
+	return []Change{{Kind: kind, Area: AreaExecution, Pointer: "/execution/taskSupport",
+		Breaking: nw == "required", Message: msg, Old: strJSON(old), New: strJSON(nw)}}
+}
+
+func strJSON(s string) json.RawMessage {
+	if s == "" {
+		return nil
+	}
+	return rawJSON(s)
+}
 
 // Change is one difference; gen.Change is this type, and its JSON form is
 // part of gen.Report's.

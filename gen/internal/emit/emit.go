@@ -237,6 +237,15 @@ func catalogueFile(p *model.Package) *jen.File {
 	f.Comment("// Catalogue lists every generated tool, in name order, with the")
 	f.Comment("// classification's tiers (lowest first) and the digest of their policy,")
 	f.Comment("// which the gate checks.")
+	if len(p.TaskRequired) > 0 {
+		f.Comment("//")
+		f.Comment("// Left out: tools the server lets be called only as MCP tasks")
+		f.Comment("// (execution.taskSupport \"required\"), which the runtime cannot do, so")
+		f.Comment("// they are never advertised or confirmed:")
+		for _, name := range p.TaskRequired {
+			f.Comment("//   - " + strconv.Quote(oneLine(name)))
+		}
+	}
 	f.Var().Id("Catalogue").Op("=").Qual(rtPath, "NewCatalogue").Call(jen.Lit(p.Digest), tiers, jen.Id(toolsVar).Index(jen.Op(":")).Op("..."))
 	f.Line()
 	f.Comment("// " + toolsVar + " are the tools of Catalogue, in name order.")

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
+	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
 // Limits on the inputs. Input over a limit is refused with an error that
@@ -143,10 +144,20 @@ func (l *snapLoader) load(data []byte) *Snapshot {
 		l.errorf("", pointer(k), "duplicate key at the top level")
 		return nil
 	}
-	s := &Snapshot{File: l.file, Digest: digest(data)}
+	s := &Snapshot{File: l.file}
 	for _, k := range sortedKeys(top) {
 		if !slices.Contains(topLevelKeys, k) {
 			l.add(diag.Warning, "", pointer(k), "unknown top-level key, ignored")
+		}
+	}
+	for _, k := range []string{"server", "source"} {
+		if tokens, key, why := badText(top[k]); why != "" {
+			what := "string"
+			if key {
+				what = "key"
+			}
+			l.errorf("", pointer(append([]string{k}, tokens...)...), "a %s holds %s", what, why)
+			return nil
 		}
 	}
 	l.server(top["server"], s)
@@ -181,6 +192,7 @@ func (l *snapLoader) load(data []byte) *Snapshot {
 	}
 	l.parseAhead(items)
 	first := make(map[string]int, len(items)) // tool name → index
+	var raws []json.RawMessage                // the raw object of each of s.Tools
 	objects := 0                              // JSON objects in all schemas, against MaxSchemaNodes
 	for i, raw := range items {
 		t := l.tool(i, raw)
@@ -197,9 +209,53 @@ func (l *snapLoader) load(data []byte) *Snapshot {
 		}
 		first[t.Name] = i
 		s.Tools = append(s.Tools, t)
+		raws = append(raws, raw)
 	}
-	slices.SortFunc(s.Tools, func(a, b *Tool) int { return strings.Compare(a.Name, b.Name) })
+	if l.diags.Err() != nil {
+		return nil
+	}
+	order := make([]int, len(s.Tools))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(s.Tools[a].Name, s.Tools[b].Name) })
+	sortedTools := make([]*Tool, len(order))
+	sortedRaws := make([]json.RawMessage, len(order))
+	for i, j := range order {
+		sortedTools[i], sortedRaws[i] = s.Tools[j], raws[j]
+	}
+	s.Tools = sortedTools
+	d, err := contentDigest(s.Server, sortedRaws)
+	if err != nil {
+		l.errorf("", "/tools", "%v", err)
+		return nil
+	}
+	s.Digest = d
 	return s
+}
+
+// contentDigest is the snapshot's [Snapshot.Digest]: "sha256:<hex>" of the
+// canonical JSON (ocpimpl.CanonicalJSON) of {"server": ..., "tools": [...]},
+// the tools sorted by name. It is what generation reads, and nothing else:
+// not "source" (which says how, and on which machine, the snapshot was
+// made), not the file's formatting, key order or tool order.
+func contentDigest(server ServerInfo, tools []json.RawMessage) (string, error) {
+	canon := make([]json.RawMessage, len(tools))
+	for i, raw := range tools {
+		c, err := ocpimpl.CanonicalJSON([]byte(raw))
+		if err != nil {
+			return "", err
+		}
+		canon[i] = c
+	}
+	b, err := ocpimpl.CanonicalJSON(struct {
+		Server ServerInfo        `json:"server"`
+		Tools  []json.RawMessage `json:"tools"`
+	}{server, canon})
+	if err != nil {
+		return "", err
+	}
+	return ocpimpl.Fingerprint(b), nil
 }
 
 // syntaxError reports a JSON syntax error at its line and column.
@@ -262,6 +318,18 @@ func (l *snapLoader) tool(i int, raw json.RawMessage) *Tool {
 		l.errorf("", toolPointer(i, k), "duplicate key in the tool object")
 		return nil
 	}
+	if tokens, key, why := badText(raw); why != "" {
+		name := ""
+		if nr, ok := m["name"]; ok && firstByte(nr) == '"' && badString(nr) == "" {
+			_ = json.Unmarshal(nr, &name)
+		}
+		what := "string"
+		if key {
+			what = "key"
+		}
+		l.errorf(name, toolPointer(i, tokens...), "a %s holds %s", what, why)
+		return nil
+	}
 	t := &Tool{Index: i}
 	nameRaw, ok := m["name"]
 	if !ok {
@@ -310,10 +378,44 @@ func (l *snapLoader) tool(i int, raw json.RawMessage) *Tool {
 			t.Annotations = &ann
 		}
 	}
+	if e, ok := m["execution"]; ok && !isNull(e) {
+		t.TaskSupport = l.taskSupport(t, e)
+	}
 	if len(l.diags.Errors()) > errs {
 		return nil
 	}
 	return t
+}
+
+// taskSupport reads a tool's execution member, {"taskSupport": ...}. What
+// it cannot read is a warning and counts as TaskRequired: such a tool is
+// left out rather than called in a way its server may refuse.
+func (l *snapLoader) taskSupport(t *Tool, raw json.RawMessage) string {
+	if firstByte(raw) != '{' {
+		l.add(diag.Warning, t.Name, t.Pointer("execution"), "not an object: treated as taskSupport \"required\"")
+		return TaskRequired
+	}
+	var ts string
+	keys, vals := members(raw)
+	for i, k := range keys {
+		if k != "taskSupport" {
+			continue
+		}
+		v := vals[i]
+		if isNull(v) {
+			return ""
+		}
+		if firstByte(v) != '"' || json.Unmarshal(v, &ts) != nil {
+			l.add(diag.Warning, t.Name, t.Pointer("execution", "taskSupport"), "not a string: treated as \"required\"")
+			return TaskRequired
+		}
+	}
+	switch ts {
+	case "", TaskForbidden, TaskOptional, TaskRequired:
+		return ts
+	}
+	l.add(diag.Warning, t.Name, t.Pointer("execution", "taskSupport"), "unknown value %q: treated as \"required\"", ts)
+	return TaskRequired
 }
 
 // optString returns the optional string member key of a tool.

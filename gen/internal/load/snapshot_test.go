@@ -237,10 +237,32 @@ func TestLoadSnapshotOrderAndIndex(t *testing.T) {
 	if len(diags) > 0 || len(raw.Tools) != 1 || raw.Server.Name != "" {
 		t.Errorf("raw tools/list: %v %+v", diags, raw)
 	}
-	// The digest is of the bytes, so formatting changes it.
-	other, _ := LoadSnapshot("s.json", []byte(" "+in))
-	if other.Digest == s.Digest {
-		t.Error("digest does not depend on the bytes")
+	// The digest is of the content generation reads (issue 15 item 8):
+	// formatting, tool order and "source" (machine-specific) leave it
+	// alone; a change to a tool or to the server does not.
+	same := []string{
+		" " + in,
+		strings.Replace(in, `"source": "test"`, `"source": "stdio node /home/alice/server.js"`, 1),
+		strings.Replace(in, `"source": "test",`, ``, 1),
+		`{"tools": [{"name": "a", "annotations": {"readOnlyHint": true}, "inputSchema": {"type": "object"}}, {"inputSchema": {}, "name": "b"}],
+		  "source": "npx", "server": {"version": "1.2", "name": "srv"}}`,
+	}
+	for _, v := range same {
+		other, ds := LoadSnapshot("s.json", []byte(v))
+		if ds.Err() != nil {
+			t.Fatal(ds.Err())
+		}
+		if other.Digest != s.Digest {
+			t.Errorf("digest changed by formatting, order or source:\n%s", v)
+		}
+	}
+	for _, v := range []string{
+		strings.Replace(in, `"readOnlyHint": true`, `"readOnlyHint": false`, 1),
+		strings.Replace(in, `"version": "1.2"`, `"version": "1.3"`, 1),
+	} {
+		if other, _ := LoadSnapshot("s.json", []byte(v)); other.Digest == s.Digest {
+			t.Errorf("digest does not depend on the content:\n%s", v)
+		}
 	}
 }
 
@@ -330,6 +352,65 @@ func TestPosition(t *testing.T) {
 	for _, tt := range tests {
 		if l, c := position(data, tt.off); l != tt.line || c != tt.col {
 			t.Errorf("position(%d) = %d:%d, want %d:%d", tt.off, l, c, tt.line, tt.col)
+		}
+	}
+}
+
+// TestLoadSnapshotRefusesRewrittenText: a string encoding/json would
+// rewrite to U+FFFD (invalid UTF-8, a lone surrogate escape) is an error
+// naming the tool and the pointer (issue 15 item 9), never a silent
+// U+FFFD, and two names differing only there are not reported as
+// duplicates.
+func TestLoadSnapshotRefusesRewrittenText(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []string
+	}{
+		{`{"tools": [{"name": "a", "description": "caf` + "\xe9" + `", "inputSchema": {}}]}`,
+			[]string{`s.json: tool "a": /tools/0/description: a string holds invalid UTF-8 (byte 0xe9 at offset 3 of the string); JSON text is UTF-8`}},
+		{`{"tools": [{"name": "x` + "\xff" + `", "inputSchema": {}}, {"name": "x` + "\xfe" + `", "inputSchema": {}}]}`,
+			[]string{
+				`s.json: /tools/0/name: a string holds invalid UTF-8 (byte 0xff at offset 1 of the string); JSON text is UTF-8`,
+				`s.json: /tools/1/name: a string holds invalid UTF-8 (byte 0xfe at offset 1 of the string); JSON text is UTF-8`,
+			}},
+		{`{"tools": [{"name": "b", "inputSchema": {"properties": {"q": {"enum": ["ok", "a\ud800b"]}}}}]}`,
+			[]string{`s.json: tool "b": /tools/0/inputSchema/properties/q/enum/1: a string holds a lone UTF-16 surrogate escape \ud800 (it would become U+FFFD)`}},
+		{`{"tools": [{"name": "c", "inputSchema": {"properties": {"k\udc00": {}}}}]}`,
+			[]string{`s.json: tool "c": /tools/0/inputSchema/properties/k` + "\ufffd" + `: a key holds a lone UTF-16 surrogate escape \udc00 (it would become U+FFFD)`}},
+		{`{"server": {"name": "s` + "\x80" + `"}, "tools": []}`,
+			[]string{`s.json: /server/name: a string holds invalid UTF-8 (byte 0x80 at offset 1 of the string); JSON text is UTF-8`}},
+		// A surrogate pair is a character, not an error.
+		{`{"tools": [{"name": "d", "description": "\ud83d\ude00 \u00e9", "inputSchema": {}}]}`, nil},
+	} {
+		s, diags := LoadSnapshot("s.json", []byte(tc.in))
+		if got := strs(diags); !slices.Equal(got, tc.want) {
+			t.Errorf("%q:\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+		if (s == nil) != (len(tc.want) > 0) {
+			t.Errorf("%q: snapshot %v", tc.in, s)
+		}
+	}
+}
+
+func TestLoadSnapshotTaskSupport(t *testing.T) {
+	in := `{"tools": [
+	 {"name": "a", "inputSchema": {}},
+	 {"name": "b", "inputSchema": {}, "execution": {"taskSupport": "optional"}},
+	 {"name": "c", "inputSchema": {}, "execution": {"taskSupport": "required"}},
+	 {"name": "d", "inputSchema": {}, "execution": {"taskSupport": "sometimes"}},
+	 {"name": "e", "inputSchema": {}, "execution": "yes"},
+	 {"name": "f", "inputSchema": {}, "execution": {}}]}`
+	s, diags := LoadSnapshot("s.json", []byte(in))
+	want := []string{
+		`s.json: warning: tool "d": /tools/3/execution/taskSupport: unknown value "sometimes": treated as "required"`,
+		`s.json: warning: tool "e": /tools/4/execution: not an object: treated as taskSupport "required"`,
+	}
+	if got := strs(diags); !slices.Equal(got, want) {
+		t.Fatalf("diagnostics:\n got %q\nwant %q", got, want)
+	}
+	for i, ts := range []string{"", TaskOptional, TaskRequired, TaskRequired, TaskRequired, ""} {
+		if s.Tools[i].TaskSupport != ts {
+			t.Errorf("%s: TaskSupport %q, want %q", s.Tools[i].Name, s.Tools[i].TaskSupport, ts)
 		}
 	}
 }

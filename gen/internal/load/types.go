@@ -14,7 +14,10 @@ import (
 type Snapshot struct {
 	// File is the file name as given.
 	File string
-	// Digest is Fingerprint-style "sha256:<hex>" of the file's bytes.
+	// Digest is "sha256:<hex>" of the snapshot's content: its server and
+	// tools, canonical, without "source" (see contentDigest). Two files that
+	// differ only in source, formatting or order have the same digest, as
+	// they generate the same code.
 	Digest string
 	// Server is the serverInfo recorded in the file (empty for a raw
 	// tools/list result).
@@ -49,7 +52,19 @@ type Tool struct {
 	OutputSchema    *jsonschema.Schema
 	// Annotations are the server's hints (not trusted); nil when absent.
 	Annotations *Annotations
+	// TaskSupport is the tool's execution.taskSupport (MCP 2025-11-25):
+	// "" when absent, else TaskForbidden, TaskOptional or TaskRequired. A
+	// value the loader does not know is TaskRequired, with a warning: a
+	// tool that may need task augmentation is not offered.
+	TaskSupport string
 }
+
+// The values of Tool.TaskSupport.
+const (
+	TaskForbidden = "forbidden"
+	TaskOptional  = "optional"
+	TaskRequired  = "required"
+)
 
 // Annotations are MCP tool annotations. They are shown, never used.
 type Annotations struct {

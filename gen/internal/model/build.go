@@ -24,7 +24,10 @@ import (
 //
 // Every tool's policy is [ResolvePolicy]'s; a tool the classification does
 // not list also gets a warning (code diag.CodeUnclassified) and is in
-// Package.Unclassified. Templates are then bound to the arguments:
+// Package.Unclassified. A tool that can only be called as an MCP task
+// (execution.taskSupport "required") is left out, with a warning (code
+// diag.CodeTaskRequired), and is in Package.TaskRequired; one whose task
+// support is "optional" is generated and called synchronously. Templates are then bound to the arguments:
 //
 //   - Without a confirm prompt the prompt is
 //     `Run write tool "<name>" with arguments <the arguments as JSON>`.
@@ -62,8 +65,19 @@ func Build(s *load.Snapshot, c *load.Classification, pkgName string) (*Package, 
 			Msg: "no classification file: every tool is a write at the default tier, and no tier is authorized"})
 	}
 
-	tools := slices.Clone(s.Tools)
+	var tools []*load.Tool
+	for _, t := range s.Tools {
+		if t.TaskSupport == load.TaskRequired {
+			p.TaskRequired = append(p.TaskRequired, t.Name)
+			diags = append(diags, diag.Diagnostic{Severity: diag.Warning, Code: diag.CodeTaskRequired, File: s.File, Tool: t.Name,
+				Pointer: t.Pointer("execution", "taskSupport"),
+				Msg:     `execution.taskSupport is "required": the tool can only be called as an MCP task, which the runtime's go-sdk client cannot do, so it is left out of the catalogue (never advertised, never confirmed)`})
+			continue
+		}
+		tools = append(tools, t)
+	}
 	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
+	sort.Strings(p.TaskRequired)
 	cands := make([]candidate, len(tools))
 	for i, t := range tools {
 		mt := &Tool{Name: t.Name, Index: t.Index, Title: t.Title, Description: t.Description}
@@ -107,6 +121,9 @@ func Build(s *load.Snapshot, c *load.Classification, pkgName string) (*Package, 
 			}
 			if def != "" {
 				head := []string{fmt.Sprintf("%s is the schema's definition %q.", d.DeclName(), def)}
+				if strings.HasPrefix(def, "#") {
+					head = []string{fmt.Sprintf("%s is the schema at %q, which a $ref points to.", d.DeclName(), def)}
+				}
 				if len(*doc) > 0 {
 					head = append(head, "")
 				}
@@ -175,7 +192,10 @@ func buildTool(mt *Tool, t *load.Tool, snapFile string, c *load.Classification, 
 			Msg: fmt.Sprintf("input schema: %v", err)}}
 	}
 	mt.CanonicalSchema = canon
-	mt.Fingerprint = ocpimpl.Fingerprint(canon)
+	if mt.Fingerprint, err = ocpimpl.SchemaFingerprint(canon); err != nil {
+		return diag.List{{Severity: diag.Error, File: snapFile, Tool: t.Name, Pointer: t.Pointer("inputSchema"),
+			Msg: fmt.Sprintf("input schema: %v (an MCP client reads schema numbers as float64)", err)}}
+	}
 	if err := resolvable(t, canon); err != nil {
 		// A pattern is the usual cause: name its pointer when it is.
 		if pd := PatternDiagnostics(snapFile, t); pd.Err() != nil {

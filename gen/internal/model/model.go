@@ -30,6 +30,12 @@ type Package struct {
 	// does not list, sorted (none without a classification file: then
 	// every tool is unclassified, which a warning says once).
 	Unclassified []string
+	// TaskRequired are the MCP names of the snapshot's tools that declare
+	// execution.taskSupport "required", sorted. They are left out of the
+	// package (each with a warning, code diag.CodeTaskRequired): the
+	// runtime's go-sdk client cannot call a tool as a task, so such a tool
+	// would be advertised and confirmed, then always fail.
+	TaskRequired []string
 	// Warnings are the diagnostics of severity Warning.
 	Warnings diag.List
 	// Digest is the digest of the package's compiled policy: ocpimpl.Digest

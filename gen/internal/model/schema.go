@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 
@@ -36,7 +37,14 @@ import (
 //     values. A definition under $defs or definitions becomes one named type,
 //     <Tool>Args<Definition> (<Tool>Result<Definition>), shared by every $ref
 //     to it; recursive $refs (to a definition or "#") use it too, through a
-//     pointer where the field would otherwise contain itself.
+//     pointer where the field would otherwise contain itself. A $ref that is
+//     any other JSON pointer into the same schema ("#/properties/thoughtNumber",
+//     "#/items/anyOf/0"; ~0, ~1 and percent escapes undone) maps to the type of
+//     the schema it points to, in the same way: a scalar is its Go type, an
+//     object or enum one named type, <Tool>Args<Pointer tokens> (properties
+//     dropped: <Tool>ArgsWhere), shared by every $ref to that pointer. The
+//     schema mapped in its own place gets its own, equal, type (a second
+//     name for the same shape, never a different one).
 //   - Additional properties. The gate forwards only the declared top-level
 //     arguments, so <Tool>Args has only its declared fields whatever the
 //     schema says (a warning says so when additionalProperties is a schema
@@ -108,8 +116,8 @@ import (
 //     and becomes json.RawMessage (exact, not a fallback). false accepts
 //     nothing: such a property gets no field, so the strict decoder refuses
 //     it (a warning when it is required: no call can succeed).
-//   - A $ref other than #, #/$defs/… and #/definitions/… (a pointer into
-//     properties, an anchor), a recursive $ref whose definition is not an
+//   - A $ref that is not # or a JSON pointer (an anchor, "#node"; a
+//     $dynamicRef), a recursive $ref whose definition is not an
 //     object, an unknown type, an anyOf/oneOf of more than load.MaxEnumValues
 //     alternatives and a schema too large to map become json.RawMessage
 //     (fallbacks: there is no Go type to give). A $ref that does not resolve
@@ -242,39 +250,114 @@ func writesNothingButNot(s *jsonschema.Schema) bool {
 		s.Format == "" && len(s.Extra) == 0
 }
 
-// defRef splits a $ref into the root's definitions map, the definition's
-// name and its pointer (relative to the root), or returns a reason.
-func (b *schemaBuilder) defRef(ref string) (map[string]*jsonschema.Schema, string, string, string) {
-	var defs map[string]*jsonschema.Schema
-	var key, name string
-	switch {
-	case strings.HasPrefix(ref, "#/$defs/"):
-		defs, key, name = b.root.Defs, "$defs", ref[len("#/$defs/"):]
-	case strings.HasPrefix(ref, "#/definitions/"):
-		defs, key, name = b.root.Definitions, "definitions", ref[len("#/definitions/"):]
-	default:
-		return nil, "", "", fmt.Sprintf("$ref %q is not mapped to a Go type (only #, #/$defs/… and #/definitions/… are)", ref)
+// defRef resolves a local $ref, a JSON pointer into the root ("#/$defs/x",
+// "#/definitions/x", "#/properties/thoughtNumber", "#/items/anyOf/0"), to
+// the schema there, the name its type takes (the definition's name for
+// $defs and definitions, else the pointer's tokens joined) and its pointer
+// (relative to the root), or returns a reason: an anchor ("#node"), a
+// pointer to where no schema is, or one that escapes the fragment syntax.
+func (b *schemaBuilder) defRef(ref string) (*jsonschema.Schema, string, string, string) {
+	if !strings.HasPrefix(ref, "#/") {
+		return nil, "", "", fmt.Sprintf("$ref %q is not mapped to a Go type (only # and JSON pointers into the same schema are)", ref)
 	}
-	if strings.Contains(name, "/") {
+	tokens := strings.Split(ref[len("#/"):], "/")
+	for i, t := range tokens {
+		tokens[i] = jsonptr.UnescapeToken(unpercent(t))
+	}
+	t, ok := schemaAt(b.root, tokens)
+	if !ok || t == nil {
 		return nil, "", "", fmt.Sprintf("$ref %q cannot be resolved", ref)
 	}
-	name = jsonptr.UnescapeToken(name)
-	return defs, name, "/" + key + "/" + jsonptr.EscapeToken(name), ""
+	var ptr strings.Builder
+	for _, tok := range tokens {
+		ptr.WriteString("/" + jsonptr.EscapeToken(tok))
+	}
+	name := strings.Join(tokens, " ")
+	if len(tokens) == 2 && (tokens[0] == "$defs" || tokens[0] == "definitions") {
+		name = tokens[1]
+	} else if len(tokens) >= 2 && tokens[0] == "properties" {
+		name = strings.Join(tokens[1:], " ")
+	}
+	return t, name, ptr.String(), ""
 }
 
-// deref resolves a $ref into the root's $defs or definitions, or returns a
-// reason when it cannot.
+// unpercent undoes the URI percent-encoding a $ref fragment may use
+// ("%25" for "%", "%22" for a quote); a malformed escape stays as is.
+func unpercent(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	var out strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) {
+			if v, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil {
+				out.WriteByte(byte(v))
+				i += 2
+				continue
+			}
+		}
+		out.WriteByte(s[i])
+	}
+	return out.String()
+}
+
+// schemaAt walks the JSON pointer tokens from s through the keywords that
+// hold schemas: a keyword holding one schema takes no more token, one
+// holding a map or a list takes the key or the index next.
+func schemaAt(s *jsonschema.Schema, tokens []string) (*jsonschema.Schema, bool) {
+	for i := 0; i < len(tokens); i++ {
+		if s == nil {
+			return nil, false
+		}
+		maps := map[string]map[string]*jsonschema.Schema{
+			"$defs": s.Defs, "definitions": s.Definitions, "properties": s.Properties,
+			"patternProperties": s.PatternProperties, "dependentSchemas": s.DependentSchemas,
+		}
+		lists := map[string][]*jsonschema.Schema{
+			"prefixItems": s.PrefixItems, "allOf": s.AllOf, "anyOf": s.AnyOf, "oneOf": s.OneOf,
+		}
+		if s.Items == nil {
+			lists["items"] = s.ItemsArray
+		}
+		single := map[string]*jsonschema.Schema{
+			"items": s.Items, "additionalItems": s.AdditionalItems, "contains": s.Contains,
+			"unevaluatedItems": s.UnevaluatedItems, "additionalProperties": s.AdditionalProperties,
+			"propertyNames": s.PropertyNames, "unevaluatedProperties": s.UnevaluatedProperties,
+			"not": s.Not, "if": s.If, "then": s.Then, "else": s.Else, "contentSchema": s.ContentSchema,
+		}
+		key := tokens[i]
+		if m, ok := maps[key]; ok && i+1 < len(tokens) {
+			i++
+			s = m[tokens[i]]
+			continue
+		}
+		if l, ok := lists[key]; ok && i+1 < len(tokens) {
+			i++
+			n, err := strconv.Atoi(tokens[i])
+			if err != nil || n < 0 || n >= len(l) || strconv.Itoa(n) != tokens[i] {
+				return nil, false
+			}
+			s = l[n]
+			continue
+		}
+		c, ok := single[key]
+		if !ok || c == nil {
+			return nil, false
+		}
+		s = c
+	}
+	return s, s != nil
+}
+
+// deref resolves a local $ref (see defRef), or returns a reason when it
+// cannot.
 func (b *schemaBuilder) deref(s *jsonschema.Schema) (*jsonschema.Schema, string) {
 	if s.Ref == "#" {
 		return b.root, ""
 	}
-	defs, name, _, reason := b.defRef(s.Ref)
+	t, _, _, reason := b.defRef(s.Ref)
 	if reason != "" {
 		return nil, reason
-	}
-	t, ok := defs[name]
-	if !ok || t == nil {
-		return nil, fmt.Sprintf("$ref %q cannot be resolved", s.Ref)
 	}
 	return t, ""
 }
@@ -473,6 +556,13 @@ func (b *schemaBuilder) mapRef(s *jsonschema.Schema, ptr string) mapped {
 	}
 	_, defName, defPtr, _ := b.defRef(s.Ref)
 	name := b.prefix + Ident(defName)
+	label := defName // what the doc comment calls the type: a definition's name, else the pointer
+	switch {
+	case s.Ref == "#":
+		label, defPtr, name = "", "", b.prefix+Ident("")
+	case !strings.HasPrefix(defPtr, "/$defs/") && !strings.HasPrefix(defPtr, "/definitions/") || strings.Count(defPtr, "/") != 2:
+		label = "#" + defPtr
+	}
 	b.refs = append(b.refs, s.Ref)
 	if objectish(t) && t.Ref == "" && len(t.AllOf) == 0 && len(t.AnyOf) == 0 && len(t.OneOf) == 0 {
 		b.pendingRef = s.Ref
@@ -485,15 +575,15 @@ func (b *schemaBuilder) mapRef(s *jsonschema.Schema, ptr string) mapped {
 	switch d := m.t.(type) {
 	case *Struct:
 		if d.Name == name && d.def == "" {
-			d.def, d.Doc = defName, doc
+			d.def, d.Doc = label, doc
 		}
 	case *Enum:
 		if d.Name == name && d.def == "" {
-			d.def, d.Doc = defName, doc
+			d.def, d.Doc = label, doc
 		}
 	case *Union:
 		if d.Name == name && d.def == "" {
-			d.def, d.Doc = defName, doc
+			d.def, d.Doc = label, doc
 		}
 	}
 	b.defs[s.Ref] = m
@@ -782,20 +872,25 @@ func (b *schemaBuilder) branchSchema(a *jsonschema.Schema) []byte {
 	for refs := schemaRefs(doc, nil); len(refs) > 0; {
 		r := refs[len(refs)-1]
 		refs = refs[:len(refs)-1]
-		defs, name, _, reason := b.defRef(r)
-		if reason != "" || r == "#" {
+		d, name, ptr, reason := b.defRef(r)
+		if reason != "" || r == "#" || d == nil {
 			return nil
 		}
-		key := "$defs"
-		if strings.HasPrefix(r, "#/definitions/") {
+		// Only a definition can be carried along under its own name; an
+		// alternative that points anywhere else cannot stand alone.
+		var key string
+		switch {
+		case strings.Count(ptr, "/") != 2:
+			return nil
+		case strings.HasPrefix(ptr, "/$defs/"):
+			key = "$defs"
+		case strings.HasPrefix(ptr, "/definitions/"):
 			key = "definitions"
+		default:
+			return nil
 		}
 		if _, done := added[key][name]; done {
 			continue
-		}
-		d, ok := defs[name]
-		if !ok || d == nil {
-			return nil
 		}
 		dv, ok := decodeSchema(d)
 		if !ok {

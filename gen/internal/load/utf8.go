@@ -1,0 +1,114 @@
+package load
+
+import (
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+)
+
+// badText finds the first string of the JSON value raw (valid JSON) that
+// encoding/json would silently rewrite: one holding bytes that are not
+// UTF-8, or a \u escape of a lone UTF-16 surrogate. Either becomes U+FFFD,
+// so two tool names that differ only there would collide, and a
+// description would not say what the server sent. It returns the JSON
+// pointer tokens of the string from raw (for a key: of the object holding
+// it), whether it is a key, and why.
+func badText(raw []byte) (tokens []string, key bool, why string) {
+	i := skipSpace(raw, 0)
+	if i >= len(raw) {
+		return nil, false, ""
+	}
+	switch raw[i] {
+	case '"':
+		return nil, false, badString(raw[i:skipString(raw, i)])
+	case '[':
+		for j, v := range elements(raw) {
+			if t, k, w := badText(v); w != "" {
+				return append([]string{strconv.Itoa(j)}, t...), k, w
+			}
+		}
+	case '{':
+		i++
+		for {
+			i = skipSpace(raw, i)
+			if i >= len(raw) || raw[i] == '}' {
+				return nil, false, ""
+			}
+			if raw[i] == ',' {
+				i = skipSpace(raw, i+1)
+			}
+			end := skipString(raw, i)
+			name := decodeKey(raw[i:end])
+			if w := badString(raw[i:end]); w != "" {
+				return []string{name}, true, w
+			}
+			i = skipSpace(raw, skipSpace(raw, end)+1)
+			end = skipValue(raw, i)
+			if t, k, w := badText(raw[i:end]); w != "" {
+				return append([]string{name}, t...), k, w
+			}
+			i = end
+		}
+	}
+	return nil, false, ""
+}
+
+// badString says what is wrong with the JSON string quoted (with its
+// quotes), "" if nothing.
+func badString(quoted []byte) string {
+	s := quoted[1 : len(quoted)-1]
+	if !utf8.Valid(s) {
+		for i := 0; i < len(s); {
+			r, n := utf8.DecodeRune(s[i:])
+			if r == utf8.RuneError && n == 1 {
+				return fmt.Sprintf("invalid UTF-8 (byte 0x%02x at offset %d of the string); JSON text is UTF-8", s[i], i)
+			}
+			i += n
+		}
+	}
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] != '\\' {
+			continue
+		}
+		if s[i+1] != 'u' || i+6 > len(s) {
+			i++ // a two-character escape
+			continue
+		}
+		r, err := strconv.ParseUint(string(s[i+2:i+6]), 16, 16)
+		if err != nil {
+			return "" // not valid JSON; the syntax check reports it
+		}
+		switch {
+		case r >= 0xDC00 && r <= 0xDFFF:
+			return fmt.Sprintf("a lone UTF-16 surrogate escape \\u%s (it would become U+FFFD)", s[i+2:i+6])
+		case r >= 0xD800 && r <= 0xDBFF:
+			if i+12 > len(s) || s[i+6] != '\\' || s[i+7] != 'u' {
+				return fmt.Sprintf("a lone UTF-16 surrogate escape \\u%s (it would become U+FFFD)", s[i+2:i+6])
+			}
+			lo, err := strconv.ParseUint(string(s[i+8:i+12]), 16, 16)
+			if err != nil || lo < 0xDC00 || lo > 0xDFFF {
+				return fmt.Sprintf("a lone UTF-16 surrogate escape \\u%s (it would become U+FFFD)", s[i+2:i+6])
+			}
+			i += 11
+		default:
+			i += 5
+		}
+	}
+	return ""
+}
+
+// RewrittenText is badText for callers outside the package: the JSON
+// pointer (from raw) of the first string encoding/json would rewrite, and
+// why; "", "" if none.
+func RewrittenText(raw []byte) (ptr, why string) {
+	tokens, key, why := badText(raw)
+	if why == "" {
+		return "", ""
+	}
+	if key {
+		why = "a key holds " + why
+	} else {
+		why = "a string holds " + why
+	}
+	return pointer(tokens...), why
+}
