@@ -204,6 +204,9 @@ func TestRoundTrip(t *testing.T) {
 		}
 		for _, tool := range snap.Tools {
 			mt := byName[tool.Name]
+			if mt == nil {
+				continue // not generated: a tool that requires MCP tasks
+			}
 			for _, side := range []struct {
 				raw    json.RawMessage
 				schema *jsonschema.Schema
