@@ -340,7 +340,7 @@ func TestGateSubscribeOpenedAndEnded(t *testing.T) {
 // is caught by the periodic re-list.
 func TestSilentDriftIsFoundByRelisting(t *testing.T) {
 	noLeaksAfter(t)
-	srv, c, syncs := connectSpy(t, nil, ClientOptions{RelistEvery: 20 * time.Millisecond}, spyTool{Name: "a", Schema: spyObjSchema})
+	srv, _, syncs := connectSpy(t, nil, ClientOptions{RelistEvery: 20 * time.Millisecond}, spyTool{Name: "a", Schema: spyObjSchema})
 	first := syncs.until(t, "a")
 	srv.ListHook(func(lr *mcp.ListToolsResult) {
 		for _, tl := range lr.Tools {
@@ -353,7 +353,6 @@ func TestSilentDriftIsFoundByRelisting(t *testing.T) {
 		select {
 		case live := <-syncs.ch:
 			if len(live) == 1 && live[0].Fingerprint != first[0].Fingerprint {
-				_ = c
 				return
 			}
 		case <-ctx.Done():
