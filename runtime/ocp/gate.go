@@ -273,14 +273,19 @@ func newGateTool(h *ocpimpl.Tool) (*gateTool, error) {
 
 // Dispatch answers one action.request for principal p, in this order, each
 // step audited: (1) the tool must be advertised, else unknown; (2) the
-// arguments must be a JSON object with only the schema's top-level
-// properties, valid against the schema, and decode strictly into the typed
-// arguments whose re-encoding equals them, else invalid; (3) tier × scopes ×
-// ACL on the rendered resources, else forbidden; (4) writes: a confirm any
-// other peer may resolve, bound to a digest of the call, else denied; (5)
-// writes: authorize again with current rights, else forbidden, and the
-// catalogue must not have changed, else denied; (6) call the server with the
-// re-encoded arguments only; (7) map its result, redacting errors (failed).
+// principal must have a channel (Peer), the tool's tier and every scope,
+// else forbidden, before the arguments are looked at; (3) the arguments
+// must be a JSON object with only the schema's top-level properties, valid
+// against the schema, and decode strictly into the typed arguments whose
+// re-encoding equals them, else invalid; then the rendered resources
+// (bounded, else invalid) and the ACL on them, else forbidden; (4) writes:
+// a confirm that another peer, authorized for the same call, may resolve,
+// bound to a digest of the call, else denied; (5) writes: authorize again
+// with current rights, else forbidden, and the catalogue must not have
+// changed, else denied; (6) call the server with the re-encoded arguments
+// only; (7) map its result (bounded, validated against the output schema),
+// redacting errors: failed, or outcome_unknown when the call was sent and
+// no answer came.
 func (g *Gate) Dispatch(ctx context.Context, p Principal, req ActionRequest) ActionResult {
 	return g.dispatch(ctx, p, req)
 }
