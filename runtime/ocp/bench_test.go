@@ -99,7 +99,7 @@ var (
 	benchReadArgs  = json.RawMessage(`{"query":"Ada Lovelace","limit":10,"filter":{"kinds":["person","org"],"since":"2024-01-31","minScore":0.25}}`)
 	benchWriteArgs = json.RawMessage(`{"observations":[{"entityName":"Ada Lovelace","contents":["wrote the first program","born 1815"]}]}`)
 	benchPrincipal = Principal{ID: "u1", Tier: "member", Scopes: []string{"memory.read", "memory.write"}, Peer: "model"}
-	benchApprover  = Principal{ID: "op", Tier: "operator", Peer: "phone"}
+	benchApprover  = Principal{ID: "op", Tier: "operator", Scopes: []string{"memory.read", "memory.write"}, Peer: "phone"}
 )
 
 // benchServer is a go-sdk MCP server whose tools answer at once with a small

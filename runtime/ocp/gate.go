@@ -636,7 +636,9 @@ func (g *Gate) confirm(ctx context.Context, c *call, st *catState, gt *gateTool,
 		Expires:   time.Now().Add(ttl),
 	}
 	attrs := []slog.Attr{slog.String("confirm", req.ID), slog.String("digest", req.Digest)}
-	c.event(slog.LevelInfo, AuditConfirm, "opened", append(attrs, slog.Time("expires", req.Expires))...)
+	if c.info() {
+		c.event(slog.LevelInfo, AuditConfirm, "opened", append(attrs, slog.Time("expires", req.Expires))...)
+	}
 	var d Decision
 	err := g.protect(ctx, "ConfirmBroker.Request", func() error {
 		var err error

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -103,7 +104,7 @@ func textTriple(content []mcp.Content) ([]byte, bool) {
 		return nil, false
 	}
 	tc, ok := content[0].(*mcp.TextContent)
-	if !ok || tc.Meta != nil || tc.Annotations != nil {
+	if !ok || tc.Meta != nil || tc.Annotations != nil || !mayBeTriple(tc.Text) {
 		return nil, false
 	}
 	var m map[string]json.RawMessage
@@ -117,6 +118,17 @@ func textTriple(content []mcp.Content) ([]byte, bool) {
 	}
 	out, err := json.Marshal(m)
 	return out, err == nil
+}
+
+// mayBeTriple is a cheap test that text could be a triple, so that an
+// ordinary text result is not decoded to find out: an object that names
+// one of the triple's keys.
+func mayBeTriple(text string) bool {
+	t := strings.TrimLeft(text, " \t\r\n")
+	if !strings.HasPrefix(t, "{") {
+		return false
+	}
+	return strings.Contains(t, `"card"`) || strings.Contains(t, `"speech"`) || strings.Contains(t, `"figures"`)
 }
 
 // DecodeOutput decodes a successful result's output into R, the generated
