@@ -25,7 +25,9 @@
  * as a comment ("model: <name>") at the statement of the code that makes
  * it; runtime/brokertest/replay.go replays these traces against brokers.
  *
- * Compile-time variants: -DSEEDED_BUG makes scriptDecide accept a decision
+ * Compile-time variants: -DNO_STORE_FAULTS leaves out the failures of Redis,
+ * of replica A and of its link; -DWALK_BROKER, for random walks only, makes
+ * every decision one that reaches the broker. -DSEEDED_BUG makes scriptDecide accept a decision
  * after expiry (the check must then fail). -DOLD_CLOSE models Broker.wait
  * before the fix of "close failure" (it returned the close's outcome when
  * the close could not reach Redis, leaving the key pending).
@@ -132,9 +134,15 @@ proctype Peers() {
 		atomic {
 			i++;
 			if :: ap = true :: ap = false fi;
+#ifndef WALK_BROKER
 			if :: good = true :: good = false fi;
 			if :: ch = CH_EMPTY :: ch = CH_SELF :: ch = CH_OTHER fi;
 			if :: auth = true :: auth = false fi;
+#else
+			/* random walks of decisions that reach the broker */
+			good = true; auth = true;
+			if :: ch = CH_SELF :: ch = CH_OTHER :: ch = CH_OTHER fi;
+#endif
 			if
 			:: ch == CH_EMPTY ->
 				/* model: gate_refuse_nochannel */
@@ -250,6 +258,9 @@ end:
 	:: atomic { faults < MAXFAULTS && !gaveUp -> faults++; gaveUp = true; printf("EV cancel\n") }
 	:: atomic { faults < MAXFAULTS && !withdrawn -> faults++; withdrawn = true; printf("EV withdraw\n") }
 	:: atomic { faults < MAXFAULTS && !revoked -> faults++; revoked = true; printf("EV revoke\n") }
+#ifndef NO_STORE_FAULTS
+	/* failures of the store, of replica A and of its link (the traces
+	 * written with -DNO_STORE_FAULTS are the ones every broker replays) */
 	:: atomic { faults < MAXFAULTS && !aDead && !reqDone -> faults++; aDead = true; printf("EV a_dies\n") }
 	:: atomic { faults < MAXFAULTS && !restarted && redisUp -> faults++; redisUp = false; inflight = 0; printf("EV redis_down\n") }
 	:: atomic { !redisUp ->
@@ -260,6 +271,7 @@ end:
 		rstate = none; kick = true; printf("EV redis_up\n") }
 	:: atomic { faults < MAXFAULTS && !cut && linkA -> faults++; linkA = false; cut = true; inflight = 0; printf("EV link_down\n") }
 	:: atomic { !linkA -> linkA = true; kick = true; printf("EV link_up\n") }
+#endif
 	od
 }
 

@@ -2,6 +2,8 @@ package model
 
 import (
 	"bytes"
+	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -156,4 +158,65 @@ func events(out string) string {
 		}
 	}
 	return b.String()
+}
+
+var writeTraces = flag.Bool("write-traces", false, "write the model's traces to runtime/brokertest/testdata/traces")
+
+const traceDir = "../testdata/traces"
+
+// TestTraces makes the traces that runtime/brokertest.Replay replays against
+// every broker, and checks that the committed ones are current (spin's
+// simulation is deterministic for a seed): random walks from fixed seeds,
+// of the whole model, of the model without store failures and of the
+// model without environment events, and walks whose decisions all reach the
+// broker, and the
+// counterexamples found while writing the model.
+func TestTraces(t *testing.T) {
+	spin, _ := tools(t)
+	want := map[string]string{}
+	walk := func(name string, seed int, defs ...string) {
+		dir := t.TempDir()
+		src, err := os.ReadFile("confirm.pml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "confirm.pml"), src, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args := append(append([]string{}, defs...), fmt.Sprintf("-n%d", seed), "confirm.pml")
+		want[name] = fmt.Sprintf("# spin %s\n", strings.Join(args, " ")) + events(run(t, dir, spin, args...))
+	}
+	for seed := 1; seed <= 12; seed++ {
+		walk(fmt.Sprintf("walk-%02d.trace", seed), seed)
+		walk(fmt.Sprintf("walk-nostore-%02d.trace", seed), seed, "-DNO_STORE_FAULTS")
+		walk(fmt.Sprintf("walk-nofault-%02d.trace", seed), seed, "-DMAXFAULTS=0")
+		walk(fmt.Sprintf("walk-broker-%02d.trace", seed), seed, "-DWALK_BROKER", "-DNO_STORE_FAULTS", "-DMAXFAULTS=1")
+	}
+	cex := func(name, header string, defs ...string) {
+		dir := verifier(t, defs, "-DSAFETY", "-DNOCLAIM")
+		if r := pan(t, dir); strings.Contains(r, "errors: 0") {
+			t.Fatalf("%v: no counterexample", defs)
+		}
+		want[name] = header + fmt.Sprintf("# spin %s -t confirm.pml (after pan)\n", strings.Join(defs, " ")) + events(run(t, dir, spin, append(defs, "-t", "confirm.pml")...))
+	}
+	cex("cex-seeded-late-approval.trace", "# diverge: the seeded bug accepts the last decision, after expiry; a broker must refuse it\n", "-DSEEDED_BUG", "-DNO_STORE_FAULTS")
+	cex("cex-close-failure.trace", "# the code before the close fix: Request returned cancelled, then an approval was accepted (redisbroker TestCloseThatCannotReachRedisIsRetried)\n", "-DOLD_CLOSE")
+
+	if *writeTraces {
+		if err := os.MkdirAll(traceDir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for name, s := range want {
+			if err := os.WriteFile(filepath.Join(traceDir, name), []byte(s), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return
+	}
+	for name, s := range want {
+		got, err := os.ReadFile(filepath.Join(traceDir, name))
+		if err != nil || string(got) != s {
+			t.Errorf("%s is not the model's current trace (err %v): go test ./runtime/brokertest/model -run TestTraces -write-traces", name, err)
+		}
+	}
 }
