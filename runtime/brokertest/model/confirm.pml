@@ -302,6 +302,7 @@ wait:
 	:: kick -> atomic { kick = false; busy = true; closeAs = closing }; break
 	:: now > lastHB -> atomic { lastHB = now; busy = true; closeAs = closing }; break
 	:: closing == none && !deadlineFired && now >= EXP ->
+		/* model: deadline */
 		atomic { deadlineFired = true; busy = true; closeAs = expired }; break
 	:: closing == none && (gaveUp || withdrawn) ->
 		atomic { busy = true; closeAs = cancelled }; break

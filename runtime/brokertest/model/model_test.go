@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -220,3 +221,52 @@ func TestTraces(t *testing.T) {
 		}
 	}
 }
+
+// TestTransitionsNamedInCode holds the model and the code together: every
+// transition the model names ("model: NAME" in confirm.pml) is named at the
+// statement of the code that makes it, and every name in the code is one
+// of the model's transitions or events.
+func TestTransitionsNamedInCode(t *testing.T) {
+	names := func(file string) map[string]bool {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]bool{}
+		for _, m := range modelName.FindAllStringSubmatch(string(b), -1) {
+			for _, n := range strings.Split(m[1], ",") {
+				if n = strings.TrimSpace(n); n != "" {
+					out[n] = true
+				}
+			}
+		}
+		return out
+	}
+	model := names("confirm.pml")
+	src, err := os.ReadFile("confirm.pml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	inCode := map[string]bool{}
+	for _, f := range []string{"../../ocp/confirm.go", "../../ocp/gate.go", "../../../redisbroker/scripts.go", "../../../redisbroker/broker.go"} {
+		for n := range names(f) {
+			inCode[n] = true
+			// A name in the code is a transition of the model, or one of its
+			// printed events ("EV cancel", "EV gate -> withdrawn").
+			ev := n
+			if i := strings.Index(ev, " ("); i >= 0 {
+				ev = ev[:i]
+			}
+			if !model[ev] && !strings.Contains(string(src), `"EV `+ev) && !strings.Contains(string(src), `EV `+strings.Fields(ev)[0]) {
+				t.Errorf("%s names %q, which the model does not have", f, n)
+			}
+		}
+	}
+	for n := range model {
+		if !inCode[n] {
+			t.Errorf("the model's transition %q is named nowhere in the code", n)
+		}
+	}
+}
+
+var modelName = regexp.MustCompile(`model: ([a-z_]+(?:, [a-z_]+)*(?: -> [a-z_]+)?)`)
