@@ -304,6 +304,15 @@ func (b *Broker) announceEnd(id string, o ocp.Outcome) {
 // its decision's announcement, when the pub/sub connection comes back (an
 // announcement may have been missed), and every heartbeat (which also renews
 // the lease); it closes it at the deadline or on cancellation.
+//
+// A close that cannot reach Redis is retried at each wake-up until it does,
+// or until the lease has run out since the last renewal (the key is gone by
+// then): returning the close's outcome at once would leave the key pending,
+// and a peer could still have an approval accepted that nothing acts on,
+// while Request had told the gate "expired" or "cancelled" (the model's
+// invariant "the accepted decision is the one that acts"; see
+// runtime/brokertest/model). A close retried until the lease ran out is an
+// error, not a decision: the gate denies.
 func (b *Broker) wait(ctx context.Context, p ocp.PendingConfirm, kick <-chan struct{}) (ocp.Decision, error) {
 	id := p.Request.ID
 	deadline := time.NewTimer(p.Request.Expires.Sub(b.now()))
@@ -311,39 +320,40 @@ func (b *Broker) wait(ctx context.Context, p ocp.PendingConfirm, kick <-chan str
 	tick := time.NewTicker(b.heartbeat)
 	defer tick.Stop()
 	lastOK := time.Now()
+	closing := "" // a close that could not reach Redis yet
 	for {
-		closeAs := ""
+		closeAs := closing
+		deadlineC, done := deadline.C, ctx.Done()
+		if closing != "" {
+			deadlineC, done = nil, nil // already closing: retry at the next wake-up
+		}
 		select {
 		case <-kick:
 		case <-tick.C:
-		case <-deadline.C:
-			closeAs = string(ocp.OutcomeExpired)
-		case <-ctx.Done():
-			closeAs = string(ocp.OutcomeCancelled)
+		case <-deadlineC:
+			closeAs = string(ocp.OutcomeExpired) // model: deadline
+		case <-done:
+			closeAs = string(ocp.OutcomeCancelled) // model: cancel (or withdraw)
 		case <-b.ctx.Done():
 			_, _ = b.finish(id, string(ocp.OutcomeCancelled))
 			return ocp.Decision{}, ErrClosed
 		}
 		st, err := b.finish(id, closeAs)
 		if err != nil {
-			if closeAs != "" {
-				// The wait ends either way; a decision that cannot be read
-				// is not an approval.
-				return ocp.Decision{Outcome: ocp.Outcome(closeAs)}, nil
-			}
+			closing = closeAs // model: finish_retry_close
 			if time.Since(lastOK) >= b.lease {
 				return ocp.Decision{}, fmt.Errorf("redisbroker: confirm %s: Redis unreachable for the whole lease: %w", id, err)
 			}
-			continue // retried at the next heartbeat
+			continue // retried at the next heartbeat or wake-up
 		}
 		switch st.state {
 		case "pending":
-			lastOK = time.Now()
+			lastOK = time.Now() // model: finish_renew
 			continue
 		case "gone":
-			return ocp.Decision{}, ErrLost
+			return ocp.Decision{}, ErrLost // model: finish_gone
 		}
-		return decision(p, st)
+		return decision(p, st) // model: finish_collect, finish_expire, finish_cancel
 	}
 }
 

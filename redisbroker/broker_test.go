@@ -55,6 +55,14 @@ func TestConformanceRedisHeartbeat(t *testing.T) {
 	brokertest.Run(t, conformance(Options{}, time.Millisecond))
 }
 
+// TestConformanceRedisModelTraces replays the confirm model's traces
+// (runtime/brokertest/model) against two replicas' brokers, with heartbeats
+// every millisecond interleaving with the trace's steps.
+func TestConformanceRedisModelTraces(t *testing.T) {
+	redisAddr(t)
+	brokertest.Replay(t, conformance(Options{}, time.Millisecond))
+}
+
 func TestNewRefusesBadOptions(t *testing.T) {
 	if _, err := New(nil, Options{}); err == nil {
 		t.Error("nil client accepted")

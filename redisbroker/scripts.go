@@ -4,6 +4,10 @@ import "github.com/redis/go-redis/v9"
 
 // Every state change of a confirm happens in one of these scripts, on the
 // server, atomically: no decision is ever read by a client and written back.
+// Each is named after the transition of the confirm model that it is
+// ("-- model: NAME"; runtime/brokertest/model/confirm.pml). Two are not
+// scripts: the key's own expiry (model: lease_lapse), and a restart that
+// loses the data (model: redis_restart).
 //
 // A pending confirm is one hash, KEYS[1] = PREFIX c:ID, with the fields
 //
@@ -49,6 +53,7 @@ redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. int(now))
 if redis.call('EXISTS', KEYS[1]) == 1 then return 'dup' end
 local exp = tonumber(ARGV[5])
 if not exp or now >= exp then return 'expired' end
+-- model: open
 redis.call('HSET', KEYS[1], 'state', 'pending', 'req', ARGV[2], 'rp', ARGV[3], 'digest', ARGV[4], 'exp', ARGV[5])
 redis.call('PEXPIRE', KEYS[1], int(ttl_ms(now, exp, tonumber(ARGV[6]), tonumber(ARGV[7]))))
 redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
@@ -65,16 +70,18 @@ return 'ok'
 // Returns 'ok', 'notpending', 'expired', 'self' or 'digest'.
 var scriptDecide = redis.NewScript(luaPrelude + `
 local f = redis.call('HMGET', KEYS[1], 'state', 'exp', 'rp', 'digest')
-if f[1] ~= 'pending' then return 'notpending' end
+if f[1] ~= 'pending' then return 'notpending' end -- model: decide_notpending
 local now = now_us()
 if now >= tonumber(f[2]) then
+  -- model: decide_expire
   redis.call('HSET', KEYS[1], 'state', 'expired')
   redis.call('ZREM', KEYS[2], ARGV[1])
   redis.call('PUBLISH', ARGV[7], ARGV[1])
   return 'expired'
 end
-if ARGV[4] == '' or ARGV[4] == f[3] then return 'self' end
-if ARGV[3] ~= f[4] then return 'digest' end
+if ARGV[4] == '' or ARGV[4] == f[3] then return 'self' end -- model: decide_refuse_self
+if ARGV[3] ~= f[4] then return 'digest' end -- model: decide_refuse_digest
+-- model: decide_approve, decide_deny
 local state = 'denied'
 if ARGV[2] == '1' then state = 'approved' end
 redis.call('HSET', KEYS[1], 'state', state, 'by_peer', ARGV[5], 'by_id', ARGV[6], 'ddigest', ARGV[3])
@@ -94,6 +101,7 @@ return 'ok'
 var scriptFinish = redis.NewScript(luaPrelude + `
 local f = redis.call('HMGET', KEYS[1], 'state', 'exp', 'by_peer', 'by_id', 'ddigest')
 if not f[1] then
+  -- model: finish_gone (after redis_restart or lease_lapse)
   redis.call('ZREM', KEYS[2], ARGV[1])
   return {'gone'}
 end
@@ -102,15 +110,17 @@ if state == 'pending' then
   if ARGV[2] == '' then
     local ttl = ttl_ms(now_us(), tonumber(f[2]), tonumber(ARGV[3]), tonumber(ARGV[4]))
     if ttl > 0 then
+      -- model: finish_renew
       redis.call('PEXPIRE', KEYS[1], int(ttl))
       return {'pending'}
     end
-    state = 'expired'
+    state = 'expired' -- model: finish_expire
   else
-    state = ARGV[2]
+    state = ARGV[2] -- model: finish_expire, finish_cancel
   end
   f[3], f[4], f[5] = false, false, false
 end
+-- model: finish_collect
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
 return {state, f[3] or '', f[4] or '', f[5] or ''}

@@ -147,7 +147,8 @@ func NewMemoryBroker() *MemoryBroker {
 }
 
 // finish moves c out of pending. It must be called with b.mu held; it is the
-// only state transition, so whichever of decision, expiry and cancellation
+// only state transition (the model's transitions out of pending, named at
+// each call: runtime/brokertest/model/confirm.pml), so whichever of decision, expiry and cancellation
 // takes the lock first wins and the others see a finished confirm.
 func (c *memConfirm) finish(o Outcome, by Principal) bool {
 	if c.outcome != "" {
@@ -170,7 +171,7 @@ func (b *MemoryBroker) Request(ctx context.Context, p PendingConfirm) (Decision,
 		b.mu.Unlock()
 		return Decision{}, fmt.Errorf("ocp confirm: id %q already pending", id)
 	}
-	b.pending[id] = c
+	b.pending[id] = c // model: open
 	subs := make([]func(ConfirmRequest), 0, len(b.subs))
 	for _, k := range slices.Sorted(maps.Keys(b.subs)) {
 		subs = append(subs, b.subs[k])
@@ -192,15 +193,15 @@ func (b *MemoryBroker) Request(ctx context.Context, p PendingConfirm) (Decision,
 	case <-c.done:
 	case <-timer.C:
 		b.mu.Lock()
-		c.finish(OutcomeExpired, Principal{})
+		c.finish(OutcomeExpired, Principal{}) // model: finish_expire
 		b.mu.Unlock()
 	case <-ctx.Done():
 		b.mu.Lock()
-		c.finish(OutcomeCancelled, Principal{})
+		c.finish(OutcomeCancelled, Principal{}) // model: finish_cancel (cancel, withdraw)
 		b.mu.Unlock()
 	}
 	b.mu.Lock()
-	d := Decision{Outcome: c.outcome, Peer: c.by.Peer, PrincipalID: c.by.ID}
+	d := Decision{Outcome: c.outcome, Peer: c.by.Peer, PrincipalID: c.by.ID} // model: finish_collect
 	ended := make([]func(ConfirmEnded), 0, len(b.ended))
 	for _, k := range slices.Sorted(maps.Keys(b.ended)) {
 		ended = append(ended, b.ended[k])
@@ -225,27 +226,27 @@ func (b *MemoryBroker) Resolve(_ context.Context, peer Principal, d ConfirmDecis
 	defer b.mu.Unlock()
 	c := b.pending[d.ID]
 	if c == nil || c.outcome != "" {
-		return ErrConfirmNotPending
+		return ErrConfirmNotPending // model: decide_notpending
 	}
 	if !b.now().Before(c.p.Request.Expires) {
 		// Expiry wins even if the timer has not fired yet.
-		c.finish(OutcomeExpired, Principal{})
+		c.finish(OutcomeExpired, Principal{}) // model: decide_expire
 		return ErrConfirmExpired
 	}
 	// The requesting channel is the model's: if it could answer, the model
 	// could approve its own writes and the confirm would mean nothing. A
 	// decision that names no channel cannot be told apart from it.
 	if peer.Peer == "" || peer.Peer == c.p.RequesterPeer {
-		return ErrConfirmSelf
+		return ErrConfirmSelf // model: decide_refuse_self
 	}
 	if d.Digest != c.p.Request.Digest {
-		return ErrConfirmDigest
+		return ErrConfirmDigest // model: decide_refuse_digest
 	}
 	o := OutcomeDenied
 	if d.Approve {
 		o = OutcomeApproved
 	}
-	c.finish(o, peer)
+	c.finish(o, peer) // model: decide_approve, decide_deny
 	return nil
 }
 
@@ -255,9 +256,9 @@ func (b *MemoryBroker) Lookup(_ context.Context, id string) (ConfirmRequest, err
 	defer b.mu.Unlock()
 	c := b.pending[id]
 	if c == nil || c.outcome != "" || !b.now().Before(c.p.Request.Expires) {
-		return ConfirmRequest{}, ErrConfirmNotPending
+		return ConfirmRequest{}, ErrConfirmNotPending // model: lookup_notpending
 	}
-	return c.p.Request, nil
+	return c.p.Request, nil // model: lookup_pending
 }
 
 // Pending implements [ConfirmBroker]. The result is ordered by expiry, then

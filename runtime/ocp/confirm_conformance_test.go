@@ -18,3 +18,13 @@ func TestConformanceMemory(t *testing.T) {
 		return m, m
 	})
 }
+
+// TestConformanceMemoryModelTraces replays the confirm model's traces
+// (runtime/brokertest/model) against the in-memory broker.
+func TestConformanceMemoryModelTraces(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	brokertest.Replay(t, func(*testing.T) (a, b ocp.ConfirmBroker) {
+		m := ocp.NewMemoryBroker()
+		return m, m
+	})
+}

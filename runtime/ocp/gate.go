@@ -414,15 +414,15 @@ func (g *Gate) dispatch(ctx context.Context, p Principal, req ActionRequest) Act
 			return refused(req.ID, ReasonDenied, text)
 		}
 		// 5. Re-authorize with current rights.
-		if err := g.reauthorize(ctx, p, gt, args); err != nil {
+		if err := g.reauthorize(ctx, p, gt, args); err != nil { // model: gate -> forbidden
 			c.refuse(AuditReauthorize, ReasonForbidden, err)
 			return refused(req.ID, ReasonForbidden, textForbidden)
 		}
-		if g.state.Load() != st {
+		if g.state.Load() != st { // model: gate -> withdrawn
 			c.refuse(AuditReauthorize, ReasonDenied, errCatalogueChanged)
 			return refused(req.ID, ReasonDenied, textCatalogue)
 		}
-		if err := ctx.Err(); err != nil {
+		if err := ctx.Err(); err != nil { // model: gate -> cancelled
 			c.refuse(AuditReauthorize, ReasonDenied, err)
 			return refused(req.ID, ReasonDenied, textCancelled)
 		}
@@ -431,7 +431,7 @@ func (g *Gate) dispatch(ctx context.Context, p Principal, req ActionRequest) Act
 		}
 	}
 
-	// 6–7. Call and map.
+	// 6–7. Call and map. model: call
 	return g.callServer(ctx, c, gt, fwd)
 }
 
@@ -654,6 +654,7 @@ func (g *Gate) confirm(ctx context.Context, c *call, st *catState, gt *gateTool,
 	case OutcomeApproved:
 		if cause := context.Cause(cctx); cause != nil {
 			// Approved, but the wait had already been voided.
+			// model: gate -> approved_after_cancel
 			c.event(slog.LevelWarn, AuditConfirm, string(OutcomeCancelled), append(attrs, slog.String("detail", "approved after cancellation: "+cause.Error()))...)
 			return cancelText(cause), false
 		}
@@ -969,6 +970,7 @@ func (g *Gate) Resolve(ctx context.Context, peer Principal, d ConfirmDecision) e
 		return refuse(ErrConfirmNotPending, "no broker")
 	}
 	if peer.Peer == "" {
+		// model: gate_refuse_nochannel
 		return refuse(ErrConfirmSelf, "the decider has no channel identity (Peer)")
 	}
 	var req ConfirmRequest
@@ -981,9 +983,11 @@ func (g *Gate) Resolve(ctx context.Context, peer Principal, d ConfirmDecision) e
 		return refuse(brokerError(err), err.Error())
 	}
 	if d.Digest != req.Digest {
+		// model: gate_refuse_digest
 		return refuse(ErrConfirmDigest, "digest differs")
 	}
 	if err := g.mayDecide(ctx, peer, req); err != nil {
+		// model: gate_refuse_forbidden
 		return refuse(ErrConfirmForbidden, err.Error())
 	}
 	err = g.protect(ctx, "ConfirmBroker.Resolve", func() error { return g.cfg.Broker.Resolve(ctx, peer, d) })
