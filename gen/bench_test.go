@@ -10,8 +10,9 @@ package gen
 //	                         the ocpgen CLI and go-jsonschema on the corpus's
 //	                         input schemas; the CLI on the synthetic catalogues
 //	                         (with its peak RSS, maxrss-KB)
-//	BenchmarkBuild           go build of the generated packages (their
-//	                         dependencies cached, the packages themselves not)
+//	BenchmarkBuild           go build of the generated packages, in a fresh
+//	                         GOCACHE holding their dependencies; functions
+//	                         compiled per tool
 
 import (
 	"bytes"
@@ -368,6 +369,7 @@ type benchPackages struct {
 	dirs   map[string]string // package name → directory
 	files  int
 	bytes  int
+	tools  int
 }
 
 func (bp *benchPackages) add(b *testing.B, dir, pkg string, files map[string][]byte) {
@@ -385,10 +387,31 @@ func (bp *benchPackages) add(b *testing.B, dir, pkg string, files map[string][]b
 	bp.dirs[pkg] = dir
 }
 
-// build compiles every package once per iteration. Each iteration changes a
-// constant in every package first, so the packages themselves are compiled
-// every time while their dependencies (the runtime, the standard library)
-// come from the build cache, as in a Hub repo after go generate.
+// countTools returns the number of tools of the snapshots at paths.
+func countTools(b *testing.B, paths []string) int {
+	b.Helper()
+	n := 0
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var snap struct{ Tools []json.RawMessage }
+		if err := json.Unmarshal(data, &snap); err != nil {
+			b.Fatal(err)
+		}
+		n += len(snap.Tools)
+	}
+	return n
+}
+
+// build compiles every package once per iteration, each time in a fresh
+// build cache (GOCACHE) that already holds the packages' dependencies (the
+// runtime, the standard library, built once into a seed cache and copied
+// before each iteration, outside the timer): one compile action per
+// package, as in a Hub repo after go generate. It reports the functions
+// compiled (STEXT symbols of "go build -gcflags=-S", the packages
+// themselves only), per tool, and the packages compiled.
 func (bp *benchPackages) build(b *testing.B) {
 	b.Helper()
 	var patterns []string
@@ -399,28 +422,63 @@ func (bp *benchPackages) build(b *testing.B) {
 		}
 		patterns = append(patterns, "./"+filepath.ToSlash(rel))
 	}
-	nonce := 0
-	step := func() {
-		nonce++
-		for pkg, dir := range bp.dirs {
-			src := fmt.Sprintf("package %s\n\nconst ocpBenchNonce = %d\n", pkg, nonce)
-			if err := os.WriteFile(filepath.Join(dir, "zz_bench_nonce.go"), []byte(src), 0o644); err != nil {
-				b.Fatal(err)
-			}
-		}
-		cmd := exec.Command("go", append([]string{"build"}, patterns...)...)
+	tmp := b.TempDir()
+	gocmd := func(cache string, args ...string) []byte {
+		cmd := exec.Command("go", args...)
 		cmd.Dir = bp.modDir
-		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("go build: %v\n%s", err, out)
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOCACHE="+cache)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			b.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return out
+	}
+	seed := filepath.Join(tmp, "seed")
+	own := map[string]bool{}
+	for _, p := range strings.Fields(string(gocmd(seed, append([]string{"list", "-f", "{{.ImportPath}}"}, patterns...)...))) {
+		own[p] = true
+	}
+	var deps []string
+	for _, p := range strings.Fields(string(gocmd(seed, append([]string{"list", "-deps", "-f", "{{.ImportPath}}"}, patterns...)...))) {
+		if !own[p] && p != "unsafe" {
+			deps = append(deps, p)
 		}
 	}
-	step() // warm the cache for the dependencies
+	gocmd(seed, append([]string{"build"}, deps...)...)
+	round := 0
+	fresh := func() string {
+		round++
+		dir := filepath.Join(tmp, fmt.Sprintf("cache-%d", round))
+		if out, err := exec.Command("cp", "-a", seed, dir).CombinedOutput(); err != nil {
+			b.Fatalf("copy the seed cache: %v\n%s", err, out)
+		}
+		return dir
+	}
+	asm := gocmd(fresh(), append([]string{"build", "-gcflags=-S"}, patterns...)...)
+	funcs, pkgs := 0, 0
+	for _, line := range strings.Split(string(asm), "\n") {
+		if strings.HasPrefix(line, "# ") {
+			pkgs++
+		} else if f := strings.Fields(line); len(f) > 1 && f[1] == "STEXT" {
+			funcs++
+		}
+	}
 	b.ResetTimer()
-	for b.Loop() {
-		step()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		cache := fresh()
+		b.StartTimer()
+		gocmd(cache, append([]string{"build"}, patterns...)...)
+		b.StopTimer()
+		os.RemoveAll(cache)
+		b.StartTimer()
 	}
 	b.ReportMetric(float64(bp.bytes), "src-B")
+	b.ReportMetric(float64(funcs), "funcs")
+	b.ReportMetric(float64(pkgs), "pkgs")
+	if bp.tools > 0 {
+		b.ReportMetric(float64(funcs)/float64(bp.tools), "funcs/tool")
+	}
 }
 
 func BenchmarkBuild(b *testing.B) {
@@ -433,6 +491,7 @@ func BenchmarkBuild(b *testing.B) {
 	}
 	b.Run("ocpgen-corpus", func(b *testing.B) {
 		bp, base := inModule(b)
+		bp.tools = countTools(b, benchCorpus(b))
 		for _, p := range benchCorpus(b) {
 			data, err := os.ReadFile(p)
 			if err != nil {
@@ -454,7 +513,7 @@ func BenchmarkBuild(b *testing.B) {
 		if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte(gomod), 0o644); err != nil {
 			b.Fatal(err)
 		}
-		bp := &benchPackages{modDir: mod, dirs: map[string]string{}}
+		bp := &benchPackages{modDir: mod, dirs: map[string]string{}, tools: countTools(b, paths)}
 		schemas := splitSchemas(b, paths, b.TempDir())
 		needTypes := false
 		for _, p := range paths {
@@ -480,9 +539,26 @@ func BenchmarkBuild(b *testing.B) {
 		}
 		bp.build(b)
 	})
+	// The fixed cost of a package: 22 packages that hold one variable of the
+	// runtime's type, against 22 that hold one of encoding/json's.
+	for _, imp := range []struct{ name, path, decl string }{
+		{"import-ocpimpl", "github.com/ocpgen/ocpgen/runtime/ocpimpl", "var X *ocpimpl.Tool"},
+		{"import-json", "encoding/json", "var X json.RawMessage"},
+	} {
+		b.Run(imp.name, func(b *testing.B) {
+			bp, base := inModule(b)
+			for i := range 22 {
+				pkg := fmt.Sprintf("p%d", i)
+				src := fmt.Sprintf("package %s\n\nimport %q\n\n%s\n", pkg, imp.path, imp.decl)
+				bp.add(b, filepath.Join(base, pkg), pkg, map[string][]byte{"x.go": []byte(src)})
+			}
+			bp.build(b)
+		})
+	}
 	for _, n := range []int{1000} {
 		b.Run(fmt.Sprintf("ocpgen-synth-%d", n), func(b *testing.B) {
 			bp, base := inModule(b)
+			bp.tools = n
 			res, err := Generate(Input{SnapshotFile: "synth.tools.json", Snapshot: synthCatalogue(n)}, Options{Package: "synth"})
 			if err != nil {
 				b.Fatal(err)
