@@ -24,6 +24,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // synthCatalogue returns a snapshot of n tools with varied, realistic input
@@ -257,23 +258,41 @@ func goJSONSchemaBinary(b *testing.B) string {
 	return ""
 }
 
-// runProcess runs one process and returns its peak RSS in KB, measured by
-// GNU time (the rusage Go reports for a child includes the parent's RSS at
-// fork), or 0 without it.
-func runProcess(b *testing.B, cmd *exec.Cmd) int64 {
+// runProcess runs one process and returns its peak RSS in KB and its CPU
+// time (user + system), measured by GNU time (the rusage Go reports for a
+// child includes the parent's RSS at fork), or zeros without it. On a
+// loaded machine the CPU time is the steadier figure.
+func runProcess(b *testing.B, cmd *exec.Cmd) (kb int64, cpu time.Duration) {
 	b.Helper()
 	if _, err := os.Stat("/usr/bin/time"); err == nil {
-		cmd = exec.Command("/usr/bin/time", append([]string{"-f", "maxrss-KB %M"}, cmd.Args...)...)
+		cmd = exec.Command("/usr/bin/time", append([]string{"-f", "maxrss-KB %M cpu-s %U %S"}, cmd.Args...)...)
 	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
 		b.Fatalf("%v: %v\n%s", cmd.Args, err, stderr.Bytes())
 	}
-	var kb int64
 	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
-	fmt.Sscanf(lines[len(lines)-1], "maxrss-KB %d", &kb)
-	return kb
+	var user, sys float64
+	fmt.Sscanf(lines[len(lines)-1], "maxrss-KB %d cpu-s %g %g", &kb, &user, &sys)
+	return kb, time.Duration((user + sys) * float64(time.Second))
+}
+
+// procStats accumulates runProcess's figures over a benchmark.
+type procStats struct {
+	rss int64
+	cpu time.Duration
+}
+
+func (ps *procStats) run(b *testing.B, cmd *exec.Cmd) {
+	b.Helper()
+	kb, cpu := runProcess(b, cmd)
+	ps.rss, ps.cpu = max(ps.rss, kb), ps.cpu+cpu
+}
+
+func (ps *procStats) report(b *testing.B) {
+	b.ReportMetric(float64(ps.rss), "maxrss-KB")
+	b.ReportMetric(float64(ps.cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 }
 
 // splitSchemas writes each tool's input schema of each corpus server to
@@ -320,28 +339,48 @@ func BenchmarkGenerateProcess(b *testing.B) {
 	b.Run("ocpgen-corpus", func(b *testing.B) {
 		paths, bin := benchCorpus(b), ocpgenBinary(b)
 		out := b.TempDir()
-		var rss int64
+		var ps procStats
 		for b.Loop() {
 			for _, p := range paths {
 				s := serverName(p)
-				rss = max(rss, runProcess(b, exec.Command(bin, "generate", "-snapshot", p, "-package", pkgName(s), "-out", filepath.Join(out, s))))
+				ps.run(b, exec.Command(bin, "generate", "-snapshot", p, "-package", pkgName(s), "-out", filepath.Join(out, s)))
 			}
 		}
-		b.ReportMetric(float64(rss), "maxrss-KB")
+		ps.report(b)
+	})
+	// One process for every server: ocpgen generate reading an ocpgen.yaml
+	// that lists the corpus.
+	b.Run("ocpgen-config-corpus", func(b *testing.B) {
+		paths, bin := benchCorpus(b), ocpgenBinary(b)
+		dir := b.TempDir()
+		cfg := "version: 1\nservers:\n"
+		for _, p := range paths {
+			s := serverName(p)
+			cfg += fmt.Sprintf("  - snapshot: %q\n    package: %s\n    out: %s\n", p, pkgName(s), s)
+		}
+		config := filepath.Join(dir, "ocpgen.yaml")
+		if err := os.WriteFile(config, []byte(cfg), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		var ps procStats
+		for b.Loop() {
+			ps.run(b, exec.Command(bin, "generate", "-config", config))
+		}
+		ps.report(b)
 	})
 	b.Run("go-jsonschema-corpus", func(b *testing.B) {
 		paths, bin := benchCorpus(b), goJSONSchemaBinary(b)
 		out := b.TempDir()
 		schemas := splitSchemas(b, paths, b.TempDir())
-		var rss int64
+		var ps procStats
 		for b.Loop() {
 			for _, p := range paths {
 				s := serverName(p)
 				args := append([]string{"-p", pkgName(s), "-o", filepath.Join(out, s, "types.go")}, schemas[s]...)
-				rss = max(rss, runProcess(b, exec.Command(bin, args...)))
+				ps.run(b, exec.Command(bin, args...))
 			}
 		}
-		b.ReportMetric(float64(rss), "maxrss-KB")
+		ps.report(b)
 	})
 	for _, n := range synthSizes {
 		b.Run(fmt.Sprintf("ocpgen-synth-%d", n), func(b *testing.B) {
@@ -351,13 +390,13 @@ func BenchmarkGenerateProcess(b *testing.B) {
 			if err := os.WriteFile(snap, synthCatalogue(n), 0o644); err != nil {
 				b.Fatal(err)
 			}
-			var rss int64
+			var ps procStats
 			for b.Loop() {
 				out := filepath.Join(dir, "out")
 				os.RemoveAll(out)
-				rss = max(rss, runProcess(b, exec.Command(bin, "generate", "-snapshot", snap, "-package", "synth", "-out", out)))
+				ps.run(b, exec.Command(bin, "generate", "-snapshot", snap, "-package", "synth", "-out", out))
 			}
-			b.ReportMetric(float64(rss), "maxrss-KB")
+			ps.report(b)
 		})
 	}
 }
