@@ -96,13 +96,11 @@ func (l *classLoader) load(data []byte) *Classification {
 	}
 
 	c := &Classification{File: l.file, Digest: digest(data)}
-	top, ok := l.fields(root, "the file", topKeys)
+	top, ok := l.versioned(root, topKeys)
 	if !ok {
 		return nil
 	}
-	if f, ok := top["version"]; !ok {
-		l.errorf(root, "missing \"version: 1\"")
-	} else {
+	if f, ok := top["version"]; ok {
 		c.Version = l.version(f.val)
 	}
 	if f, ok := top["tiers"]; !ok {
@@ -120,6 +118,19 @@ func (l *classLoader) load(data []byte) *Classification {
 		c.Tools = l.entries(f.val)
 	}
 	return c
+}
+
+// versioned reads the file's top-level mapping, whose known keys are known,
+// and reports a missing "version" key; the caller reads its value. ok is
+// false when the root is not a mapping.
+func (l *classLoader) versioned(root *yaml.Node, known []string) (map[string]field, bool) {
+	top, ok := l.fields(root, "the file", known)
+	if ok {
+		if _, has := top["version"]; !has {
+			l.errorf(root, "missing \"version: 1\"")
+		}
+	}
+	return top, ok
 }
 
 // document parses data as exactly one YAML document without aliases and

@@ -70,13 +70,11 @@ func (l *classLoader) config(data []byte) *Config {
 	if root == nil {
 		return nil
 	}
-	top, ok := l.fields(root, "the file", configTopKeys)
+	top, ok := l.versioned(root, configTopKeys)
 	if !ok {
 		return nil
 	}
-	if f, ok := top["version"]; !ok {
-		l.errorf(root, "missing \"version: 1\"")
-	} else {
+	if f, ok := top["version"]; ok {
 		l.version(f.val)
 	}
 	f, ok := top["servers"]
