@@ -472,7 +472,12 @@ func (bp *benchPackages) build(b *testing.B) {
 		}
 		return out
 	}
-	seed := filepath.Join(tmp, "seed")
+	// OCPBENCH_SEED_CACHE keeps the seed between runs (it only ever holds
+	// dependencies, never the packages measured).
+	seed := os.Getenv("OCPBENCH_SEED_CACHE")
+	if seed == "" {
+		seed = filepath.Join(tmp, "seed")
+	}
 	own := map[string]bool{}
 	for _, p := range strings.Fields(string(gocmd(seed, append([]string{"list", "-f", "{{.ImportPath}}"}, patterns...)...))) {
 		own[p] = true
