@@ -10,8 +10,9 @@ package gen
 //	                         the ocpgen CLI and go-jsonschema on the corpus's
 //	                         input schemas; the CLI on the synthetic catalogues
 //	                         (with its peak RSS, maxrss-KB)
-//	BenchmarkBuild           go build of the generated packages (their
-//	                         dependencies cached, the packages themselves not)
+//	BenchmarkBuild           go build of the generated packages, in a fresh
+//	                         GOCACHE holding their dependencies; functions
+//	                         compiled per tool
 
 import (
 	"bytes"
@@ -23,6 +24,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // synthCatalogue returns a snapshot of n tools with varied, realistic input
@@ -256,23 +258,41 @@ func goJSONSchemaBinary(b *testing.B) string {
 	return ""
 }
 
-// runProcess runs one process and returns its peak RSS in KB, measured by
-// GNU time (the rusage Go reports for a child includes the parent's RSS at
-// fork), or 0 without it.
-func runProcess(b *testing.B, cmd *exec.Cmd) int64 {
+// runProcess runs one process and returns its peak RSS in KB and its CPU
+// time (user + system), measured by GNU time (the rusage Go reports for a
+// child includes the parent's RSS at fork), or zeros without it. On a
+// loaded machine the CPU time is the steadier figure.
+func runProcess(b *testing.B, cmd *exec.Cmd) (kb int64, cpu time.Duration) {
 	b.Helper()
 	if _, err := os.Stat("/usr/bin/time"); err == nil {
-		cmd = exec.Command("/usr/bin/time", append([]string{"-f", "maxrss-KB %M"}, cmd.Args...)...)
+		cmd = exec.Command("/usr/bin/time", append([]string{"-f", "maxrss-KB %M cpu-s %U %S"}, cmd.Args...)...)
 	}
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
 		b.Fatalf("%v: %v\n%s", cmd.Args, err, stderr.Bytes())
 	}
-	var kb int64
 	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
-	fmt.Sscanf(lines[len(lines)-1], "maxrss-KB %d", &kb)
-	return kb
+	var user, sys float64
+	fmt.Sscanf(lines[len(lines)-1], "maxrss-KB %d cpu-s %g %g", &kb, &user, &sys)
+	return kb, time.Duration((user + sys) * float64(time.Second))
+}
+
+// procStats accumulates runProcess's figures over a benchmark.
+type procStats struct {
+	rss int64
+	cpu time.Duration
+}
+
+func (ps *procStats) run(b *testing.B, cmd *exec.Cmd) {
+	b.Helper()
+	kb, cpu := runProcess(b, cmd)
+	ps.rss, ps.cpu = max(ps.rss, kb), ps.cpu+cpu
+}
+
+func (ps *procStats) report(b *testing.B) {
+	b.ReportMetric(float64(ps.rss), "maxrss-KB")
+	b.ReportMetric(float64(ps.cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
 }
 
 // splitSchemas writes each tool's input schema of each corpus server to
@@ -319,28 +339,48 @@ func BenchmarkGenerateProcess(b *testing.B) {
 	b.Run("ocpgen-corpus", func(b *testing.B) {
 		paths, bin := benchCorpus(b), ocpgenBinary(b)
 		out := b.TempDir()
-		var rss int64
+		var ps procStats
 		for b.Loop() {
 			for _, p := range paths {
 				s := serverName(p)
-				rss = max(rss, runProcess(b, exec.Command(bin, "generate", "-snapshot", p, "-package", pkgName(s), "-out", filepath.Join(out, s))))
+				ps.run(b, exec.Command(bin, "generate", "-snapshot", p, "-package", pkgName(s), "-out", filepath.Join(out, s)))
 			}
 		}
-		b.ReportMetric(float64(rss), "maxrss-KB")
+		ps.report(b)
+	})
+	// One process for every server: ocpgen generate reading an ocpgen.yaml
+	// that lists the corpus.
+	b.Run("ocpgen-config-corpus", func(b *testing.B) {
+		paths, bin := benchCorpus(b), ocpgenBinary(b)
+		dir := b.TempDir()
+		cfg := "version: 1\nservers:\n"
+		for _, p := range paths {
+			s := serverName(p)
+			cfg += fmt.Sprintf("  - snapshot: %q\n    package: %s\n    out: %s\n", p, pkgName(s), s)
+		}
+		config := filepath.Join(dir, "ocpgen.yaml")
+		if err := os.WriteFile(config, []byte(cfg), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		var ps procStats
+		for b.Loop() {
+			ps.run(b, exec.Command(bin, "generate", "-config", config))
+		}
+		ps.report(b)
 	})
 	b.Run("go-jsonschema-corpus", func(b *testing.B) {
 		paths, bin := benchCorpus(b), goJSONSchemaBinary(b)
 		out := b.TempDir()
 		schemas := splitSchemas(b, paths, b.TempDir())
-		var rss int64
+		var ps procStats
 		for b.Loop() {
 			for _, p := range paths {
 				s := serverName(p)
 				args := append([]string{"-p", pkgName(s), "-o", filepath.Join(out, s, "types.go")}, schemas[s]...)
-				rss = max(rss, runProcess(b, exec.Command(bin, args...)))
+				ps.run(b, exec.Command(bin, args...))
 			}
 		}
-		b.ReportMetric(float64(rss), "maxrss-KB")
+		ps.report(b)
 	})
 	for _, n := range synthSizes {
 		b.Run(fmt.Sprintf("ocpgen-synth-%d", n), func(b *testing.B) {
@@ -350,13 +390,13 @@ func BenchmarkGenerateProcess(b *testing.B) {
 			if err := os.WriteFile(snap, synthCatalogue(n), 0o644); err != nil {
 				b.Fatal(err)
 			}
-			var rss int64
+			var ps procStats
 			for b.Loop() {
 				out := filepath.Join(dir, "out")
 				os.RemoveAll(out)
-				rss = max(rss, runProcess(b, exec.Command(bin, "generate", "-snapshot", snap, "-package", "synth", "-out", out)))
+				ps.run(b, exec.Command(bin, "generate", "-snapshot", snap, "-package", "synth", "-out", out))
 			}
-			b.ReportMetric(float64(rss), "maxrss-KB")
+			ps.report(b)
 		})
 	}
 }
@@ -368,6 +408,7 @@ type benchPackages struct {
 	dirs   map[string]string // package name → directory
 	files  int
 	bytes  int
+	tools  int
 }
 
 func (bp *benchPackages) add(b *testing.B, dir, pkg string, files map[string][]byte) {
@@ -385,10 +426,31 @@ func (bp *benchPackages) add(b *testing.B, dir, pkg string, files map[string][]b
 	bp.dirs[pkg] = dir
 }
 
-// build compiles every package once per iteration. Each iteration changes a
-// constant in every package first, so the packages themselves are compiled
-// every time while their dependencies (the runtime, the standard library)
-// come from the build cache, as in a Hub repo after go generate.
+// countTools returns the number of tools of the snapshots at paths.
+func countTools(b *testing.B, paths []string) int {
+	b.Helper()
+	n := 0
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var snap struct{ Tools []json.RawMessage }
+		if err := json.Unmarshal(data, &snap); err != nil {
+			b.Fatal(err)
+		}
+		n += len(snap.Tools)
+	}
+	return n
+}
+
+// build compiles every package once per iteration, each time in a fresh
+// build cache (GOCACHE) that already holds the packages' dependencies (the
+// runtime, the standard library, built once into a seed cache and copied
+// before each iteration, outside the timer): one compile action per
+// package, as in a Hub repo after go generate. It reports the functions
+// compiled (STEXT symbols of "go build -gcflags=-S", the packages
+// themselves only), per tool, and the packages compiled.
 func (bp *benchPackages) build(b *testing.B) {
 	b.Helper()
 	var patterns []string
@@ -399,28 +461,68 @@ func (bp *benchPackages) build(b *testing.B) {
 		}
 		patterns = append(patterns, "./"+filepath.ToSlash(rel))
 	}
-	nonce := 0
-	step := func() {
-		nonce++
-		for pkg, dir := range bp.dirs {
-			src := fmt.Sprintf("package %s\n\nconst ocpBenchNonce = %d\n", pkg, nonce)
-			if err := os.WriteFile(filepath.Join(dir, "zz_bench_nonce.go"), []byte(src), 0o644); err != nil {
-				b.Fatal(err)
-			}
-		}
-		cmd := exec.Command("go", append([]string{"build"}, patterns...)...)
+	tmp := b.TempDir()
+	gocmd := func(cache string, args ...string) []byte {
+		cmd := exec.Command("go", args...)
 		cmd.Dir = bp.modDir
-		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("go build: %v\n%s", err, out)
+		cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "GOCACHE="+cache)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			b.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return out
+	}
+	// OCPBENCH_SEED_CACHE keeps the seed between runs (it only ever holds
+	// dependencies, never the packages measured).
+	seed := os.Getenv("OCPBENCH_SEED_CACHE")
+	if seed == "" {
+		seed = filepath.Join(tmp, "seed")
+	}
+	own := map[string]bool{}
+	for _, p := range strings.Fields(string(gocmd(seed, append([]string{"list", "-f", "{{.ImportPath}}"}, patterns...)...))) {
+		own[p] = true
+	}
+	var deps []string
+	for _, p := range strings.Fields(string(gocmd(seed, append([]string{"list", "-deps", "-f", "{{.ImportPath}}"}, patterns...)...))) {
+		if !own[p] && p != "unsafe" {
+			deps = append(deps, p)
 		}
 	}
-	step() // warm the cache for the dependencies
+	gocmd(seed, append([]string{"build"}, deps...)...)
+	round := 0
+	fresh := func() string {
+		round++
+		dir := filepath.Join(tmp, fmt.Sprintf("cache-%d", round))
+		if out, err := exec.Command("cp", "-a", seed, dir).CombinedOutput(); err != nil {
+			b.Fatalf("copy the seed cache: %v\n%s", err, out)
+		}
+		return dir
+	}
+	asm := gocmd(fresh(), append([]string{"build", "-gcflags=-S"}, patterns...)...)
+	funcs, pkgs := 0, 0
+	for _, line := range strings.Split(string(asm), "\n") {
+		if strings.HasPrefix(line, "# ") {
+			pkgs++
+		} else if f := strings.Fields(line); len(f) > 1 && f[1] == "STEXT" {
+			funcs++
+		}
+	}
 	b.ResetTimer()
-	for b.Loop() {
-		step()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		cache := fresh()
+		b.StartTimer()
+		gocmd(cache, append([]string{"build"}, patterns...)...)
+		b.StopTimer()
+		os.RemoveAll(cache)
+		b.StartTimer()
 	}
 	b.ReportMetric(float64(bp.bytes), "src-B")
+	b.ReportMetric(float64(funcs), "funcs")
+	b.ReportMetric(float64(pkgs), "pkgs")
+	if bp.tools > 0 {
+		b.ReportMetric(float64(funcs)/float64(bp.tools), "funcs/tool")
+	}
 }
 
 func BenchmarkBuild(b *testing.B) {
@@ -433,6 +535,7 @@ func BenchmarkBuild(b *testing.B) {
 	}
 	b.Run("ocpgen-corpus", func(b *testing.B) {
 		bp, base := inModule(b)
+		bp.tools = countTools(b, benchCorpus(b))
 		for _, p := range benchCorpus(b) {
 			data, err := os.ReadFile(p)
 			if err != nil {
@@ -454,7 +557,7 @@ func BenchmarkBuild(b *testing.B) {
 		if err := os.WriteFile(filepath.Join(mod, "go.mod"), []byte(gomod), 0o644); err != nil {
 			b.Fatal(err)
 		}
-		bp := &benchPackages{modDir: mod, dirs: map[string]string{}}
+		bp := &benchPackages{modDir: mod, dirs: map[string]string{}, tools: countTools(b, paths)}
 		schemas := splitSchemas(b, paths, b.TempDir())
 		needTypes := false
 		for _, p := range paths {
@@ -480,9 +583,26 @@ func BenchmarkBuild(b *testing.B) {
 		}
 		bp.build(b)
 	})
+	// The fixed cost of a package: 22 packages that hold one variable of the
+	// runtime's type, against 22 that hold one of encoding/json's.
+	for _, imp := range []struct{ name, path, decl string }{
+		{"import-ocpimpl", "github.com/ocpgen/ocpgen/runtime/ocpimpl", "var X *ocpimpl.Tool"},
+		{"import-json", "encoding/json", "var X json.RawMessage"},
+	} {
+		b.Run(imp.name, func(b *testing.B) {
+			bp, base := inModule(b)
+			for i := range 22 {
+				pkg := fmt.Sprintf("p%d", i)
+				src := fmt.Sprintf("package %s\n\nimport %q\n\n%s\n", pkg, imp.path, imp.decl)
+				bp.add(b, filepath.Join(base, pkg), pkg, map[string][]byte{"x.go": []byte(src)})
+			}
+			bp.build(b)
+		})
+	}
 	for _, n := range []int{1000} {
 		b.Run(fmt.Sprintf("ocpgen-synth-%d", n), func(b *testing.B) {
 			bp, base := inModule(b)
+			bp.tools = n
 			res, err := Generate(Input{SnapshotFile: "synth.tools.json", Snapshot: synthCatalogue(n)}, Options{Package: "synth"})
 			if err != nil {
 				b.Fatal(err)

@@ -8,4 +8,5 @@ import "github.com/ocpgen/ocpgen/gen/internal/load"
 const (
 	MaxSnapshotSize       = load.MaxSnapshotSize
 	MaxClassificationSize = load.MaxClassificationSize
+	MaxConfigSize         = load.MaxConfigSize
 )

@@ -12,7 +12,8 @@ import (
 )
 
 func cmdCheck(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("check", "-snapshot FILE [-classify FILE] [-package NAME] -out DIR [-strict]", stderr)
+	fs := newFlags("check", "-snapshot FILE [-classify FILE] [-package NAME] -out DIR [-strict]\n       ocpgen check [-config FILE] [-strict]", stderr)
+	config := fs.String("config", "", "configuration file listing every server (default: "+gen.ConfigFile+" in this directory or a parent, up to the module root)")
 	snapshot := fs.String("snapshot", "", "snapshot of the server's tools/list (NAME.tools.json)")
 	classify := fs.String("classify", "", "classification file (NAME.ocp.yaml)")
 	pkg := fs.String("package", "", "Go package name (default: the committed files' package, else the -out directory's name; never main)")
@@ -21,20 +22,30 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	if useConfig, err := configMode(fs, *config, "snapshot", "classify", "package", "out"); err != nil || useConfig {
+		if err != nil {
+			return err
+		}
+		return checkConfig(*config, *strict, stdout, stderr)
+	}
 	if err := missing(fs, "snapshot", "out"); err != nil {
 		return err
 	}
-	name := *pkg
-	dir := *out
+	return checkOne(*snapshot, *classify, *pkg, *out, *strict, stdout)
+}
+
+// checkOne checks one server's committed package in out.
+func checkOne(snapshot, classify, name, out string, strict bool, stdout io.Writer) error {
+	dir := out
 	if abs, err := filepath.Abs(dir); err == nil && filepath.Base(dir) == "." {
 		dir = filepath.Base(abs) // name "." after the directory, for messages
 	}
-	in, err := readInputs(*snapshot, *classify)
+	in, err := readInputs(snapshot, classify)
 	if err != nil {
 		return err
 	}
 	annotate := os.Getenv("GITHUB_ACTIONS") == "true"
-	res, err := gen.Check(in, gen.CheckOptions{Package: name, Dir: filepath.ToSlash(*out), Strict: *strict}, os.DirFS(*out))
+	res, err := gen.Check(in, gen.CheckOptions{Package: name, Dir: filepath.ToSlash(out), Strict: strict}, os.DirFS(out))
 	if err != nil {
 		if annotate {
 			for _, a := range report.Annotations(err) {

@@ -66,7 +66,11 @@ var helps = map[string]string{
 		"into DIR (all files or none; stale generated files are removed, files ocpgen\n" +
 		"did not write are never touched). The package is named after DIR unless\n" +
 		"-package says otherwise, and is never main.\n\n" +
-		"example: ocpgen generate -snapshot memory.tools.json -classify memory.ocp.yaml -out memoryocp",
+		"Without -snapshot it generates every server listed in " + gen.ConfigFile + " (found in\n" +
+		"this directory or a parent, up to the module root) or in -config FILE, in one\n" +
+		"process; if any server fails, nothing is written.\n\n" +
+		"example: ocpgen generate -snapshot memory.tools.json -classify memory.ocp.yaml -out memoryocp\n" +
+		"example: ocpgen generate",
 	"snapshot": "Connects to an MCP server (Streamable HTTP or a stdio command), lists its\n" +
 		"tools and writes them as a canonical snapshot file: sorted, no timestamps, so\n" +
 		"an unchanged server gives the same bytes.\n\n" +
@@ -77,7 +81,8 @@ var helps = map[string]string{
 	"check": "Regenerates in memory and fails, listing the files and their diffs, when the\n" +
 		"committed code in DIR is stale; writes nothing. Lints the classification:\n" +
 		"with -strict a tool it does not list (or no classification file) fails.\n" +
-		"When GITHUB_ACTIONS=true, also prints GitHub Actions annotations.\n\n" +
+		"When GITHUB_ACTIONS=true, also prints GitHub Actions annotations. Without\n" +
+		"-snapshot it checks every server of " + gen.ConfigFile + " (or -config FILE).\n\n" +
 		"example: ocpgen check -snapshot memory.tools.json -classify memory.ocp.yaml -out memoryocp -strict",
 	"vet":     "example: ocpgen vet ./...",
 	"version": "Prints ocpgen's module version.\n\nexample: ocpgen version",
@@ -182,6 +187,25 @@ func parse(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// configMode reports whether a command runs over the configuration file:
+// with -config, or with none of the flags that name one server (single).
+// -config with one of those is a usage error.
+func configMode(fs *flag.FlagSet, config string, single ...string) (bool, error) {
+	var set []string
+	for _, n := range single {
+		if fs.Lookup(n).Value.String() != "" {
+			set = append(set, "-"+n)
+		}
+	}
+	switch {
+	case config != "" && len(set) > 0:
+		return false, usageError(fs, "ocpgen: -config lists the servers; it does not go with %s", strings.Join(set, ", "))
+	case config != "":
+		return true, nil
+	}
+	return len(set) == 0, nil
+}
+
 func missing(fs *flag.FlagSet, names ...string) error {
 	for _, n := range names {
 		if fs.Lookup(n).Value.String() == "" {
@@ -194,13 +218,20 @@ func missing(fs *flag.FlagSet, names ...string) error {
 }
 
 func cmdGenerate(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("generate", "-snapshot FILE [-classify FILE] [-package NAME] -out DIR", stderr)
+	fs := newFlags("generate", "-snapshot FILE [-classify FILE] [-package NAME] -out DIR\n       ocpgen generate [-config FILE]", stderr)
+	config := fs.String("config", "", "configuration file listing every server (default: "+gen.ConfigFile+" in this directory or a parent, up to the module root)")
 	snapshot := fs.String("snapshot", "", "snapshot of the server's tools/list (NAME.tools.json)")
 	classify := fs.String("classify", "", "classification file (NAME.ocp.yaml); without it every tool is a write")
 	pkg := fs.String("package", "", "Go package name (default: the -out directory's name; never main)")
 	out := fs.String("out", "", "directory of the generated package")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if useConfig, err := configMode(fs, *config, "snapshot", "classify", "package", "out"); err != nil || useConfig {
+		if err != nil {
+			return err
+		}
+		return generateConfig(*config, stderr)
 	}
 	if err := missing(fs, "snapshot", "out"); err != nil {
 		return err

@@ -16,6 +16,7 @@ import (
 
 const diffSynopsis = `OLD.tools.json NEW.tools.json [-classify-old C] [-classify-new C] [flags]
        ocpgen diff -git-base REF -snapshot S [-classify C] [flags]
+       ocpgen diff -git-base REF [-config FILE] [flags]
 
 Reports, tool by tool, what changed between two snapshots and their
 classifications: tools added and removed, input and output schema changes
@@ -24,7 +25,10 @@ read them), classification changes (loosening is security-relevant) and
 server hints that disagree with the classification.
 
 With -git-base, the old side is S and C as committed at REF (git show
-REF:./S); a file absent at REF counts as empty (every tool added).
+REF:./S); a file absent at REF counts as empty (every tool added). With
+-git-base and no -snapshot, every server of the configuration file
+(ocpgen.yaml, or -config) is compared, one report each in the file's order
+(-format json: a JSON array of the reports).
 
 -fail-on levels, comma-separated: breaking (a breaking change), security (a
 security-relevant change), any (any change), none (the default). When a
@@ -39,6 +43,7 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 	gitBase := fs.String("git-base", "", "git revision of the old side (e.g. origin/main); use with -snapshot and -classify")
 	snapshot := fs.String("snapshot", "", "with -git-base: the snapshot file, compared with its version at REF")
 	classify := fs.String("classify", "", "with -git-base: the classification file, compared with its version at REF")
+	config := fs.String("config", "", "with -git-base: the configuration file listing every server (default: "+gen.ConfigFile+" in this directory or a parent, up to the module root)")
 	format := fs.String("format", "text", "output format: text, markdown or json")
 	failOn := fs.String("fail-on", "none", "exit 1 when the report reaches a level: breaking, security, any, none (comma-separated)")
 	pos, err := parseInterleaved(fs, args)
@@ -54,7 +59,15 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 	}
 
 	var old, nw gen.Input
+	if *config != "" && *gitBase == "" {
+		return usageError(fs, "ocpgen: -config goes with -git-base")
+	}
 	if *gitBase != "" {
+		if useConfig, err := configMode(fs, *config, "snapshot", "classify", "classify-old", "classify-new"); err != nil {
+			return err
+		} else if useConfig && len(pos) == 0 {
+			return diffConfig(*config, *gitBase, *format, levels, *failOn, stdout)
+		}
 		if len(pos) > 0 {
 			return usageError(fs, "ocpgen: -git-base takes no OLD NEW arguments (got %q)", pos[0])
 		}

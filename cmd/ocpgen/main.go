@@ -7,11 +7,18 @@
 //	ocpgen snapshot (-url URL | -command "PROG ARGS...") [-header "Name: value"]... [-timeout D] -o FILE
 //	ocpgen init -snapshot S [-o FILE] [-force]
 //	ocpgen generate -snapshot S [-classify C] [-package P] -out DIR
+//	ocpgen generate [-config ocpgen.yaml]
 //	ocpgen check -snapshot S [-classify C] [-package P] -out DIR [-strict]
+//	ocpgen check [-config ocpgen.yaml] [-strict]
 //	ocpgen diff OLD NEW [-classify-old C1 -classify-new C2] [-format text|markdown|json] [-fail-on LEVELS]
 //	ocpgen diff -git-base REF -snapshot S [-classify C] [-format ...] [-fail-on LEVELS]
+//	ocpgen diff -git-base REF [-config ocpgen.yaml] [-format ...] [-fail-on LEVELS]
 //	ocpgen vet [packages]
 //	ocpgen version
+//
+// Without -snapshot, generate, check and diff -git-base run over every server
+// listed in the configuration file: ocpgen.yaml in the working directory or a
+// parent up to the module root, or -config FILE.
 //
 // Exit status, in every command: 0 clean, 1 findings (check: stale files or
 // lint errors; diff: a -fail-on level reached; vet: a bypass), 2 trouble (a

@@ -204,7 +204,7 @@ func NewGate(cfg Config) (*Gate, error) {
 // newGateTool verifies one generated tool and precomputes what the gate
 // needs for it.
 func newGateTool(h *ocpimpl.Tool) (*gateTool, error) {
-	typ, err := h.ArgsType()
+	typ, err := ocpimpl.ArgsType(h)
 	if err != nil {
 		return nil, err
 	}

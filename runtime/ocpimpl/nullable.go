@@ -71,13 +71,26 @@ func (n *Nullable[T]) UnmarshalJSON(b []byte) error {
 // trailing data, as strictly as the gate decodes the arguments around it.
 func decodeStrict[T any](raw []byte) (T, error) {
 	var v T
+	err := decodeStrictInto(raw, &v)
+	return v, err
+}
+
+// decodeStrictInto is decodeStrict's body, for any pointer v. It is not
+// generic and not inlined, so that the json.Decoder it uses does not reach
+// the packages that instantiate decodeStrict: a generic body is compiled in
+// each package that instantiates it, with every inlined call, and the
+// Decoder's types reach reflect.Type, whose 41 generic shape methods would
+// then be compiled again in every generated package (BENCHMARKS.md §3).
+//
+//go:noinline
+func decodeStrictInto(raw []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&v); err != nil {
-		return v, err
+	if err := dec.Decode(v); err != nil {
+		return err
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return v, fmt.Errorf("trailing data after the value")
+		return fmt.Errorf("trailing data after the value")
 	}
-	return v, nil
+	return nil
 }

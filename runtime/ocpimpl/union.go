@@ -293,7 +293,5 @@ func UnmarshalWithExtra[V any](b []byte, plain any, extra *map[string]V, names .
 	if err != nil {
 		return err
 	}
-	dec := json.NewDecoder(bytes.NewReader(db))
-	dec.DisallowUnknownFields()
-	return dec.Decode(plain)
+	return decodeStrictInto(db, plain)
 }

@@ -90,6 +90,53 @@ func (l *classLoader) load(data []byte) *Classification {
 		l.errorf(nil, "file is %d bytes, over the limit of %d MiB", len(data), MaxClassificationSize>>20)
 		return nil
 	}
+	root := l.document(data)
+	if root == nil {
+		return nil
+	}
+
+	c := &Classification{File: l.file, Digest: digest(data)}
+	top, ok := l.versioned(root, topKeys)
+	if !ok {
+		return nil
+	}
+	if f, ok := top["version"]; ok {
+		c.Version = l.version(f.val)
+	}
+	if f, ok := top["tiers"]; !ok {
+		l.errorf(root, "missing \"tiers\": list the tier names, lowest first")
+	} else {
+		c.Tiers = l.tierList(f.val)
+		l.tiers = c.Tiers
+	}
+	if f, ok := top["default"]; !ok {
+		l.errorf(root, "missing \"default\": at least {tier: NAME}")
+	} else {
+		c.Default = l.defaults(f)
+	}
+	if f, ok := top["tools"]; ok {
+		c.Tools = l.entries(f.val)
+	}
+	return c
+}
+
+// versioned reads the file's top-level mapping, whose known keys are known,
+// and reports a missing "version" key; the caller reads its value. ok is
+// false when the root is not a mapping.
+func (l *classLoader) versioned(root *yaml.Node, known []string) (map[string]field, bool) {
+	top, ok := l.fields(root, "the file", known)
+	if ok {
+		if _, has := top["version"]; !has {
+			l.errorf(root, "missing \"version: 1\"")
+		}
+	}
+	return top, ok
+}
+
+// document parses data as exactly one YAML document without aliases and
+// returns its root node, or nil after reporting why it cannot: a syntax
+// error, an empty file, a second document, an alias.
+func (l *classLoader) document(data []byte) *yaml.Node {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -121,31 +168,7 @@ func (l *classLoader) load(data []byte) *Classification {
 		return nil
 	}
 
-	c := &Classification{File: l.file, Digest: digest(data)}
-	top, ok := l.fields(root, "the file", topKeys)
-	if !ok {
-		return nil
-	}
-	if f, ok := top["version"]; !ok {
-		l.errorf(root, "missing \"version: 1\"")
-	} else {
-		c.Version = l.version(f.val)
-	}
-	if f, ok := top["tiers"]; !ok {
-		l.errorf(root, "missing \"tiers\": list the tier names, lowest first")
-	} else {
-		c.Tiers = l.tierList(f.val)
-		l.tiers = c.Tiers
-	}
-	if f, ok := top["default"]; !ok {
-		l.errorf(root, "missing \"default\": at least {tier: NAME}")
-	} else {
-		c.Default = l.defaults(f)
-	}
-	if f, ok := top["tools"]; ok {
-		c.Tools = l.entries(f.val)
-	}
-	return c
+	return root
 }
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
