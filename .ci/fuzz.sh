@@ -5,25 +5,23 @@
 # go test writes the failing input under testdata/fuzz/<target>/ to commit
 # with the fix. Run a target longer by hand, e.g.:
 #
-#   go test ./runtime -run '^$' -fuzz '^FuzzDispatch$' -fuzztime 10m -parallel 1
+#   go test ./runtime/ocp -run '^$' -fuzz '^FuzzDispatch$' -fuzztime 10m -parallel 1
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 FUZZTIME=${FUZZTIME:-10s}
-targets=(
-  "./gen FuzzGenerate"
-  "./gen FuzzSnapshot"
-  "./gen FuzzClassification"
-  "./gen/internal/load FuzzLoadSnapshot"
-  "./gen/internal/load FuzzLoadClassification"
-  "./gen/internal/load FuzzMembers"
-  "./gen/internal/model FuzzFoldDistinct"
-  "./internal/tmpl FuzzParse"
-  "./runtime FuzzDispatch"
-  "./runtime FuzzTape"
-  "./runtime FuzzSchemaCheck"
-  "./runtime FuzzTextContentJSON"
+# Every fuzz target of the module, found in the test files (so a new target
+# runs without being listed here): "./pkg FuzzName" per line, sorted.
+mapfile -t targets < <(
+  git ls-files '*_test.go' |
+    xargs grep -Ho '^func Fuzz[A-Za-z0-9_]*' |
+    sed -E 's#^(.*)/[^/]*_test\.go:func (Fuzz[A-Za-z0-9_]*)$#./\1 \2#' |
+    sort -u
 )
+if [ ${#targets[@]} -eq 0 ]; then
+  echo "fuzz.sh: no fuzz target found" >&2
+  exit 1
+fi
 # last_progress prints go test's last progress line ("fuzz: elapsed: ...,
 # execs: ...") of the log $1.
 last_progress() { grep '^fuzz: ' "$1" | tail -n 1 || true; }
