@@ -482,9 +482,7 @@ func (c *Client) listAll(ctx context.Context, cs *mcp.ClientSession) ([]LiveTool
 				lt.Hints = ocpimpl.ServerHints{ReadOnly: &a.ReadOnlyHint, Destructive: a.DestructiveHint, Idempotent: &a.IdempotentHint, OpenWorld: a.OpenWorldHint}
 			}
 			if t.OutputSchema != nil {
-				if out, err := ocpimpl.CanonicalJSON(t.OutputSchema); err == nil {
-					lt.OutputSchema = string(out)
-				}
+				lt.OutputFingerprint, _ = ocpimpl.SchemaFingerprint(t.OutputSchema)
 			}
 			index[t.Name] = len(live)
 			live = append(live, lt)

@@ -117,13 +117,16 @@ type Gate struct {
 
 // gateTool is what the gate precomputes for one generated tool.
 type gateTool struct {
-	desc    *Descriptor          // the gate's own copy
-	typ     reflect.Type         // the argument struct
-	schema  *jsonschema.Resolved // resolved once, at NewGate
-	check   *schemaCheck         // schema compiled for the tape; nil: use schema
-	props   map[string]bool      // top-level property names of the schema
-	output  *jsonschema.Resolved // the output schema; nil: none
-	confirm bool                 // writes (every unclassified tool is one)
+	desc   *Descriptor          // the gate's own copy
+	typ    reflect.Type         // the argument struct
+	schema *jsonschema.Resolved // resolved once, at NewGate
+	check  *schemaCheck         // schema compiled for the tape; nil: use schema
+	props  map[string]bool      // top-level property names of the schema
+	output *jsonschema.Resolved // the output schema; nil: none
+	// outputFP is the output schema's fingerprint, as a live listing gives
+	// it ("" without one), for the drift audit.
+	outputFP string
+	confirm  bool // writes (every unclassified tool is one)
 	// resource and prompt are the policy's templates, bound to typ.
 	resource, prompt template
 }
@@ -249,7 +252,11 @@ func newGateTool(h *ocpimpl.Tool) (*gateTool, error) {
 		check = nil // jsonschema-go validates this tool's arguments
 	}
 	var output *jsonschema.Resolved
+	var outputFP string
 	if d.OutputSchema != "" {
+		if outputFP, err = ocpimpl.SchemaFingerprint([]byte(d.OutputSchema)); err != nil {
+			return nil, fmt.Errorf("output schema: %w", err)
+		}
 		var os jsonschema.Schema
 		if err := json.Unmarshal([]byte(d.OutputSchema), &os); err != nil {
 			return nil, fmt.Errorf("output schema: %w", err)
@@ -260,6 +267,7 @@ func newGateTool(h *ocpimpl.Tool) (*gateTool, error) {
 	}
 	return &gateTool{
 		output:   output,
+		outputFP: outputFP,
 		desc:     d,
 		typ:      typ,
 		schema:   rs,
@@ -799,7 +807,7 @@ func (g *Gate) syncCatalogue(live []LiveTool) {
 		}
 		liveFP[lt.Name] = lt.Fingerprint
 		if gt := g.tools[lt.Name]; gt != nil {
-			if fields := driftOf(gt.desc, lt); len(fields) > 0 {
+			if fields := driftOf(gt, lt); len(fields) > 0 {
 				drift = append(drift, lt.Name+": "+strings.Join(fields, ", "))
 			}
 		}
@@ -878,7 +886,8 @@ func (g *Gate) syncCatalogue(live []LiveTool) {
 
 // driftOf names what the server lists for a generated tool, besides the
 // input schema, that differs from the snapshot the tool was generated from.
-func driftOf(d *Descriptor, lt LiveTool) []string {
+func driftOf(gt *gateTool, lt LiveTool) []string {
+	d := gt.desc
 	var out []string
 	if lt.Title != d.Title {
 		out = append(out, "title")
@@ -889,7 +898,7 @@ func driftOf(d *Descriptor, lt LiveTool) []string {
 	if hintValues(lt.Hints) != hintValues(d.Hints) {
 		out = append(out, "annotations")
 	}
-	if lt.OutputSchema != d.OutputSchema {
+	if lt.OutputFingerprint != gt.outputFP {
 		out = append(out, "outputSchema")
 	}
 	return out

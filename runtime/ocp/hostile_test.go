@@ -469,3 +469,42 @@ func TestNewGateWithoutClassificationSaysItOnce(t *testing.T) {
 		t.Fatalf("NewGate = %v", err)
 	}
 }
+
+// The output schema is compared as the live listing can see it: a number
+// beyond float64's precision, kept exactly in the generated descriptor, is
+// no drift; a changed schema is.
+func TestOutputSchemaDriftComparesLikeTheListing(t *testing.T) {
+	d := ReadGraph.Desc.Clone()
+	d.Name = "graph_max"
+	exact := `{"properties":{"n":{"maximum":9007199254740993,"type":"integer"}},"type":"object"}`
+	d.OutputSchema = exact
+	c := NewCatalogue(testTiers, &Tool{Args: (*GetNoteArgs)(nil), Desc: *d})
+	h := newHarness(t, false, func(cfg *Config) { cfg.Catalogue = c })
+	listed := func(schema string) string {
+		var v any // as the go-sdk client decodes a listing: numbers are float64
+		if err := json.Unmarshal([]byte(schema), &v); err != nil {
+			t.Fatal(err)
+		}
+		fp, err := SchemaFingerprint(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fp
+	}
+	for _, tc := range []struct {
+		schema string
+		drift  bool
+	}{
+		{exact, false},
+		{`{"properties":{"n":{"maximum":10,"type":"integer"}},"type":"object"}`, true},
+	} {
+		live := liveOf(c)
+		live[0].Description, live[0].OutputFingerprint = d.Description, listed(tc.schema)
+		h.audit.b.Reset()
+		h.g.syncCatalogue(live)
+		e := h.audit.events(t, AuditSync)
+		if got := strings.Contains(fmt.Sprint(e[0]["drift_audited"]), "outputSchema"); got != tc.drift {
+			t.Errorf("%s: drift audited %v, want %v: %v", tc.schema, got, tc.drift, e)
+		}
+	}
+}

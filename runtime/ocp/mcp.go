@@ -35,12 +35,13 @@ type LiveTool struct {
 	// schema the server lists now. A tool whose fingerprint is not the
 	// generated one is withdrawn.
 	Fingerprint string
-	// Title, Description, Hints (the annotations) and OutputSchema (its
-	// canonical JSON, "" without one) are what the server lists now. A
+	// Title, Description, Hints (the annotations) and OutputFingerprint
+	// (the fingerprint of the output schema, as for the input schema; ""
+	// without one) are what the server lists now. A
 	// difference from the snapshot is audited at every sync, not acted on:
 	// the model is shown the generated texts, but a changed description is
 	// how a rug pull starts.
 	Title, Description string
 	Hints              ocpimpl.ServerHints
-	OutputSchema       string
+	OutputFingerprint  string
 }
