@@ -18,6 +18,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/goleak"
 
+	"github.com/ocpgen/ocpgen/internal/redistest"
 	"github.com/ocpgen/ocpgen/runtime/brokertest"
 	"github.com/ocpgen/ocpgen/runtime/ocp"
 )
@@ -105,9 +106,9 @@ func TestUnreachableRedisDeniesWrite(t *testing.T) {
 // lease is an hour, so what denies them is the replica noticing the restart,
 // not a lease running out.
 func TestRedisRestartDeniesPending(t *testing.T) {
-	srv := startOwnRedis(t)
+	srv := redistest.StartNode(t)
 	opt := Options{Prefix: testPrefix(), Lease: time.Hour}
-	a, b := newBroker(t, srv.addr(), opt), newBroker(t, srv.addr(), opt)
+	a, b := newBroker(t, srv.Addr(), opt), newBroker(t, srv.Addr(), opt)
 	ra, rb := brokertest.NewReplica(t, a), brokertest.NewReplica(t, b)
 
 	const n = 5
@@ -128,8 +129,8 @@ func TestRedisRestartDeniesPending(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 
-	srv.kill()
-	srv.start()
+	srv.Kill()
+	srv.Start()
 
 	// Approvals sent after the restart find nothing to approve.
 	for _, r := range seen {

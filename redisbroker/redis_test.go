@@ -4,51 +4,26 @@ import (
 	"context"
 	"crypto/rand"
 	"net"
-	"os"
-	"os/exec"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ocpgen/ocpgen/internal/redistest"
 	"github.com/ocpgen/ocpgen/runtime/ocp"
 )
 
-// Test helpers for a real redis-server. The tests find it at $REDIS_ADDR
-// (.ci/redis.sh starts one and sets it). Under CI=true a missing or
+// Test helpers for a real redis-server. The tests find the servers that
+// .ci/redis.sh starts through internal/redistest (REDIS_ADDR, and for the
+// cluster and TLS tests REDIS_CLUSTER_ADDRS and REDIS_TLS_*); a test that
+// kills a server starts its own with redistest. Under CI=true a missing or
 // unreachable server fails the tests; elsewhere they skip, saying why.
 
-func inCI() bool { return os.Getenv("CI") == "true" }
-
-func skipOrFail(t testing.TB, msg string) {
-	t.Helper()
-	if inCI() {
-		t.Fatal(msg + " (CI=true: .ci/run must start redis-server, see .ci/redis.sh)")
-	}
-	t.Skip(msg + "; to run: redis-server --port 6390 --save '' --appendonly no --daemonize yes; REDIS_ADDR=127.0.0.1:6390 go test ./redisbroker")
-}
-
-// redisAddr returns the address of the test Redis server.
+// redisAddr returns the address of the plain test Redis server.
 func redisAddr(t testing.TB) string {
 	t.Helper()
-	addr := os.Getenv("REDIS_ADDR")
-	if addr == "" {
-		skipOrFail(t, "REDIS_ADDR is not set")
-	}
-	if err := ping(addr); err != nil {
-		skipOrFail(t, "Redis at REDIS_ADDR="+addr+" does not answer: "+err.Error())
-	}
-	return addr
-}
-
-func ping(addr string) error {
-	c := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1})
-	defer c.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	return c.Ping(ctx).Err()
+	return redistest.Addr(t)
 }
 
 // testPrefix is a key prefix of one test's own, so tests sharing a server do
@@ -86,12 +61,7 @@ func newBroker(t testing.TB, addr string, opt Options) *Broker {
 	t.Helper()
 	c := redis.NewClient(&redis.Options{Addr: addr, ClientName: clientName(opt.Prefix)})
 	t.Cleanup(func() { _ = c.Close() })
-	b, err := New(c, steady(opt))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = b.Close() })
-	return b
+	return newBrokerOn(t, c, opt)
 }
 
 // clientName is the connection name of the brokers of one key prefix: its
@@ -134,23 +104,64 @@ func killPubSub(t testing.TB, rdb *redis.Client, prefix string) {
 // without failing, no key of the prefix may be left.
 func newPair(t testing.TB, addr string, opt Options) (a, b *Broker) {
 	t.Helper()
+	return newPairOn(t, plainBackend(addr), opt)
+}
+
+// backend is a Redis deployment the tests run brokers on.
+type backend struct {
+	// client returns a replica's own client, its connections named name
+	// (see killPubSub), closed with the test.
+	client func(t testing.TB, name string) redis.UniversalClient
+	// admin is a client for the test's own inspection.
+	admin redis.UniversalClient
+}
+
+// plainBackend is one plain node at addr.
+func plainBackend(addr string) func(t testing.TB) backend {
+	return func(t testing.TB) backend {
+		return backend{
+			client: func(t testing.TB, name string) redis.UniversalClient {
+				c := redis.NewClient(&redis.Options{Addr: addr, ClientName: name})
+				t.Cleanup(func() { _ = c.Close() })
+				return c
+			},
+			admin: newClient(t, addr),
+		}
+	}
+}
+
+// newPairOn is newPair on the deployment be makes.
+func newPairOn(t testing.TB, be func(t testing.TB) backend, opt Options) (a, b *Broker) {
+	t.Helper()
 	opt.Prefix = testPrefix()
-	check := newClient(t, addr)
+	env := be(t)
 	t.Cleanup(func() {
 		if t.Failed() {
 			return
 		}
-		keys, err := check.Keys(context.Background(), opt.Prefix+"*").Result()
+		keys, err := redistest.Keys(context.Background(), env.admin, opt.Prefix+"*")
 		if err != nil {
 			t.Errorf("listing keys: %v", err)
 		} else if len(keys) != 0 {
 			t.Errorf("keys left in Redis after every confirm ended: %q", keys)
 		}
 	})
-	a, b = newBroker(t, addr, opt), newBroker(t, addr, opt)
+	a, b = newBrokerOn(t, env.client(t, clientName(opt.Prefix)), opt), newBrokerOn(t, env.client(t, clientName(opt.Prefix)), opt)
 	waitUp(t, a)
 	waitUp(t, b)
 	return a, b
+}
+
+// newBrokerOn returns a broker with steady(opt) on rdb, closed with the
+// test.
+func newBrokerOn(t testing.TB, rdb redis.UniversalClient, opt Options) *Broker {
+	t.Helper()
+	b, err := New(rdb, steady(opt))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	return b
 }
 
 // waitUp waits until br's pub/sub connection is subscribed, so that a test
@@ -177,54 +188,6 @@ func freePort(t testing.TB) int {
 	port := l.Addr().(*net.TCPAddr).Port
 	_ = l.Close()
 	return port
-}
-
-// redisServer is a redis-server process of one test's own, for the tests
-// that kill it.
-type redisServer struct {
-	t    testing.TB
-	bin  string
-	port int
-	cmd  *exec.Cmd
-}
-
-func startOwnRedis(t testing.TB) *redisServer {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		skipOrFail(t, "redis-server is not installed (Debian package redis-server)")
-	}
-	s := &redisServer{t: t, bin: bin, port: freePort(t)}
-	s.start()
-	t.Cleanup(s.kill)
-	return s
-}
-
-func (s *redisServer) addr() string { return "127.0.0.1:" + strconv.Itoa(s.port) }
-
-func (s *redisServer) start() {
-	s.t.Helper()
-	s.cmd = exec.Command(s.bin, "--port", strconv.Itoa(s.port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--dir", s.t.TempDir())
-	if err := s.cmd.Start(); err != nil {
-		s.t.Fatal(err)
-	}
-	deadline := time.Now().Add(30 * time.Second) // a hang guard
-	for ping(s.addr()) != nil {
-		if time.Now().After(deadline) {
-			s.t.Fatalf("own redis-server on %s never answered", s.addr())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// kill ends the server as a crash would: no shutdown, no save.
-func (s *redisServer) kill() {
-	if s.cmd != nil && s.cmd.Process != nil {
-		_ = s.cmd.Process.Kill()
-		_ = s.cmd.Wait()
-		s.cmd = nil
-	}
 }
 
 // pending returns a PendingConfirm for the broker tests.

@@ -565,3 +565,123 @@ func redisSlot(key string) int {
 	}
 	return int(crc) % 16384
 }
+
+// WaitReplicated waits until every running replica of master has
+// processed master's replication stream up to where it is now, so that a
+// failover that follows keeps every write acknowledged before the call.
+func (c *Cluster) WaitReplicated(master *Node) {
+	c.t.Helper()
+	c.waitReplicated(master, 1)
+}
+
+// waitReplicated is WaitReplicated, with at least min replicas online.
+func (c *Cluster) waitReplicated(master *Node, min int) {
+	c.t.Helper()
+	rdb := redis.NewClient(&redis.Options{Addr: master.Addr(), MaxRetries: -1})
+	defer rdb.Close()
+	deadline := time.Now().Add(Bound)
+	var want int64 = -1
+	for {
+		info, err := infoFields(rdb, "replication")
+		if err != nil {
+			c.t.Fatalf("redistest: INFO replication on %s: %v", master.Addr(), err)
+		}
+		if want < 0 {
+			want, _ = strconv.ParseInt(info["master_repl_offset"], 10, 64)
+		}
+		n, _ := strconv.Atoi(info["connected_slaves"])
+		behind := n < min
+		for i := range n {
+			// slaveN:ip=...,port=...,state=online,offset=N,lag=0
+			f := map[string]string{}
+			for _, kv := range strings.Split(info["slave"+strconv.Itoa(i)], ",") {
+				k, v, _ := strings.Cut(kv, "=")
+				f[k] = v
+			}
+			off, _ := strconv.ParseInt(f["offset"], 10, 64)
+			if f["state"] != "online" || off < want {
+				behind = true
+			}
+		}
+		if !behind {
+			return
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("redistest: the replicas of %s did not reach offset %d within %v: %v", master.Addr(), want, Bound, info)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// infoFields returns the fields of INFO section on rdb.
+func infoFields(rdb *redis.Client, section string) (map[string]string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	s, err := rdb.Info(ctx, section).Result()
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, line := range strings.Split(s, "\r\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok {
+			out[k] = v
+		}
+	}
+	return out, nil
+}
+
+// Info returns the fields of INFO section (e.g. "cpu", "commandstats") of
+// node n.
+func (n *Node) Info(section string) (map[string]string, error) {
+	rdb := redis.NewClient(&redis.Options{Addr: n.Addr(), MaxRetries: -1})
+	defer rdb.Close()
+	return infoFields(rdb, section)
+}
+
+// RestartMaster restarts master in place, as a crash and a restart
+// without persistence would: SIGKILL, then the same node again, empty. Its
+// replicas are told not to fail over meanwhile (cluster-replica-no-failover,
+// restored afterwards), so master stays master of its slots, and they
+// resynchronise from it: the slots' data is gone on every node. It waits
+// until the cluster is healthy.
+func (c *Cluster) RestartMaster(master *Node) {
+	c.t.Helper()
+	reps := c.ReplicasOf(master)
+	for _, r := range reps {
+		c.configSet(r, "cluster-replica-no-failover", "yes")
+	}
+	master.Kill()
+	master.Start()
+	c.waitMaster(master)
+	// As the new process sees them: resynchronised from it, so empty.
+	c.waitReplicated(master, len(reps))
+	for _, r := range reps {
+		c.configSet(r, "cluster-replica-no-failover", "no")
+	}
+	c.WaitHealthy()
+}
+
+// Restart kills every node as a crash would and starts them all again
+// (empty: no persistence), waiting until the cluster, which nodes.conf
+// brings back with the same masters and slots, is healthy.
+func (c *Cluster) Restart() {
+	c.t.Helper()
+	for _, n := range c.Nodes {
+		n.Kill()
+	}
+	for _, n := range c.Nodes {
+		n.Start()
+	}
+	c.WaitHealthy()
+}
+
+func (c *Cluster) configSet(n *Node, k, v string) {
+	c.t.Helper()
+	rdb := redis.NewClient(&redis.Options{Addr: n.Addr(), MaxRetries: -1})
+	defer rdb.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := rdb.ConfigSet(ctx, k, v).Err(); err != nil {
+		c.t.Fatalf("redistest: CONFIG SET %s %s on %s: %v", k, v, n.Addr(), err)
+	}
+}

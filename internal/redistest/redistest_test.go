@@ -104,3 +104,47 @@ func eventually(f func() error) error {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// A master restarted in place, and a whole cluster restarted, come back
+// empty (no persistence), with the same masters.
+func TestClusterRestartLosesData(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: starts six redis-server processes and restarts them")
+	}
+	c := StartCluster(t, ClusterOptions{Replicas: 1, NodeTimeout: time.Second})
+	rdb := c.Client(&redis.ClusterOptions{MaxRedirects: 16, ClusterStateReloadInterval: time.Second})
+	ctx := context.Background()
+	const key = "{ocp-confirm}:probe"
+	for _, restart := range []func(m *Node){c.RestartMaster, func(*Node) { c.Restart() }} {
+		if err := eventually(func() error { return rdb.Set(ctx, key, "v", 0).Err() }); err != nil {
+			t.Fatal(err)
+		}
+		m := c.MasterOf(key)
+		c.WaitReplicated(m)
+		restart(m)
+		if got := c.MasterOf(key); got != m {
+			t.Fatalf("after the restart the master is %s, want %s", got.Addr(), m.Addr())
+		}
+		err := eventually(func() error {
+			err := rdb.Get(ctx, key).Err()
+			if err == redis.Nil {
+				return nil
+			}
+			if err == nil {
+				return fmt.Errorf("%s survived the restart", key)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range c.ReplicasOf(m) {
+			rc := redis.NewClient(&redis.Options{Addr: r.Addr()})
+			n, err := rc.DBSize(ctx).Result()
+			_ = rc.Close()
+			if err != nil || n != 0 {
+				t.Fatalf("replica %s holds %d keys (%v) after the restart", r.Addr(), n, err)
+			}
+		}
+	}
+}
