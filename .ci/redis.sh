@@ -163,8 +163,8 @@ redis_start() {
   local user=ocp-broker pass admin=ocp-ci-admin adminpass
   pass=$(openssl rand -hex 24)
   adminpass=$(openssl rand -hex 24)
-  # The broker user: the commands of redisbroker's package doc and no
-  # other, on the keys and channels of the default prefix and the tests'
+  # The broker user: redisbroker.ACLCommands (a test checks this list
+  # against it) and no other, on the keys and channels of the default prefix and the tests'
   # prefixes ({ocptest-...}) only. go-redis opens each connection with HELLO
   # (which authenticates), names it with CLIENT SETNAME when asked, and
   # tells its library with CLIENT SETINFO (Redis 7.2 and later; a refusal
@@ -173,7 +173,7 @@ redis_start() {
   case "$version" in 6.* | 7.0.* | 7.1.*) ;; *) setinfo=" +client|setinfo" ;; esac
   cat >"$tls/users.acl" <<EOF
 user default off resetkeys resetchannels -@all
-user $user on >$pass resetkeys ~{ocp-confirm}:* ~{ocptest-* resetchannels &{ocp-confirm}:* &{ocptest-* -@all +hello +ping +client|setname$setinfo +evalsha +eval +script|load +publish +subscribe +hmget +zrangebyscore +hset +pexpire +zadd +zrem +zremrangebyscore +exists +del +time
+user $user on >$pass resetkeys ~{ocp-confirm}:* ~{ocptest-* resetchannels &{ocp-confirm}:* &{ocptest-* -@all +hello +ping +client|setname +cluster|slots +command$setinfo +evalsha +eval +script|load +hmget +zrangebyscore +publish +subscribe +time +exists +hset +pexpire +zadd +zrem +zremrangebyscore +del
 user $admin on >$adminpass ~* &* +@all
 EOF
   chmod 600 "$tls/users.acl"

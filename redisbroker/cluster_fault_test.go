@@ -2,9 +2,11 @@ package redisbroker
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -41,8 +43,16 @@ const (
 	losesData faultKeeps = false
 )
 
+// The brokers connect as a user with ACLRule only (set on every node; a
+// restarted node forgets it, so the restart tests use the default user),
+// or as the default user.
+const (
+	withACLUser   = true
+	asDefaultUser = false
+)
+
 func TestClusterSlotMasterKilled(t *testing.T) {
-	clusterFault(t, keepsData, func(t *testing.T, c *redistest.Cluster, m *redistest.Node) {
+	clusterFault(t, keepsData, withACLUser, func(t *testing.T, c *redistest.Cluster, m *redistest.Node) {
 		c.WaitReplicated(m) // the replica has every confirm: a crash loses none
 		if nm := c.KillMaster(m); nm == m {
 			t.Fatal("the killed master is still master")
@@ -51,7 +61,7 @@ func TestClusterSlotMasterKilled(t *testing.T) {
 }
 
 func TestClusterSlotMasterFailover(t *testing.T) {
-	clusterFault(t, keepsData, func(t *testing.T, c *redistest.Cluster, m *redistest.Node) {
+	clusterFault(t, keepsData, withACLUser, func(t *testing.T, c *redistest.Cluster, m *redistest.Node) {
 		if nm := c.Failover(m); nm == m {
 			t.Fatal("the failover kept the master")
 		}
@@ -64,15 +74,23 @@ func TestClusterSlotMasterFailover(t *testing.T) {
 }
 
 func TestClusterSlotMasterRestartedEmpty(t *testing.T) {
-	clusterFault(t, losesData, func(t *testing.T, c *redistest.Cluster, m *redistest.Node) {
+	clusterFault(t, losesData, asDefaultUser, func(t *testing.T, c *redistest.Cluster, m *redistest.Node) {
 		c.RestartMaster(m)
 	})
 }
 
 func TestClusterRestartedEmpty(t *testing.T) {
-	clusterFault(t, losesData, func(t *testing.T, c *redistest.Cluster, m *redistest.Node) {
+	clusterFault(t, losesData, asDefaultUser, func(t *testing.T, c *redistest.Cluster, m *redistest.Node) {
 		c.Restart()
 	})
+}
+
+func strAny(s []string) []any {
+	out := make([]any, len(s))
+	for i, x := range s {
+		out[i] = x
+	}
+	return out
 }
 
 func flushScripts(t *testing.T, c *redistest.Cluster) {
@@ -87,7 +105,7 @@ func flushScripts(t *testing.T, c *redistest.Cluster) {
 	}
 }
 
-func clusterFault(t *testing.T, keeps faultKeeps, fault func(t *testing.T, c *redistest.Cluster, master *redistest.Node)) {
+func clusterFault(t *testing.T, keeps faultKeeps, aclUser bool, fault func(t *testing.T, c *redistest.Cluster, master *redistest.Node)) {
 	if testing.Short() {
 		t.Skip("-short: starts a six-node Redis Cluster and injects a fault")
 	}
@@ -101,8 +119,37 @@ func clusterFault(t *testing.T, keeps faultKeeps, fault func(t *testing.T, c *re
 	// resubscription triggers can fail, and the next one is the
 	// heartbeat's. (With the default 5 s lease, that is 1.7 s.)
 	opt := Options{Prefix: testPrefix(), Lease: time.Hour}
-	a := newBrokerOn(t, c.Client(clusterOptions(clientName(opt.Prefix))), opt)
-	b := newBrokerOn(t, c.Client(clusterOptions(clientName(opt.Prefix))), opt)
+	copt := clusterOptions(clientName(opt.Prefix))
+	if aclUser {
+		copt.Username, copt.Password = "ocp-broker", rand.Text()
+		rule := append([]any{"ACL", "SETUSER", copt.Username, "on", ">" + copt.Password}, strAny(strings.Fields(ACLRule(opt.Prefix)))...)
+		for _, n := range c.Nodes {
+			rdb := redis.NewClient(&redis.Options{Addr: n.Addr()})
+			err := rdb.Do(context.Background(), rule...).Err()
+			_ = rdb.Close()
+			if err != nil {
+				t.Fatalf("ACL SETUSER on %s: %v", n.Addr(), err)
+			}
+		}
+		t.Cleanup(func() {
+			for _, n := range c.Nodes {
+				if !n.Running() {
+					continue
+				}
+				rdb := redis.NewClient(&redis.Options{Addr: n.Addr()})
+				log, err := rdb.ACLLog(context.Background(), 100).Result()
+				_ = rdb.Close()
+				if err != nil {
+					t.Errorf("ACL LOG on %s: %v", n.Addr(), err)
+				}
+				for _, e := range log {
+					t.Errorf("%s: the ACL refused %s: %s %s on %q", n.Addr(), e.Username, e.Reason, e.Context, e.Object)
+				}
+			}
+		})
+	}
+	a := newBrokerOn(t, c.Client(copt), opt)
+	b := newBrokerOn(t, c.Client(copt), opt)
 	a.heartbeat, b.heartbeat = 50*time.Millisecond, 50*time.Millisecond // before any Request
 	waitUp(t, a)
 	waitUp(t, b)

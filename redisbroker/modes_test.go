@@ -2,6 +2,8 @@ package redisbroker
 
 import (
 	"context"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -111,5 +113,40 @@ func TestTLSACLUserIsMinimal(t *testing.T) {
 	defer anon.Close()
 	if err := anon.Ping(ctx).Err(); err == nil {
 		t.Error("PING without a user answered")
+	}
+}
+
+// The broker user of .ci/redis.sh is ACLCommands (with CLIENT SETINFO on a
+// Redis that knows it), so the TLS conformance run proves the list enough.
+func TestCIBrokerUserIsACLCommands(t *testing.T) {
+	src, err := os.ReadFile("../.ci/redis.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rule string
+	for _, line := range strings.Split(string(src), "\n") {
+		if strings.HasPrefix(line, "user $user on ") {
+			rule = line
+		}
+	}
+	var got []string
+	for _, f := range strings.Fields(rule) {
+		if c, ok := strings.CutPrefix(f, "+"); ok {
+			got = append(got, strings.TrimSuffix(c, "$setinfo"))
+		}
+	}
+	if !slices.Equal(got, ACLCommands) {
+		t.Fatalf(".ci/redis.sh's broker user runs %q, ACLCommands are %q", got, ACLCommands)
+	}
+}
+
+func TestACLRule(t *testing.T) {
+	got := ACLRule("")
+	want := "resetkeys ~{ocp-confirm}:* resetchannels &{ocp-confirm}:* -@all +" + strings.Join(ACLCommands, " +")
+	if got != want {
+		t.Fatalf("ACLRule(\"\") = %q, want %q", got, want)
+	}
+	if got := ACLRule("{a*b}:"); !strings.HasPrefix(got, `resetkeys ~{a\*b}:* resetchannels &{a\*b}:* `) {
+		t.Fatalf("ACLRule with a glob character = %q", got)
 	}
 }
