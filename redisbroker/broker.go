@@ -28,6 +28,16 @@
 // holds the request that peers are shown, a hash of the requester's Peer and
 // the expiry; no token or credential.
 //
+// Redis modes. One node, or Redis Cluster: every key and channel of one
+// Options.Prefix carries its hash tag, so one slot, on one master, holds
+// every confirm, and each script touches that slot only. Announcements are
+// classic PUBLISH, which a cluster forwards to every node (a sharded
+// subscription goes silent on a failover). On a cluster, set the client's
+// ClusterStateReloadInterval to about a second: with go-redis's 60 s, a dead
+// master's slots stay unreachable, and confirms denied, that long. Over TLS
+// with ACL users, the broker's user needs [ACLCommands] on the keys and
+// channels of its prefix only: [ACLRule] is that rule.
+//
 // Only Hubs that import this package link go-redis.
 package redisbroker
 
