@@ -80,8 +80,10 @@ type Options struct {
 	// Zero means DefaultLease.
 	Lease time.Duration
 	// OpTimeout bounds each Redis operation the broker starts on its own
-	// (registering, checking, closing a confirm) and how long Subscribe
-	// waits for the pub/sub connection. Zero means DefaultOpTimeout.
+	// (registering, checking, closing a confirm; one that waits for
+	// another's round trip to group with the next may take twice that) and
+	// how long Subscribe waits for the pub/sub connection. Zero means
+	// DefaultOpTimeout.
 	OpTimeout time.Duration
 }
 
@@ -116,6 +118,7 @@ type Broker struct {
 	pingEvery time.Duration
 	opTimeout time.Duration
 	now       func() time.Time // replaced in tests
+	scripts   combiner         // runs open and finish
 
 	ctx    context.Context // done at Close
 	cancel context.CancelFunc
@@ -176,6 +179,7 @@ func New(rdb redis.UniversalClient, opt Options) (*Broker, error) {
 		subs:      make(map[int]func(ocp.ConfirmRequest)),
 		ended:     make(map[int]func(ocp.ConfirmEnded)),
 		ready:     make(chan struct{}),
+		scripts:   combiner{rdb: rdb, timeout: opt.OpTimeout},
 	}
 	b.wg.Add(2)
 	go b.listen()
@@ -262,12 +266,10 @@ func (b *Broker) Request(ctx context.Context, p ocp.PendingConfirm) (ocp.Decisio
 		b.mu.Unlock()
 	}()
 
-	octx, cancel := b.opCtx()
-	res, err := scriptOpen.Run(octx, b.rdb, b.keys(id),
+	res, err := b.scripts.run(scriptOpen, b.keys(id),
 		id, reqJSON, peerHash(p.RequesterPeer), p.Request.Digest,
 		strconv.FormatInt(p.Request.Expires.UnixMicro(), 10), millis(b.lease), millis(b.grace), b.chNew, b.chDecided,
 	).Text()
-	cancel()
 	if err != nil {
 		// The script may have run with its reply lost: withdraw the confirm
 		// if it is there, so no peer approves a write nobody waits for. In
@@ -357,9 +359,7 @@ func (b *Broker) wait(ctx context.Context, p ocp.PendingConfirm, kick <-chan str
 type finished struct{ state, peer, principal, digest string }
 
 func (b *Broker) finish(id, closeAs string) (finished, error) {
-	ctx, cancel := b.opCtx()
-	defer cancel()
-	v, err := scriptFinish.Run(ctx, b.rdb, b.keys(id), id, closeAs, millis(b.lease), millis(b.grace), endPrefix(id), b.chEnded).StringSlice()
+	v, err := b.scripts.run(scriptFinish, b.keys(id), id, closeAs, millis(b.lease), millis(b.grace), endPrefix(id), b.chEnded).StringSlice()
 	if err != nil {
 		return finished{}, err
 	}

@@ -1,6 +1,12 @@
 package redisbroker
 
-import "github.com/redis/go-redis/v9"
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
 
 // Every state change of a confirm happens in one of these scripts, on the
 // server, atomically: no decision is ever read by a client and written back.
@@ -148,3 +154,90 @@ for i, id in ipairs(ARGV) do
 end
 return 0
 `)
+
+// combiner runs the scripts a broker starts on its own (open, finish) for
+// several goroutines in one round trip. The first caller runs its script at
+// once, as a plain EVALSHA: a lone confirm pays nothing. Callers that come
+// while a round trip is in flight queue; when it returns, the whole queue
+// goes in the next one, as one pipeline, run by the first of them. A burst
+// of decisions thus wakes its waiting replicas into a few pipelines instead
+// of one connection, write and read each: on a loaded machine it is the
+// CPU of those system calls and wake-ups that the burst queues for, not
+// Redis. Each script is still atomic on its own; the pipeline groups round
+// trips, not transitions.
+type combiner struct {
+	rdb     redis.UniversalClient
+	timeout time.Duration // of each round trip
+
+	mu    sync.Mutex
+	busy  bool    // a round trip is in flight
+	queue []*call // waiting for the next one
+}
+
+// call is one script run for one caller.
+type call struct {
+	s    *redis.Script
+	keys []string
+	args []any
+	cmd  *redis.Cmd
+	// next delivers nil when cmd is set by another caller's round trip, or
+	// the batch this caller must run (itself first).
+	next chan []*call
+}
+
+// run runs s with keys and args, alone or with the calls queued behind a
+// round trip in flight. It waits at most twice the timeout: the round trip
+// in flight, then its own.
+func (c *combiner) run(s *redis.Script, keys []string, args ...any) *redis.Cmd {
+	me := &call{s: s, keys: keys, args: args}
+	batch := []*call{me}
+	c.mu.Lock()
+	if c.busy {
+		me.next = make(chan []*call, 1)
+		c.queue = append(c.queue, me)
+		c.mu.Unlock()
+		if batch = <-me.next; batch == nil {
+			return me.cmd
+		}
+	} else {
+		c.busy = true
+		c.mu.Unlock()
+	}
+	c.exec(batch)
+	c.mu.Lock()
+	next := c.queue
+	c.queue = nil
+	c.busy = len(next) > 0
+	c.mu.Unlock()
+	if len(next) > 0 {
+		next[0].next <- next // the next round trip first
+	}
+	for _, o := range batch[1:] {
+		o.next <- nil
+	}
+	return me.cmd
+}
+
+// exec runs batch in one round trip and sets each call's cmd. A script
+// Redis does not have (NOSCRIPT: it restarted) did not run, and is run
+// again on its own, loading it.
+func (c *combiner) exec(batch []*call) {
+	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+	defer cancel()
+	if len(batch) == 1 {
+		o := batch[0]
+		o.cmd = o.s.Run(ctx, c.rdb, o.keys, o.args...)
+		return
+	}
+	_, _ = c.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for _, o := range batch {
+			o.cmd = o.s.EvalSha(ctx, p, o.keys, o.args...)
+		}
+		return nil
+	})
+	for _, o := range batch {
+		if redis.HasErrorPrefix(o.cmd.Err(), "NOSCRIPT") {
+			o.cmd = o.s.Run(ctx, c.rdb, o.keys, o.args...)
+		}
+	}
+}
