@@ -362,3 +362,55 @@ func TestFinishAnnouncesEnd(t *testing.T) {
 		t.Fatalf("end announced: %+v, want only the cancellation", e)
 	}
 }
+
+// Calls that come while a round trip is in flight wait, then go together in
+// one pipeline, each getting its own reply; a script Redis no longer has
+// (SCRIPT FLUSH, as after a restart) is loaded and run.
+func TestCombinerGroupsQueuedCalls(t *testing.T) {
+	rdb := newClient(t, redisAddr(t))
+	echo := redis.NewScript(`return ARGV[1] .. '/' .. redis.call('TIME')[1]`)
+	c := &combiner{rdb: rdb, timeout: time.Minute}
+	if got, err := c.run(echo, nil, "alone").Text(); err != nil || !strings.HasPrefix(got, "alone/") {
+		t.Fatalf("alone: %q, %v", got, err)
+	}
+	if err := rdb.ScriptFlush(context.Background()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	const n = 8
+	c.mu.Lock()
+	c.busy = true // a round trip in flight
+	c.mu.Unlock()
+	got := make([]chan string, n)
+	for i := range n {
+		got[i] = make(chan string, 1)
+		go func() {
+			v, err := c.run(echo, nil, strconv.Itoa(i)).Text()
+			if err != nil {
+				v = err.Error()
+			}
+			got[i] <- v
+		}()
+	}
+	for queued := 0; queued < n; {
+		time.Sleep(time.Millisecond)
+		c.mu.Lock()
+		queued = len(c.queue)
+		c.mu.Unlock()
+	}
+	c.release() // the round trip in flight returns
+	for i := range n {
+		select {
+		case v := <-got[i]:
+			if !strings.HasPrefix(v, strconv.Itoa(i)+"/") {
+				t.Errorf("call %d: %q", i, v)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("call %d never returned", i)
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.busy || len(c.queue) != 0 {
+		t.Errorf("after the calls: busy %v, %d queued", c.busy, len(c.queue))
+	}
+}

@@ -204,18 +204,24 @@ func (c *combiner) run(s *redis.Script, keys []string, args ...any) *redis.Cmd {
 		c.mu.Unlock()
 	}
 	c.exec(batch)
+	c.release()
+	for _, o := range batch[1:] {
+		o.next <- nil
+	}
+	return me.cmd
+}
+
+// release ends the round trip in flight: the calls queued meanwhile go in
+// the next one, run by the first of them.
+func (c *combiner) release() {
 	c.mu.Lock()
 	next := c.queue
 	c.queue = nil
 	c.busy = len(next) > 0
 	c.mu.Unlock()
 	if len(next) > 0 {
-		next[0].next <- next // the next round trip first
+		next[0].next <- next
 	}
-	for _, o := range batch[1:] {
-		o.next <- nil
-	}
-	return me.cmd
 }
 
 // exec runs batch in one round trip and sets each call's cmd. A script
