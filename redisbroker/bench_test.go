@@ -3,6 +3,7 @@ package redisbroker
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,9 +35,11 @@ import (
 //
 // Metrics: p50-us, p99-us (the broker's latency), floor-p50-us and
 // floor-p99-us (deliver + eval, per sample), ping-us, eval-us, deliver-us
-// (p50s), p50/floor, p99/floor (ratios of the p50s and of the p99s), and the
-// go-redis pool's checkout waits and new connections on A and B during the
-// run (waits, dials).
+// (p50s), p50/floor, p99/floor (ratios of the p50s and of the p99s), the
+// CPU per confirm of this process (go-cpu-us/confirm: both replicas and the
+// benchmark) and of redis-server (redis-cpu-us/confirm), and the go-redis
+// pool's checkout waits and new connections on A and B during the run
+// (waits, dials).
 //
 //	redis-server --port 6391 --bind 127.0.0.1 --save '' --appendonly no --daemonize yes
 //	REDIS_ADDR=127.0.0.1:6391 go test -run '^$' -bench Confirm -benchtime 2000x ./redisbroker
@@ -149,6 +152,7 @@ func benchConfirm(b *testing.B, addr string, burst int) {
 	}
 
 	var ping, eval, deliver, floor, lat []time.Duration
+	var goCPU, redisCPUUsed time.Duration // of the confirms only
 	round := func(r int) {
 		// The floor, sequentially: PING, PUBLISH → subscriber, EVALSHA.
 		t0 := time.Now()
@@ -165,6 +169,7 @@ func benchConfirm(b *testing.B, addr string, burst int) {
 		}
 
 		// The confirms: burst requests pending on A, then burst deciders on B.
+		cpu0, rcpu0 := processCPU(), redisCPU(b, ca)
 		type ret struct {
 			at time.Time
 			d  ocp.Decision
@@ -228,11 +233,13 @@ func benchConfirm(b *testing.B, addr string, burst int) {
 			}
 			lat = append(lat, rt.at.Sub(decidedAt[i]))
 		}
+		goCPU += processCPU() - cpu0
+		redisCPUUsed += redisCPU(b, ca) - rcpu0
 	}
 
 	round(-1) // warm: scripts cached, connections dialled
 	sa0, sb0 := *ca.PoolStats(), *cb.PoolStats()
-	cpu0, rcpu0 := processCPU(), redisCPU(b, ca)
+	goCPU, redisCPUUsed = 0, 0
 	b.ResetTimer()
 	rounds := 0
 	for r := 0; b.Loop(); r++ {
@@ -241,7 +248,6 @@ func benchConfirm(b *testing.B, addr string, burst int) {
 	}
 	b.StopTimer()
 	sa1, sb1 := *ca.PoolStats(), *cb.PoolStats()
-	cpu1, rcpu1 := processCPU(), redisCPU(b, ca)
 
 	p50, p99 := pct(lat, 50), pct(lat, 99)
 	f50, f99 := pct(floor, 50), pct(floor, 99)
@@ -257,10 +263,12 @@ func benchConfirm(b *testing.B, addr string, burst int) {
 	b.ReportMetric(float64(p99)/float64(f99), "p99/floor")
 	b.ReportMetric(float64(sa1.WaitCount-sa0.WaitCount+sb1.WaitCount-sb0.WaitCount), "waits")
 	b.ReportMetric(float64(sa1.Misses-sa0.Misses+sb1.Misses-sb0.Misses), "dials")
-	// CPU per round (floor samples included), of this process (both
-	// replicas, the benchmark) and of redis-server (every client of it).
-	b.ReportMetric(us(cpu1-cpu0)/float64(rounds), "go-cpu-us/round")
-	b.ReportMetric(us(rcpu1-rcpu0)/float64(rounds), "redis-cpu-us/round")
+	// CPU per confirm (its whole life: open, announcements, decide,
+	// wake-up, finish, end; not the floor's samples), of this process (both
+	// replicas and the benchmark) and of redis-server.
+	n := float64(rounds * burst)
+	b.ReportMetric(us(goCPU)/n, "go-cpu-us/confirm")
+	b.ReportMetric(us(redisCPUUsed)/n, "redis-cpu-us/confirm")
 	b.ReportMetric(0, "ns/op") // a round's wall time says nothing here
 }
 
@@ -273,21 +281,54 @@ func processCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// redisCPU is the CPU time the Redis server has used (INFO cpu).
+// redisCPU is the CPU time the Redis server has used: its main thread's,
+// from /proc/PID/schedstat (nanoseconds, and no command to Redis) when the
+// server runs on this machine, else INFO cpu (which the INFO itself adds
+// to).
 func redisCPU(b *testing.B, c *redis.Client) time.Duration {
+	if redisPID == "" {
+		info, err := c.Info(context.Background(), "server").Result()
+		if err != nil {
+			b.Fatal(err)
+		}
+		redisPID = "-"
+		if v := infoField(info, "process_id"); v != "" {
+			if _, err := os.Stat("/proc/" + v + "/schedstat"); err == nil {
+				redisPID = v
+			}
+		}
+	}
+	if redisPID != "-" {
+		if data, err := os.ReadFile("/proc/" + redisPID + "/schedstat"); err == nil {
+			if f := strings.Fields(string(data)); len(f) > 0 {
+				ns, err := strconv.ParseInt(f[0], 10, 64)
+				if err == nil {
+					return time.Duration(ns)
+				}
+			}
+		}
+	}
 	info, err := c.Info(context.Background(), "cpu").Result()
 	if err != nil {
 		b.Fatal(err)
 	}
-	var total float64
+	user, _ := strconv.ParseFloat(infoField(info, "used_cpu_user"), 64)
+	sys, _ := strconv.ParseFloat(infoField(info, "used_cpu_sys"), 64)
+	return time.Duration((user + sys) * float64(time.Second))
+}
+
+// redisPID is the local redis-server's process id, "-" when it cannot be
+// read, "" until looked up.
+var redisPID string
+
+// infoField is the value of field k in an INFO reply.
+func infoField(info, k string) string {
 	for _, line := range strings.Split(info, "\n") {
-		k, v, _ := strings.Cut(strings.TrimSpace(line), ":")
-		if k == "used_cpu_user" || k == "used_cpu_sys" {
-			f, _ := strconv.ParseFloat(v, 64)
-			total += f
+		if kk, v, ok := strings.Cut(strings.TrimSpace(line), ":"); ok && kk == k {
+			return v
 		}
 	}
-	return time.Duration(total * float64(time.Second))
+	return ""
 }
 
 // pct is the p-th percentile of d (d is sorted in place).
