@@ -11,8 +11,11 @@
 //
 // How it works. Every state change is one Lua script, run atomically by
 // Redis: registering (with a PUBLISH of the request to every replica),
-// deciding (with a PUBLISH of the id), and the waiting replica's check or
-// close. The script that decides checks, on the server's clock, that the
+// deciding (with a PUBLISH of the id on the waiting replica's own channel),
+// and the waiting replica's check or close (which, when it collects the
+// ended confirm, announces the end to every replica). A decision thus
+// reaches the waiting replica in one script, a PUBLISH and one script more.
+// The script that decides checks, on the server's clock, that the
 // confirm is pending and unexpired, that the deciding channel is not the
 // requester's, and that the digest matches, and only then writes the
 // decision; the waiting replica accepts an approval only if it carries the
@@ -43,6 +46,7 @@ package redisbroker
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -86,8 +90,10 @@ type Options struct {
 	// Zero means DefaultLease.
 	Lease time.Duration
 	// OpTimeout bounds each Redis operation the broker starts on its own
-	// (registering, checking, closing a confirm) and how long Subscribe
-	// waits for the pub/sub connection. Zero means DefaultOpTimeout.
+	// (registering, checking, closing a confirm; one that waits for
+	// another's round trip to group with the next may take twice that) and
+	// how long Subscribe waits for the pub/sub connection. Zero means
+	// DefaultOpTimeout.
 	OpTimeout time.Duration
 }
 
@@ -114,7 +120,7 @@ type Broker struct {
 	keyPrefix string // PREFIX c:
 	keyIndex  string // PREFIX pending
 	chNew     string
-	chDecided string
+	chDecided string // this replica's own: decisions of the confirms it waits for
 	chEnded   string
 	lease     time.Duration
 	grace     time.Duration
@@ -122,6 +128,7 @@ type Broker struct {
 	pingEvery time.Duration
 	opTimeout time.Duration
 	now       func() time.Time // replaced in tests
+	scripts   combiner         // runs open and finish
 
 	ctx    context.Context // done at Close
 	cancel context.CancelFunc
@@ -167,7 +174,7 @@ func New(rdb redis.UniversalClient, opt Options) (*Broker, error) {
 		keyPrefix: opt.Prefix + "c:",
 		keyIndex:  opt.Prefix + "pending",
 		chNew:     opt.Prefix + "new",
-		chDecided: opt.Prefix + "decided",
+		chDecided: opt.Prefix + "decided:" + rand.Text(),
 		chEnded:   opt.Prefix + "ended",
 		lease:     opt.Lease,
 		grace:     opt.Lease,
@@ -182,6 +189,7 @@ func New(rdb redis.UniversalClient, opt Options) (*Broker, error) {
 		subs:      make(map[int]func(ocp.ConfirmRequest)),
 		ended:     make(map[int]func(ocp.ConfirmEnded)),
 		ready:     make(chan struct{}),
+		scripts:   combiner{rdb: rdb, timeout: opt.OpTimeout},
 	}
 	b.wg.Add(2)
 	go b.listen()
@@ -268,12 +276,10 @@ func (b *Broker) Request(ctx context.Context, p ocp.PendingConfirm) (ocp.Decisio
 		b.mu.Unlock()
 	}()
 
-	octx, cancel := b.opCtx()
-	res, err := scriptOpen.Run(octx, b.rdb, b.keys(id),
+	res, err := b.scripts.run(scriptOpen, b.keys(id),
 		id, reqJSON, peerHash(p.RequesterPeer), p.Request.Digest,
-		strconv.FormatInt(p.Request.Expires.UnixMicro(), 10), millis(b.lease), millis(b.grace), b.chNew,
+		strconv.FormatInt(p.Request.Expires.UnixMicro(), 10), millis(b.lease), millis(b.grace), b.chNew, b.chDecided,
 	).Text()
-	cancel()
 	if err != nil {
 		// The script may have run with its reply lost: withdraw the confirm
 		// if it is there, so no peer approves a write nobody waits for. In
@@ -290,24 +296,16 @@ func (b *Broker) Request(ctx context.Context, p ocp.PendingConfirm) (ocp.Decisio
 	default:
 		return ocp.Decision{}, fmt.Errorf("redisbroker: register confirm: unexpected reply %q", res)
 	}
-	d, err := b.wait(ctx, p, kick)
-	if err == nil {
-		b.announceEnd(id, d.Outcome)
-	}
-	return d, err
+	return b.wait(ctx, p, kick)
 }
 
-// announceEnd tells the subscribers on every replica that a confirm ended.
-// Best effort, bounded by OpTimeout: a peer that misses it still sees the
-// confirm gone from Pending.
-func (b *Broker) announceEnd(id string, o ocp.Outcome) {
-	msg, err := json.Marshal(ocp.ConfirmEnded{ID: id, Outcome: o})
-	if err != nil {
-		return
-	}
-	ctx, cancel := b.opCtx()
-	defer cancel()
-	_ = b.rdb.Publish(ctx, b.chEnded, msg).Err()
+// endPrefix is the JSON of the ConfirmEnded of id up to its outcome's
+// value, which the finish script completes with the state it collects and
+// publishes: the end is announced to the subscribers on every replica in
+// the round trip that collects the confirm, not one more.
+func endPrefix(id string) string {
+	q, _ := json.Marshal(id) // a string: cannot fail
+	return `{"id":` + string(q) + `,"outcome":"`
 }
 
 // wait is the waiting half of Request. It checks the confirm when woken by
@@ -371,9 +369,7 @@ func (b *Broker) wait(ctx context.Context, p ocp.PendingConfirm, kick <-chan str
 type finished struct{ state, peer, principal, digest string }
 
 func (b *Broker) finish(id, closeAs string) (finished, error) {
-	ctx, cancel := b.opCtx()
-	defer cancel()
-	v, err := scriptFinish.Run(ctx, b.rdb, b.keys(id), id, closeAs, millis(b.lease), millis(b.grace)).StringSlice()
+	v, err := b.scripts.run(scriptFinish, b.keys(id), id, closeAs, millis(b.lease), millis(b.grace), endPrefix(id), b.chEnded).StringSlice()
 	if err != nil {
 		return finished{}, err
 	}
@@ -418,7 +414,7 @@ func (b *Broker) Resolve(ctx context.Context, peer ocp.Principal, d ocp.ConfirmD
 		approve = "1"
 	}
 	res, err := scriptDecide.Run(ctx, b.rdb, b.keys(d.ID),
-		d.ID, approve, d.Digest, peerHash(peer.Peer), peer.Peer, peer.ID, b.chDecided,
+		d.ID, approve, d.Digest, peerHash(peer.Peer), peer.Peer, peer.ID,
 	).Text()
 	if err != nil {
 		return fmt.Errorf("redisbroker: resolve: %w", err)
@@ -618,8 +614,9 @@ func notify[E any](fn func(E), e E) {
 }
 
 // listen keeps one pub/sub connection subscribed to the channels of new and
-// decided confirms, reconnecting with backoff. Each time it is (re)subscribed
-// it wakes every waiting Request, which checks its confirm: a decision
+// ended confirms and to this replica's own channel of decisions,
+// reconnecting with backoff. Each time it is (re)subscribed it wakes every
+// waiting Request, which checks its confirm: a decision
 // announced while the connection was down is not missed, and a confirm lost
 // with a Redis restart is denied at once.
 func (b *Broker) listen() {

@@ -309,8 +309,11 @@ func TestKeyHoldsNoMoreThanNeeded(t *testing.T) {
 			}
 		}
 	})
-	if !slices.Equal(fields, []string{"digest", "exp", "req", "rp", "state"}) {
+	if !slices.Equal(fields, []string{"digest", "exp", "req", "rp", "state", "wch"}) {
 		t.Fatalf("fields = %q", fields)
+	}
+	if h["wch"] != a.chDecided {
+		t.Errorf("wch = %q, want the waiting replica's channel of decisions %q", h["wch"], a.chDecided)
 	}
 	for k, v := range h {
 		if strings.Contains(v, "SECRET") || strings.Contains(v, "model-chan") {

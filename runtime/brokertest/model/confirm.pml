@@ -25,6 +25,10 @@
  * as a comment ("model: <name>") at the statement of the code that makes
  * it; runtime/brokertest/replay.go replays these traces against brokers.
  *
+ * One replica's scriptOpen and scriptFinish calls for several confirms may
+ * share one pipeline (redisbroker's combiner): each script is still one
+ * atomic step of its own, so this one-confirm model is the same.
+ *
  * Compile-time variants: -DNO_STORE_FAULTS leaves out the failures of Redis,
  * of replica A and of its link; -DWALK_BROKER, for random walks only, makes
  * every decision one that reaches the broker. -DSEEDED_BUG makes scriptDecide accept a decision
@@ -114,7 +118,9 @@ inline accept(o, good, ch, auth) {
 }
 
 inline publish() {
-	/* PUBLISH on the decided channel: one wake-up on its way to A */
+	/* PUBLISH of the id on A's own channel of decisions (the key's wch
+	 * field, written by scriptOpen): one wake-up on its way to A, carrying
+	 * no decision; A reads the decision from the key (scriptFinish) */
 	if
 	:: linkA && redisUp && inflight < 2 -> inflight++
 	:: else -> skip
@@ -364,7 +370,9 @@ wait:
 			st = rstate
 		fi;
 		assert(resolved == 1);
-		rstate = none;   /* DEL */
+		rstate = none;   /* DEL; the script also PUBLISHes the end to every
+		                  * replica's SubscribeEnded (not modelled: the
+		                  * invariants do not read it) */
 		/* decision(): an approval must carry the request's digest */
 		if
 		:: st == approved && !rgood -> reqErr = true
