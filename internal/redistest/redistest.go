@@ -416,12 +416,28 @@ func (c *Cluster) Failover(master *Node) *Node {
 	r := reps[0]
 	rdb := redis.NewClient(&redis.Options{Addr: r.Addr(), MaxRetries: -1})
 	defer rdb.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := rdb.Do(ctx, "CLUSTER", "FAILOVER").Err(); err != nil {
-		c.t.Fatalf("redistest: CLUSTER FAILOVER on %s: %v", r.Addr(), err)
+	// Redis aborts a manual failover that does not finish within its own
+	// timeout (5 s), silently: on a loaded machine the replica may not
+	// catch up in time. Ask again until it takes over, within Bound.
+	deadline := time.Now().Add(Bound)
+	for attempt := 1; ; attempt++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		err := rdb.Do(ctx, "CLUSTER", "FAILOVER").Err()
+		cancel()
+		if err != nil && !c.isMaster(r) {
+			c.t.Fatalf("redistest: CLUSTER FAILOVER on %s: %v", r.Addr(), err)
+		}
+		retry := time.Now().Add(15 * time.Second)
+		for !c.isMaster(r) && time.Now().Before(retry) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if c.isMaster(r) {
+			break
+		}
+		if time.Now().After(deadline) {
+			c.t.Fatalf("redistest: %s did not become master within %v (%d CLUSTER FAILOVER attempts)", r.Addr(), Bound, attempt)
+		}
 	}
-	c.waitMaster(r)
 	c.WaitHealthy()
 	return r
 }
