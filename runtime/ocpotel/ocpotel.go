@@ -224,12 +224,36 @@ func stepIndex(s ocp.Step) int {
 // measurement then allocates nothing for its attributes.
 type toolAttrs struct {
 	span     []attribute.KeyValue // ocp.tool, ocp.write, ocp.gate
+	start    atomic.Pointer[startOpts]
 	call     [len(outcomes)][]metric.AddOption
 	callDur  [len(outcomes)][]metric.RecordOption
 	stepDur  [len(steps)][len(outcomes)][]metric.RecordOption
 	pending  []metric.AddOption
-	outcomes [len(outcomes)]attribute.KeyValue
+	outcomes [len(outcomes)][]attribute.KeyValue // ocp.outcome
 }
+
+// startOpts are the options of a call span, for one catalogue.
+type startOpts struct {
+	catalogue string
+	opts      []trace.SpanStartOption
+}
+
+// startOptions returns the options of a call span under catalogue fp.
+func (ta *toolAttrs) startOptions(fp string) []trace.SpanStartOption {
+	if so := ta.start.Load(); so != nil && so.catalogue == fp {
+		return so.opts
+	}
+	attrs := ta.span
+	if fp != "" {
+		attrs = append(attrs[:len(attrs):len(attrs)], KeyCatalogue.String(fp))
+	}
+	so := &startOpts{catalogue: fp, opts: []trace.SpanStartOption{trace.WithAttributes(attrs...)}}
+	ta.start.Store(so)
+	return so.opts
+}
+
+// serverStart are the options of a server step's span.
+var serverStart = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)}
 
 func (o *observer) toolAttrs(info ocp.CallInfo) *toolAttrs {
 	o.mu.RLock()
@@ -252,12 +276,13 @@ func (o *observer) toolAttrs(info ocp.CallInfo) *toolAttrs {
 	}
 	ta = &toolAttrs{span: base}
 	for i, out := range outcomes {
-		ta.outcomes[i] = KeyOutcome.String(out)
-		opt := set(ta.outcomes[i])
+		kv := KeyOutcome.String(out)
+		ta.outcomes[i] = []attribute.KeyValue{kv}
+		opt := set(kv)
 		ta.call[i] = []metric.AddOption{opt}
 		ta.callDur[i] = []metric.RecordOption{opt}
 		for j, s := range steps {
-			ta.stepDur[j][i] = []metric.RecordOption{set(KeyStep.String(string(s)), ta.outcomes[i])}
+			ta.stepDur[j][i] = []metric.RecordOption{set(KeyStep.String(string(s)), kv)}
 		}
 	}
 	ta.pending = []metric.AddOption{set()}
@@ -268,13 +293,8 @@ func (o *observer) toolAttrs(info ocp.CallInfo) *toolAttrs {
 // StartCall implements [ocp.Observer].
 func (o *observer) StartCall(ctx context.Context, info ocp.CallInfo) (context.Context, ocp.CallObserver) {
 	ta := o.toolAttrs(info)
-	now := time.Now()
-	attrs := ta.span
-	if info.Catalogue != "" {
-		attrs = append(attrs[:len(attrs):len(attrs)], KeyCatalogue.String(info.Catalogue))
-	}
-	ctx, span := o.tracer.Start(ctx, "ocp.dispatch", trace.WithTimestamp(now), trace.WithAttributes(attrs...))
-	return ctx, &callObs{o: o, ta: ta, ctx: ctx, span: span, start: now, step: -1}
+	ctx, span := o.tracer.Start(ctx, "ocp.dispatch", ta.startOptions(info.Catalogue)...)
+	return ctx, &callObs{o: o, ta: ta, ctx: ctx, span: span, start: time.Now(), step: -1}
 }
 
 // Synced implements [ocp.Observer].
@@ -315,9 +335,9 @@ func (c *callObs) Step(s ocp.Step) context.Context {
 	if i < 0 {
 		return c.ctx // a step this package does not know: not recorded
 	}
-	opts := []trace.SpanStartOption{trace.WithTimestamp(now)}
+	var opts []trace.SpanStartOption
 	if s == ocp.StepServer {
-		opts = append(opts, trace.WithSpanKind(trace.SpanKindClient))
+		opts = serverStart
 	}
 	ctx, span := c.o.tracer.Start(c.ctx, stepNames[i], opts...)
 	c.step, c.stepSpan, c.stepStart = i, span, now
@@ -338,11 +358,11 @@ func (c *callObs) endStep(now time.Time, out int) {
 		c.o.pending.Add(c.ctx, -1, c.ta.pending...)
 	}
 	c.o.stepDur.Record(c.ctx, now.Sub(c.stepStart).Seconds(), c.ta.stepDur[i][out]...)
-	c.stepSpan.SetAttributes(c.ta.outcomes[out])
+	c.stepSpan.SetAttributes(c.ta.outcomes[out]...)
 	if isError(out) {
 		c.stepSpan.SetStatus(codes.Error, outcomes[out])
 	}
-	c.stepSpan.End(trace.WithTimestamp(now))
+	c.stepSpan.End()
 }
 
 // End implements [ocp.CallObserver].
@@ -355,9 +375,9 @@ func (c *callObs) End(r ocp.Reason) {
 	c.endStep(now, out)
 	c.o.calls.Add(c.ctx, 1, c.ta.call[out]...)
 	c.o.callDur.Record(c.ctx, now.Sub(c.start).Seconds(), c.ta.callDur[out]...)
-	c.span.SetAttributes(c.ta.outcomes[out])
+	c.span.SetAttributes(c.ta.outcomes[out]...)
 	if isError(out) {
 		c.span.SetStatus(codes.Error, outcomes[out])
 	}
-	c.span.End(trace.WithTimestamp(now))
+	c.span.End()
 }

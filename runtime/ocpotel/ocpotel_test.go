@@ -76,7 +76,7 @@ func (s *fakeServer) setRespond(f func(string) (*mcp.CallToolResult, error)) {
 }
 
 // liveTools is the server's list as the snapshot has it: no drift.
-func liveTools(t *testing.T) []ocp.LiveTool {
+func liveTools(t testing.TB) []ocp.LiveTool {
 	t.Helper()
 	var out []ocp.LiveTool
 	for _, h := range ticketsocp.Catalogue.Tools() {
