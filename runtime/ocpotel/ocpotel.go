@@ -7,14 +7,18 @@
 //
 // Every gated call ([ocp.Gate.Dispatch], [ocp.Gate.Call]) is one span,
 // "ocp.dispatch", a child of the span in the caller's context if any, with
-// a child span per step the call reaches, in order: "ocp.authorize" (the
-// catalogue, the channel, the tier and the scopes), "ocp.args" (schema and
-// strict decode), "ocp.acl" (the resources and the ACL), for a write
-// "ocp.confirm" (the wait for a peer's decision) and "ocp.reauthorize", and
-// "ocp.server" (the server call, of kind client, and its result). The
-// gate's hooks (the ACL, the broker, Reauthorize, the server's CallTool)
-// receive the context of their step's span, so their own spans nest under
-// it.
+// a child span for each part the call reaches, in order: "ocp.authorize"
+// (the gate's steps authorize, args and acl: the catalogue, the channel,
+// tier and scopes, the schema and strict decode, the resources and the
+// ACL), for a write "ocp.confirm" (the wait for a peer's decision) and
+// "ocp.reauthorize", and "ocp.server" (the server call, of kind client,
+// and its result). Each child has ocp.step (the gate's step that ended it:
+// "args" on an ocp.authorize span means the arguments were refused) and
+// ocp.outcome; the call span has ocp.outcome. A failed call, or one whose
+// outcome is unknown, has status Error on its span and its last child,
+// with the outcome as the description; refusals are not errors. The gate's
+// hooks (the ACL, the broker, Reauthorize, the server's CallTool) receive
+// the context of their step's span, so their own spans nest under it.
 //
 // No trace context reaches the MCP server: the span is in the context
 // passed to [ocp.Server.CallTool], never in the request. The [ocp.Client]
@@ -208,8 +212,13 @@ func isError(out int) bool {
 // The steps, as indices of the precomputed attribute sets.
 var steps = [...]ocp.Step{ocp.StepAuthorize, ocp.StepArgs, ocp.StepACL, ocp.StepConfirm, ocp.StepReauthorize, ocp.StepServer}
 
-// stepNames are the span names, by step index.
-var stepNames = [len(steps)]string{"ocp.authorize", "ocp.args", "ocp.acl", "ocp.confirm", "ocp.reauthorize", "ocp.server"}
+// spanOf is the span of each step, as an index in spanNames: the gate's
+// first three steps take microseconds, and share one span (their
+// durations are still apart in ocp.gate.step.duration).
+var spanOf = [len(steps)]int{0, 0, 0, 1, 2, 3}
+
+// spanNames are the names of the step spans.
+var spanNames = [...]string{"ocp.authorize", "ocp.confirm", "ocp.reauthorize", "ocp.server"}
 
 func stepIndex(s ocp.Step) int {
 	for i, x := range steps {
@@ -230,6 +239,8 @@ type toolAttrs struct {
 	stepDur  [len(steps)][len(outcomes)][]metric.RecordOption
 	pending  []metric.AddOption
 	outcomes [len(outcomes)][]attribute.KeyValue // ocp.outcome
+	// ended are a step span's attributes as step i ends it with outcome o.
+	ended [len(steps)][len(outcomes)][]attribute.KeyValue
 }
 
 // startOpts are the options of a call span, for one catalogue.
@@ -283,6 +294,7 @@ func (o *observer) toolAttrs(info ocp.CallInfo) *toolAttrs {
 		ta.callDur[i] = []metric.RecordOption{opt}
 		for j, s := range steps {
 			ta.stepDur[j][i] = []metric.RecordOption{set(KeyStep.String(string(s)), kv)}
+			ta.ended[j][i] = []attribute.KeyValue{KeyStep.String(string(s)), kv}
 		}
 	}
 	ta.pending = []metric.AddOption{set()}
@@ -321,17 +333,24 @@ type callObs struct {
 	span  trace.Span
 	start time.Time
 
-	step      int // index in steps; -1 before the first
+	step      int       // the step in progress, as an index in steps; -1 for none
+	stepStart time.Time // when it began
 	stepSpan  trace.Span
-	stepStart time.Time
+	stepCtx   context.Context // stepSpan's
 	ended     atomic.Bool
 }
 
 // Step implements [ocp.CallObserver].
 func (c *callObs) Step(s ocp.Step) context.Context {
 	now := time.Now()
-	c.endStep(now, 0)
 	i := stepIndex(s)
+	if c.step >= 0 && i >= 0 && spanOf[c.step] == spanOf[i] {
+		// The same span goes on (authorize, args, acl).
+		c.endStep(now, 0, false)
+		c.step, c.stepStart = i, now
+		return c.stepCtx
+	}
+	c.endStep(now, 0, true)
 	if i < 0 {
 		return c.ctx // a step this package does not know: not recorded
 	}
@@ -339,16 +358,17 @@ func (c *callObs) Step(s ocp.Step) context.Context {
 	if s == ocp.StepServer {
 		opts = serverStart
 	}
-	ctx, span := c.o.tracer.Start(c.ctx, stepNames[i], opts...)
-	c.step, c.stepSpan, c.stepStart = i, span, now
+	c.stepCtx, c.stepSpan = c.o.tracer.Start(c.ctx, spanNames[spanOf[i]], opts...)
+	c.step, c.stepStart = i, now
 	if s == ocp.StepConfirm {
-		c.o.pending.Add(ctx, 1, c.ta.pending...)
+		c.o.pending.Add(c.stepCtx, 1, c.ta.pending...)
 	}
-	return ctx
+	return c.stepCtx
 }
 
-// endStep ends the step in progress, if any, with outcome index out.
-func (c *callObs) endStep(now time.Time, out int) {
+// endStep ends the step in progress, if any, with outcome index out, and
+// its span if endSpan.
+func (c *callObs) endStep(now time.Time, out int, endSpan bool) {
 	if c.step < 0 {
 		return
 	}
@@ -358,11 +378,15 @@ func (c *callObs) endStep(now time.Time, out int) {
 		c.o.pending.Add(c.ctx, -1, c.ta.pending...)
 	}
 	c.o.stepDur.Record(c.ctx, now.Sub(c.stepStart).Seconds(), c.ta.stepDur[i][out]...)
-	c.stepSpan.SetAttributes(c.ta.outcomes[out]...)
+	if !endSpan {
+		return
+	}
+	c.stepSpan.SetAttributes(c.ta.ended[i][out]...)
 	if isError(out) {
 		c.stepSpan.SetStatus(codes.Error, outcomes[out])
 	}
 	c.stepSpan.End()
+	c.stepSpan, c.stepCtx = nil, nil
 }
 
 // End implements [ocp.CallObserver].
@@ -372,7 +396,7 @@ func (c *callObs) End(r ocp.Reason) {
 	}
 	now := time.Now()
 	out := outcomeIndex(r)
-	c.endStep(now, out)
+	c.endStep(now, out, true)
 	c.o.calls.Add(c.ctx, 1, c.ta.call[out]...)
 	c.o.callDur.Record(c.ctx, now.Sub(c.start).Seconds(), c.ta.callDur[out]...)
 	c.span.SetAttributes(c.ta.outcomes[out]...)

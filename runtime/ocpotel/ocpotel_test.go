@@ -302,7 +302,8 @@ func spanAttrs(s sdktrace.ReadOnlySpan) map[string]string {
 func (c call) stepNames() []string {
 	var out []string
 	for _, s := range c.steps {
-		out = append(out, s.Name()+"="+spanAttrs(s)["ocp.outcome"])
+		a := spanAttrs(s)
+		out = append(out, s.Name()+"/"+a["ocp.step"]+"="+a["ocp.outcome"])
 	}
 	return out
 }
@@ -396,18 +397,20 @@ func TestTracesAndMetrics(t *testing.T) {
 		tool, write, outcome string
 		steps                []string
 	}
-	auth := []string{"ocp.authorize=ok", "ocp.args=ok", "ocp.acl=ok"}
+	// Steps authorize, args and acl share the span ocp.authorize; its
+	// ocp.step is the one that ended it.
+	auth := "ocp.authorize/acl=ok"
 	wants := []want{
-		{"list_tickets", "false", "ok", append(slices.Clone(auth), "ocp.server=ok")},
-		{"create_ticket", "true", "ok", append(slices.Clone(auth), "ocp.confirm=ok", "ocp.reauthorize=ok", "ocp.server=ok")},
-		{"create_ticket", "true", "denied", append(slices.Clone(auth), "ocp.confirm=denied")},
-		{"create_ticket", "true", "forbidden", []string{"ocp.authorize=forbidden"}},
-		{"close_ticket", "true", "forbidden", []string{"ocp.authorize=ok", "ocp.args=ok", "ocp.acl=forbidden"}},
-		{"", "", "unknown", []string{"ocp.authorize=unknown"}},
-		{"list_tickets", "false", "invalid", []string{"ocp.authorize=ok", "ocp.args=invalid"}},
-		{"ticket_stats", "false", "failed", append(slices.Clone(auth), "ocp.server=failed")},
-		{"list_tickets", "false", "outcome_unknown", append(slices.Clone(auth), "ocp.server=outcome_unknown")},
-		{"list_tickets", "false", "ok", append(slices.Clone(auth), "ocp.server=ok")},
+		{"list_tickets", "false", "ok", []string{auth, "ocp.server/server=ok"}},
+		{"create_ticket", "true", "ok", []string{auth, "ocp.confirm/confirm=ok", "ocp.reauthorize/reauthorize=ok", "ocp.server/server=ok"}},
+		{"create_ticket", "true", "denied", []string{auth, "ocp.confirm/confirm=denied"}},
+		{"create_ticket", "true", "forbidden", []string{"ocp.authorize/authorize=forbidden"}},
+		{"close_ticket", "true", "forbidden", []string{"ocp.authorize/acl=forbidden"}},
+		{"", "", "unknown", []string{"ocp.authorize/authorize=unknown"}},
+		{"list_tickets", "false", "invalid", []string{"ocp.authorize/args=invalid"}},
+		{"ticket_stats", "false", "failed", []string{auth, "ocp.server/server=failed"}},
+		{"list_tickets", "false", "outcome_unknown", []string{auth, "ocp.server/server=outcome_unknown"}},
+		{"list_tickets", "false", "ok", []string{auth, "ocp.server/server=ok"}},
 	}
 	if len(calls) != len(wants) {
 		t.Fatalf("%d call spans, want %d", len(calls), len(wants))
@@ -429,6 +432,9 @@ func TestTracesAndMetrics(t *testing.T) {
 			t.Errorf("call %d: status %+v", i, st)
 		}
 		last := c.steps[len(c.steps)-1]
+		if st := last.Status(); st.Code != wantStatus || (wantStatus == codes.Error && st.Description != w.outcome) {
+			t.Errorf("call %d: last step's status %+v", i, st)
+		}
 		if last.Name() == "ocp.server" && last.SpanKind() != trace.SpanKindClient {
 			t.Errorf("call %d: server span of kind %v", i, last.SpanKind())
 		}
