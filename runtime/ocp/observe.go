@@ -20,8 +20,12 @@ import (
 type Observer interface {
 	// StartCall is called when a call begins, with the caller's context.
 	// The context it returns is the one the gate uses from then on (for
-	// the audit log and for what the steps return); nil keeps ctx. The
-	// CallObserver receives the call's steps; nil observes nothing more.
+	// the audit log and for what the steps return); it must be derived
+	// from ctx, keeping its values and its cancellation (as
+	// trace.ContextWithSpan does): one whose Done differs from ctx's is
+	// ignored, so that an observer cannot make the gate miss a caller's
+	// cancellation. Nil keeps ctx. The CallObserver receives the call's
+	// steps; nil observes nothing more.
 	StartCall(ctx context.Context, info CallInfo) (context.Context, CallObserver)
 	// Synced is called after every catalogue sync (see [Server.WatchTools]),
 	// serialized, before Config.Advertise.
@@ -32,10 +36,11 @@ type Observer interface {
 // goroutine: Step for each step the call begins, then End once.
 type CallObserver interface {
 	// Step is called when the call begins step s, which ends the previous
-	// step, if any, as passed. The context it returns (derived from the
-	// one StartCall returned; nil keeps it) is the one the gate passes to
-	// the step's hooks: the ACL, the broker, Config.Reauthorize and the
-	// server's CallTool.
+	// step, if any, as passed. The context it returns is the one the gate
+	// passes to the step's hooks (the ACL, the broker, Config.Reauthorize,
+	// the server's CallTool); it must be derived from the one StartCall
+	// returned, as that one from the caller's (else it is ignored). Nil
+	// keeps that one.
 	Step(s Step) context.Context
 	// End is called once, when the call ends, with its reason ("" when it
 	// is ok). The step in progress ended with it: a refusal, denial or
@@ -115,7 +120,7 @@ func (c *call) observe(st *catState, gt *gateTool, first Step) context.Context {
 	func() {
 		defer c.recoverObserver("Observer.StartCall")
 		cctx, obs := c.g.cfg.Observer.StartCall(c.ctx, info)
-		if cctx != nil {
+		if cctx != nil && cctx.Done() == c.ctx.Done() {
 			c.ctx = cctx
 		}
 		c.obs = obs
@@ -135,7 +140,7 @@ func (c *call) step(ctx context.Context, s Step) context.Context {
 func (c *call) nextStep(s Step) (ctx context.Context) {
 	ctx = c.ctx
 	defer c.recoverObserver("CallObserver.Step")
-	if sctx := c.obs.Step(s); sctx != nil {
+	if sctx := c.obs.Step(s); sctx != nil && sctx.Done() == ctx.Done() {
 		ctx = sctx
 	}
 	return ctx

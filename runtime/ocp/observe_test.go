@@ -308,3 +308,45 @@ func TestNoObserverKeepsTheContext(t *testing.T) {
 		t.Fatalf("ACL contexts = %v", got)
 	}
 }
+
+// detachingObserver returns contexts that are not derived from the
+// caller's: the gate must ignore them, or a cancelled caller's write could
+// still reach the server.
+type detachingObserver struct{ recObserver }
+
+func (o *detachingObserver) StartCall(ctx context.Context, info CallInfo) (context.Context, CallObserver) {
+	_, co := o.recObserver.StartCall(ctx, info)
+	return context.Background(), detachingCall{co}
+}
+
+type detachingCall struct{ CallObserver }
+
+func (d detachingCall) Step(s Step) context.Context {
+	d.CallObserver.Step(s)
+	return context.WithValue(context.Background(), obsStepKey{}, s)
+}
+
+func TestObserverCannotDetachTheContext(t *testing.T) {
+	srv := &ctxServer{}
+	h := newHarness(t, true, func(c *Config) {
+		c.Observer = &detachingObserver{}
+		c.Server = srv
+		c.Broker = &approvingBroker{hook: func() {}}
+	})
+	h.spy = &srv.spyCaller
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	wantRefused(t, h.g.Dispatch(ctx, alice, req("w", "delete_entities", `{"entityNames":["a"]}`)), ReasonDenied)
+	wantNoCalls(t, h)
+	// A live caller is served, with its own context (not the observer's).
+	live, stop := context.WithCancel(context.Background())
+	defer stop()
+	if res := h.g.Dispatch(live, alice, req("r", "read_graph", `{}`)); !res.OK {
+		t.Fatalf("%+v", res)
+	}
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if len(srv.steps) != 1 || srv.steps[0] != nil {
+		t.Fatalf("server contexts %v", srv.steps)
+	}
+}
