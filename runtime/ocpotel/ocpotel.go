@@ -23,7 +23,9 @@
 // No trace context reaches the MCP server: the span is in the context
 // passed to [ocp.Server.CallTool], never in the request. The [ocp.Client]
 // sends a tools/call with the name and the arguments and nothing else
-// (params._meta is stripped), and it injects no headers.
+// (params._meta is stripped), and it injects no headers. (An HTTP client
+// of the Hub's own in the transport that injects trace headers would send
+// them: give the transport a plain one.)
 //
 // # Metrics
 //
@@ -46,8 +48,8 @@
 //   - ocp.gate.tools.advertised (gauge): the tools advertised after the last
 //     sync.
 //
-// Every span and measurement also carries ocp.gate when [Options.Gate] is
-// set.
+// The call span and every measurement also carry ocp.gate when
+// [Options.Gate] is set.
 //
 // # What telemetry never carries
 //
