@@ -33,6 +33,8 @@ type call struct {
 	p   Principal
 	// tool is the requested name, as sent (it may name no tool).
 	tool string
+	// obs observes the call (see observe.go); nil without Config.Observer.
+	obs CallObserver
 }
 
 // Bounds of an audit event: whatever a request holds, one event stays

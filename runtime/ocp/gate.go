@@ -99,6 +99,12 @@ type Config struct {
 	// the call. Nil re-checks the same principal (the ACL is consulted
 	// again either way).
 	Reauthorize func(ctx context.Context, p Principal) (Principal, error)
+	// Observer, if set, watches every call's steps and every catalogue
+	// sync for telemetry (see [Observer]; package ocpotel implements it
+	// with OpenTelemetry). It is told no argument values, prompts,
+	// resources, principals or error texts. Nil observes nothing, at no
+	// cost.
+	Observer Observer
 }
 
 // Gate enforces the OCP MCP profile on every call of a generated tool: see
@@ -310,18 +316,21 @@ func (g *Gate) Call(ctx context.Context, p Principal, args Args) ActionResult {
 	if gt == nil {
 		c := &call{g: g, ctx: ctx, id: id, p: p, tool: fmt.Sprintf("(%T)", args)}
 		c.refuse(AuditCatalogue, ReasonUnknown, errors.New("arguments of no generated tool of this gate"))
+		g.observeRefusal(c, nil, StepAuthorize, ReasonUnknown)
 		return refused(id, ReasonUnknown, textUnknown)
 	}
 	name := gt.desc.Name
 	if isNilPointer(args) {
 		c := &call{g: g, ctx: ctx, id: id, p: p, tool: name}
 		c.refuse(AuditArgs, ReasonInvalid, errors.New("nil arguments"))
+		g.observeRefusal(c, gt, StepArgs, ReasonInvalid)
 		return refused(id, ReasonInvalid, textInvalid)
 	}
 	raw, err := json.Marshal(args)
 	if err != nil {
 		c := &call{g: g, ctx: ctx, id: id, p: p, tool: name}
 		c.refuse(AuditArgs, ReasonInvalid, err)
+		g.observeRefusal(c, gt, StepArgs, ReasonInvalid)
 		return refused(id, ReasonInvalid, textInvalid)
 	}
 	return g.dispatch(ctx, p, ActionRequest{ID: id, Tool: name, Args: raw})
@@ -352,7 +361,7 @@ func refused(id string, r Reason, text string) ActionResult {
 }
 
 // dispatch is the one code path of every call.
-func (g *Gate) dispatch(ctx context.Context, p Principal, req ActionRequest) ActionResult {
+func (g *Gate) dispatch(ctx context.Context, p Principal, req ActionRequest) (res ActionResult) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -361,6 +370,10 @@ func (g *Gate) dispatch(ctx context.Context, p Principal, req ActionRequest) Act
 	// 1. Catalogue: hidden means uncallable.
 	st := g.state.Load()
 	gt := g.tools[req.Tool]
+	if g.cfg.Observer != nil {
+		ctx = c.observe(st, gt, StepAuthorize)
+		defer func() { c.end(res) }()
+	}
 	switch {
 	case st == nil:
 		c.refuse(AuditCatalogue, ReasonUnknown, errors.New("no catalogue sync yet"))
@@ -385,6 +398,7 @@ func (g *Gate) dispatch(ctx context.Context, p Principal, req ActionRequest) Act
 	}
 
 	// 3. Arguments.
+	ctx = c.step(ctx, StepArgs)
 	args, fwd, err := gt.checkArgs(req.Args)
 	if err != nil {
 		c.refuse(AuditArgs, ReasonInvalid, err)
@@ -399,6 +413,7 @@ func (g *Gate) dispatch(ctx context.Context, p Principal, req ActionRequest) Act
 	fwd = escapeInvisible(fwd)
 
 	// 4. The resources, and the ACL on them.
+	ctx = c.step(ctx, StepACL)
 	resources, err := g.resources(ctx, gt, args)
 	if err != nil {
 		reason, text := ReasonForbidden, textForbidden
@@ -418,10 +433,12 @@ func (g *Gate) dispatch(ctx context.Context, p Principal, req ActionRequest) Act
 
 	if gt.confirm {
 		// 4. Confirm.
+		ctx = c.step(ctx, StepConfirm)
 		if text, ok := g.confirm(ctx, c, st, gt, args, fwd); !ok {
 			return refused(req.ID, ReasonDenied, text)
 		}
 		// 5. Re-authorize with current rights.
+		ctx = c.step(ctx, StepReauthorize)
 		if err := g.reauthorize(ctx, p, gt, args); err != nil { // model: gate -> forbidden
 			c.refuse(AuditReauthorize, ReasonForbidden, err)
 			return refused(req.ID, ReasonForbidden, textForbidden)
@@ -440,6 +457,7 @@ func (g *Gate) dispatch(ctx context.Context, p Principal, req ActionRequest) Act
 	}
 
 	// 6–7. Call and map. model: call
+	ctx = c.step(ctx, StepServer)
 	return g.callServer(ctx, c, gt, fwd)
 }
 
@@ -869,6 +887,9 @@ func (g *Gate) syncCatalogue(live []LiveTool) {
 		slog.Any("removed", removed),
 		slog.Any("drift_audited", boundList(drift)),
 	)
+	if g.cfg.Observer != nil {
+		g.observeSync(SyncInfo{Catalogue: fp, Changed: !same, Advertised: len(names), ServerOnly: len(serverOnly), Withdrawn: len(changed), Removed: len(removed), Drift: len(drift)})
+	}
 	if same {
 		return
 	}
