@@ -35,7 +35,10 @@ type MuxServer struct {
 	// Config configures the server's gate as for [NewGate], except that
 	// Advertise must be nil (the Mux advertises every server's tools
 	// through MuxConfig.Advertise) and Broker must be nil or
-	// MuxConfig.Broker (the Mux gives every gate that one broker).
+	// MuxConfig.Broker (the Mux gives every gate that one broker). Its
+	// ACL sees each tool as generated (Descriptor.Name is the generated
+	// name); its Approver sees the ConfirmRequest peers are shown (Tool is
+	// the exposed name, Server is Name).
 	Config Config
 }
 
