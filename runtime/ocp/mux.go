@@ -53,7 +53,8 @@ type MuxConfig struct {
 	// Advertise is called with the merged advertisement (every server's
 	// advertised tools under their exposed names, sorted by name) whenever
 	// one server's advertised set changes, serialized. It runs while that
-	// server's sync holds its lock and must not block for long. Optional.
+	// server's sync holds its lock: it must not block for long, and may call
+	// Mux.Advertisement. Optional.
 	Advertise func(ToolsAdvertise)
 	// Audit receives the Mux's own events: calls of a name no server
 	// exposes, and confirm decisions it cannot route. Each gate's events go
@@ -95,9 +96,13 @@ type Mux struct {
 	byType map[reflect.Type]*Gate  // nil: several servers serve the type; immutable
 	shared map[reflect.Type]string // the servers of an ambiguous type, for audit
 
-	mu  sync.Mutex
-	ads [][]ToolDef // each gate's advertised tools, by index
-	adv ToolsAdvertise
+	// advMu serializes the merges and their delivery to Advertise; mu
+	// guards ads and adv, and is not held while Advertise runs, so the
+	// callback may call Advertisement.
+	advMu sync.Mutex
+	mu    sync.Mutex
+	ads   [][]ToolDef // each gate's advertised tools, by index
+	adv   ToolsAdvertise
 }
 
 // Bounds of a server name, and of an exposed tool name (MCP's).
@@ -265,8 +270,9 @@ func NewMux(cfg MuxConfig) (*Mux, error) {
 
 // advertised receives gate i's new advertisement and passes on the merge.
 func (m *Mux) advertised(i int, a ToolsAdvertise) {
+	m.advMu.Lock()
+	defer m.advMu.Unlock()
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	m.ads[i] = a.Tools
 	n := 0
 	for _, t := range m.ads {
@@ -278,8 +284,9 @@ func (m *Mux) advertised(i int, a ToolsAdvertise) {
 	}
 	slices.SortFunc(merged, func(x, y ToolDef) int { return strings.Compare(x.Name, y.Name) })
 	m.adv = ToolsAdvertise{Tools: merged}
+	out := cloneAdvertise(m.adv)
+	m.mu.Unlock()
 	if m.advertise != nil {
-		out := cloneAdvertise(m.adv)
 		_ = m.protect(context.Background(), "MuxConfig.Advertise", func() error { m.advertise(out); return nil })
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -768,5 +769,33 @@ func TestMuxAdvertisePanicIsContained(t *testing.T) {
 	}
 	if e := audit.events(t, AuditPanic); len(e) == 0 || e[0]["in"] != "MuxConfig.Advertise" {
 		t.Errorf("panic audit %v", e)
+	}
+}
+
+// Advertise may read the Mux's advertisement: it is the one handed over.
+func TestMuxAdvertiseMayReadTheAdvertisement(t *testing.T) {
+	noLeaksAfter(t)
+	srv, c := muxServerSpy(t, testCatalogue)
+	var mp atomic.Pointer[Mux]
+	same := make(chan bool, 16)
+	m, err := NewMux(MuxConfig{Broker: NewMemoryBroker(), Audit: quiet,
+		Advertise: func(a ToolsAdvertise) {
+			if m := mp.Load(); m != nil {
+				same <- slices.Equal(advNames(m.Advertisement()), advNames(a))
+			}
+		},
+		Servers: []MuxServer{{Name: "mem", Config: Config{Catalogue: testCatalogue, Server: c, ACL: AllowAllResources, Audit: quiet}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mp.Store(m)
+	srv.Server.RemoveTools("read_graph")
+	select {
+	case ok := <-same:
+		if !ok {
+			t.Error("Advertisement() inside Advertise differs from its argument")
+		}
+	case <-time.After(hangGuard):
+		t.Fatal("no advertisement after a tool was removed (Advertise calling Advertisement deadlocks?)")
 	}
 }
