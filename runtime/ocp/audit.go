@@ -10,7 +10,9 @@ import (
 // Audit event names: the slog message of each event the gate emits. Every
 // call emits one event per step it reaches, each with the attributes "call"
 // (the request id), "tool", "principal", "tier", "peer" and "outcome" ("ok",
-// a [Reason], or an [Outcome] for the confirm step); refusals and failures add
+// a [Reason], or an [Outcome] for the confirm step), and, for a gate of a
+// [Mux], "server" (the [MuxServer] name; every other event of such a gate
+// carries it too); refusals and failures add
 // "detail" (the raw cause, which never reaches an [ActionResult]) and failed
 // calls add "ref" (the id quoted in the result).
 const (
@@ -86,6 +88,9 @@ func (c *call) event(level slog.Level, name, outcome string, attrs ...slog.Attr)
 		slog.String("peer", c.p.Peer),
 		slog.String("outcome", outcome),
 	}
+	if c.g.server != "" {
+		base = append(base, slog.String("server", c.g.server))
+	}
 	c.g.audit.LogAttrs(c.ctx, level, name, append(base, attrs...)...)
 }
 
@@ -105,7 +110,7 @@ func (g *Gate) protect(ctx context.Context, what string, f func() error) (err er
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("panic in %s: %v", what, r)
-			g.audit.LogAttrs(ctx, slog.LevelError, AuditPanic, slog.String("in", what), slog.String("detail", err.Error()))
+			g.audit.LogAttrs(ctx, slog.LevelError, AuditPanic, g.withServer(slog.String("in", what), slog.String("detail", err.Error()))...)
 		}
 	}()
 	return f()

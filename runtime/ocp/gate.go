@@ -113,7 +113,13 @@ type Config struct {
 type Gate struct {
 	cfg   Config
 	audit *slog.Logger
-	tools map[string]*gateTool // immutable after NewGate
+	// server names the fronted server in a [Mux] ("" for a gate of
+	// NewGate): audit events, confirms and their digests carry it.
+	server string
+	tools  map[string]*gateTool // by exposed name; immutable after NewGate
+	// byServer finds a tool by the name the server lists (the generated
+	// one). Without a Mux's renames it is tools.
+	byServer map[string]*gateTool // immutable after NewGate
 	// byType finds a typed call's tool from its argument struct type.
 	byType map[reflect.Type]*gateTool // immutable after NewGate
 
@@ -133,6 +139,10 @@ type gateTool struct {
 	// it ("" without one), for the drift audit.
 	outputFP string
 	confirm  bool // writes (every unclassified tool is one)
+	// name is the exposed name: what is advertised, dispatched and shown in
+	// a confirm. It is desc.Name unless a Mux renamed the tool; the server
+	// is always called with desc.Name.
+	name string
 	// resource and prompt are the policy's templates, bound to typ.
 	resource, prompt template
 }
@@ -157,6 +167,20 @@ type catState struct {
 // is defaulted: the generator resolved every policy. On success the gate
 // registers with cfg.Server for its tool lists.
 func NewGate(cfg Config) (*Gate, error) {
+	g, err := newGate(cfg, "", nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := g.start(); err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// newGate verifies cfg and builds the gate for server (a [Mux]'s name, or
+// ""), exposing each generated tool under expose[name] (absent: its own
+// name), without registering with cfg.Server: see [Gate.start].
+func newGate(cfg Config, server string, expose map[string]string) (*Gate, error) {
 	switch {
 	case cfg.Catalogue == nil:
 		return nil, errors.New("ocp gate: Config.Catalogue is nil")
@@ -171,7 +195,11 @@ func NewGate(cfg Config) (*Gate, error) {
 	if len(cfg.Catalogue.Tiers()) == 0 {
 		return nil, errors.New("ocp gate: the catalogue has no tiers: it was generated without a classification file, so no principal could ever be authorized. Write one (ocpgen init -snapshot S -o NAME.ocp.yaml), classify the tools, and regenerate with -classify")
 	}
-	g := &Gate{cfg: cfg, audit: cfg.Audit, tools: make(map[string]*gateTool), byType: make(map[reflect.Type]*gateTool)}
+	g := &Gate{cfg: cfg, audit: cfg.Audit, server: server, tools: make(map[string]*gateTool), byType: make(map[reflect.Type]*gateTool)}
+	g.byServer = g.tools
+	if expose != nil {
+		g.byServer = make(map[string]*gateTool)
+	}
 	if g.audit == nil {
 		g.audit = slog.Default()
 	}
@@ -198,16 +226,29 @@ func NewGate(cfg Config) (*Gate, error) {
 		if other := g.byType[gt.typ]; other != nil {
 			errs = append(errs, fmt.Errorf("tools %q and %q have the same argument type %v", other.desc.Name, name, gt.typ))
 		}
-		g.tools[name] = gt
+		gt.name = name
+		if e, ok := expose[name]; ok {
+			gt.name = e
+		}
+		if other := g.tools[gt.name]; other != nil {
+			errs = append(errs, fmt.Errorf("tools %q and %q are both exposed as %q", other.desc.Name, name, gt.name))
+		}
+		g.tools[gt.name] = gt
+		g.byServer[name] = gt
 		g.byType[gt.typ] = gt
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("ocp gate: %w", err)
 	}
-	if err := cfg.Server.WatchTools(g.syncCatalogue); err != nil {
-		return nil, fmt.Errorf("ocp gate: %w", err)
-	}
 	return g, nil
+}
+
+// start registers g with its server for the tool lists.
+func (g *Gate) start() error {
+	if err := g.cfg.Server.WatchTools(g.syncCatalogue); err != nil {
+		return fmt.Errorf("ocp gate: %w", err)
+	}
+	return nil
 }
 
 // newGateTool verifies one generated tool and precomputes what the gate
@@ -319,7 +360,7 @@ func (g *Gate) Call(ctx context.Context, p Principal, args Args) ActionResult {
 		g.observeRefusal(c, nil, StepAuthorize, ReasonUnknown)
 		return refused(id, ReasonUnknown, textUnknown)
 	}
-	name := gt.desc.Name
+	name := gt.name
 	if isNilPointer(args) {
 		c := &call{g: g, ctx: ctx, id: id, p: p, tool: name}
 		c.refuse(AuditArgs, ReasonInvalid, errors.New("nil arguments"))
@@ -654,11 +695,12 @@ func (g *Gate) confirm(ctx context.Context, c *call, st *catState, gt *gateTool,
 	ttl := gt.desc.Policy.ConfirmTTL
 	req := ConfirmRequest{
 		ID:        newConfirmID(),
-		Tool:      gt.desc.Name,
+		Tool:      gt.name,
+		Server:    g.server,
 		Prompt:    prompt,
 		Requester: c.p.ID,
 		Args:      json.RawMessage(slices.Clone(fwd)),
-		Digest:    confirmDigest(gt.desc.Name, fwd, c.p, st.fp),
+		Digest:    confirmDigest(g.server, gt.name, gt.desc.Name, fwd, c.p, st.fp),
 		Expires:   time.Now().Add(ttl),
 	}
 	attrs := []slog.Attr{slog.String("confirm", req.ID), slog.String("digest", req.Digest)}
@@ -711,14 +753,17 @@ func cancelText(cause error) string {
 	return textCancelled
 }
 
-// confirmDigest binds a confirm to the tool, the exact forwarded arguments,
-// the principal's identity and rights, and the advertised catalogue.
-func confirmDigest(tool string, fwd []byte, p Principal, catalogueFP string) string {
+// confirmDigest binds a confirm to the server (a [Mux]'s name for it, ""
+// for a lone gate), the tool (its exposed name and the name the server is
+// called with), the exact forwarded arguments, the principal's identity and
+// rights, and the advertised catalogue. Two servers with the same tool and
+// the same arguments never share a digest.
+func confirmDigest(server, exposed, tool string, fwd []byte, p Principal, catalogueFP string) string {
 	scopes := slices.Compact(slices.Sorted(slices.Values(p.Scopes)))
 	if scopes == nil {
 		scopes = []string{}
 	}
-	b, _ := json.Marshal([]any{"ocp-confirm-v1", tool, string(fwd), p.ID, p.Tier, scopes, catalogueFP})
+	b, _ := json.Marshal([]any{"ocp-confirm-v2", server, exposed, tool, string(fwd), p.ID, p.Tier, scopes, catalogueFP})
 	return ocpimpl.Fingerprint(b)
 }
 
@@ -824,19 +869,21 @@ func (g *Gate) syncCatalogue(live []LiveTool) {
 			ambiguous[lt.Name] = true
 		}
 		liveFP[lt.Name] = lt.Fingerprint
-		if gt := g.tools[lt.Name]; gt != nil {
+		if gt := g.byServer[lt.Name]; gt != nil {
 			if fields := driftOf(gt, lt); len(fields) > 0 {
 				drift = append(drift, lt.Name+": "+strings.Join(fields, ", "))
 			}
 		}
 	}
 	serverOnly, changed, removed, names := []string{}, []string{}, []string{}, []string{}
+	// The server's names, except names: the exposed names of the tools
+	// advertised.
 	for name := range liveFP {
-		if g.tools[name] == nil {
+		if g.byServer[name] == nil {
 			serverOnly = append(serverOnly, name)
 		}
 	}
-	for name, gt := range g.tools {
+	for name, gt := range g.byServer {
 		fp, ok := liveFP[name]
 		switch {
 		case !ok:
@@ -844,7 +891,7 @@ func (g *Gate) syncCatalogue(live []LiveTool) {
 		case ambiguous[name] || fp != gt.desc.Fingerprint:
 			changed = append(changed, name)
 		default:
-			names = append(names, name)
+			names = append(names, gt.name)
 		}
 	}
 	for _, s := range [][]string{serverOnly, changed, removed, names, drift} {
@@ -878,7 +925,7 @@ func (g *Gate) syncCatalogue(live []LiveTool) {
 	if len(serverOnly)+len(changed)+len(removed)+len(drift) > 0 {
 		level = slog.LevelWarn
 	}
-	g.audit.LogAttrs(context.Background(), level, AuditSync,
+	g.audit.LogAttrs(context.Background(), level, AuditSync, g.withServer(
 		slog.String("catalogue", fp),
 		slog.Bool("changed", !same),
 		slog.Any("advertised", names),
@@ -886,9 +933,9 @@ func (g *Gate) syncCatalogue(live []LiveTool) {
 		slog.Any("schema_changed_withdrawn", changed),
 		slog.Any("removed", removed),
 		slog.Any("drift_audited", boundList(drift)),
-	)
+	)...)
 	if g.cfg.Observer != nil {
-		g.observeSync(SyncInfo{Catalogue: fp, Changed: !same, Advertised: len(names), ServerOnly: len(serverOnly), Withdrawn: len(changed), Removed: len(removed), Drift: len(drift)})
+		g.observeSync(SyncInfo{Server: g.server, Catalogue: fp, Changed: !same, Advertised: len(names), ServerOnly: len(serverOnly), Withdrawn: len(changed), Removed: len(removed), Drift: len(drift)})
 	}
 	if same {
 		return
@@ -979,12 +1026,12 @@ func cloneAdvertise(a ToolsAdvertise) ToolsAdvertise {
 // [ErrConfirmUnavailable] with a reference whose cause is in the audit log.
 // Nothing internal (a broker's text) reaches the deciding channel.
 func (g *Gate) Resolve(ctx context.Context, peer Principal, d ConfirmDecision) error {
-	attrs := []slog.Attr{
+	attrs := g.withServer(
 		slog.String("confirm", boundText(d.ID)),
 		slog.Bool("approve", d.Approve),
 		slog.String("principal", peer.ID),
 		slog.String("peer", peer.Peer),
-	}
+	)
 	refuse := func(err error, detail string) error {
 		level := slog.LevelWarn
 		if errors.Is(err, ErrConfirmUnavailable) {
@@ -1032,6 +1079,9 @@ func (g *Gate) Resolve(ctx context.Context, peer Principal, d ConfirmDecision) e
 // confirm holds, as if it made the call itself, and Config.Approver must
 // agree.
 func (g *Gate) mayDecide(ctx context.Context, peer Principal, req ConfirmRequest) error {
+	if req.Server != g.server {
+		return fmt.Errorf("the confirm is for server %s, which this gate does not front", truncQuote(req.Server))
+	}
 	gt := g.tools[req.Tool]
 	if gt == nil {
 		return fmt.Errorf("the confirm is for %s, which this gate does not serve", truncQuote(req.Tool))
@@ -1078,7 +1128,7 @@ func (g *Gate) Pending(ctx context.Context) ([]ConfirmRequest, error) {
 	})
 	if err != nil {
 		ref := newRef()
-		g.audit.LogAttrs(ctx, slog.LevelError, AuditDecision, slog.String("outcome", "pending failed"), slog.String("ref", ref), slog.String("detail", boundText(err.Error())))
+		g.audit.LogAttrs(ctx, slog.LevelError, AuditDecision, g.withServer(slog.String("outcome", "pending failed"), slog.String("ref", ref), slog.String("detail", boundText(err.Error())))...)
 		return nil, fmt.Errorf("%w (ref %s)", ErrConfirmUnavailable, ref)
 	}
 	return out, nil

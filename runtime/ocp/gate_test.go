@@ -442,7 +442,7 @@ func TestWriteApprovedByAnotherPeer(t *testing.T) {
 	if cr.Tool != "delete_entities" || cr.Prompt != `Delete ["a","b"]?` || cr.Requester != alice.ID || string(cr.Args) != `{"entityNames":["a","b"]}` || len(cr.ID) < 22 {
 		t.Fatalf("confirm request = %+v", cr)
 	}
-	if want := confirmDigest("delete_entities", []byte(`{"entityNames":["a","b"]}`), alice, h.g.CatalogueFingerprint()); cr.Digest != want {
+	if want := confirmDigest("", "delete_entities", "delete_entities", []byte(`{"entityNames":["a","b"]}`), alice, h.g.CatalogueFingerprint()); cr.Digest != want {
 		t.Fatalf("digest %s, want %s", cr.Digest, want)
 	}
 	if d := cr.Expires.Sub(time.Now()); d <= 0 || d > 2*time.Minute {
@@ -594,7 +594,7 @@ func TestForgedDecisionsAreRefused(t *testing.T) {
 		want error
 	}{
 		{"the model's own channel", Principal{ID: alice.ID, Tier: "admin", Scopes: alice.Scopes, Peer: alice.Peer}, ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}, ErrConfirmSelf},
-		{"a different digest", alicePhone, ConfirmDecision{ID: cr.ID, Approve: true, Digest: confirmDigest("delete_entities", []byte(`{"entityNames":["b"]}`), alice, h.g.CatalogueFingerprint())}, ErrConfirmDigest},
+		{"a different digest", alicePhone, ConfirmDecision{ID: cr.ID, Approve: true, Digest: confirmDigest("", "delete_entities", "delete_entities", []byte(`{"entityNames":["b"]}`), alice, h.g.CatalogueFingerprint())}, ErrConfirmDigest},
 		{"an unknown id", alicePhone, ConfirmDecision{ID: "AAAAAAAAAAAAAAAAAAAAAAAAAA", Approve: true, Digest: cr.Digest}, ErrConfirmNotPending},
 	} {
 		if err := h.g.Resolve(ctx, tc.peer, tc.d); !errors.Is(err, tc.want) {
@@ -1272,17 +1272,20 @@ func TestDescriptorChangesAfterNewGateAreIgnored(t *testing.T) {
 }
 
 func TestConfirmDigestBindsEveryPart(t *testing.T) {
-	base := confirmDigest("t", []byte(`{"a":1}`), alice, "sha256:c")
-	if base != confirmDigest("t", []byte(`{"a":1}`), Principal{ID: alice.ID, Tier: alice.Tier, Scopes: []string{"memory.write", "memory.read", "memory.read"}, Peer: "elsewhere"}, "sha256:c") {
+	base := confirmDigest("", "t", "t", []byte(`{"a":1}`), alice, "sha256:c")
+	if base != confirmDigest("", "t", "t", []byte(`{"a":1}`), Principal{ID: alice.ID, Tier: alice.Tier, Scopes: []string{"memory.write", "memory.read", "memory.read"}, Peer: "elsewhere"}, "sha256:c") {
 		t.Error("digest depends on scope order, duplicates or the peer")
 	}
 	for name, d := range map[string]string{
-		"tool":      confirmDigest("u", []byte(`{"a":1}`), alice, "sha256:c"),
-		"args":      confirmDigest("t", []byte(`{"a":2}`), alice, "sha256:c"),
-		"principal": confirmDigest("t", []byte(`{"a":1}`), Principal{ID: "u-bob", Tier: alice.Tier, Scopes: alice.Scopes}, "sha256:c"),
-		"tier":      confirmDigest("t", []byte(`{"a":1}`), Principal{ID: alice.ID, Tier: "admin", Scopes: alice.Scopes}, "sha256:c"),
-		"scopes":    confirmDigest("t", []byte(`{"a":1}`), Principal{ID: alice.ID, Tier: alice.Tier}, "sha256:c"),
-		"catalogue": confirmDigest("t", []byte(`{"a":1}`), alice, "sha256:d"),
+		"tool":      confirmDigest("", "u", "u", []byte(`{"a":1}`), alice, "sha256:c"),
+		"args":      confirmDigest("", "t", "t", []byte(`{"a":2}`), alice, "sha256:c"),
+		"principal": confirmDigest("", "t", "t", []byte(`{"a":1}`), Principal{ID: "u-bob", Tier: alice.Tier, Scopes: alice.Scopes}, "sha256:c"),
+		"tier":      confirmDigest("", "t", "t", []byte(`{"a":1}`), Principal{ID: alice.ID, Tier: "admin", Scopes: alice.Scopes}, "sha256:c"),
+		"scopes":    confirmDigest("", "t", "t", []byte(`{"a":1}`), Principal{ID: alice.ID, Tier: alice.Tier}, "sha256:c"),
+		"catalogue": confirmDigest("", "t", "t", []byte(`{"a":1}`), alice, "sha256:d"),
+		"server":    confirmDigest("github", "t", "t", []byte(`{"a":1}`), alice, "sha256:c"),
+		"exposed":   confirmDigest("", "x_t", "t", []byte(`{"a":1}`), alice, "sha256:c"),
+		"generated": confirmDigest("", "t", "u", []byte(`{"a":1}`), alice, "sha256:c"),
 	} {
 		if d == base {
 			t.Errorf("digest ignores the %s", name)

@@ -50,6 +50,9 @@ type CallObserver interface {
 
 // CallInfo is what an [Observer] is told of a call as it begins.
 type CallInfo struct {
+	// Server is the gate's server name in a [Mux] ("" for a gate of its
+	// own), so that one Observer can serve every gate of a Mux.
+	Server string
 	// Tool is the generated tool the call names, or "" when it names none
 	// of this gate's tools (the requested name is the model's text, and
 	// is not passed on).
@@ -86,6 +89,9 @@ const (
 // SyncInfo is what an [Observer] is told of a catalogue sync: counts, not
 // the names (a server's tool names are its text).
 type SyncInfo struct {
+	// Server is the gate's server name in a [Mux] ("" for a gate of its
+	// own).
+	Server string
 	// Catalogue is the fingerprint of the advertised set after the sync.
 	Catalogue string
 	// Changed says whether the advertised set changed (confirms pending
@@ -110,7 +116,7 @@ type SyncInfo struct {
 // observe begins the observation of c (Config.Observer is set) and its
 // first step, and returns the step's context.
 func (c *call) observe(st *catState, gt *gateTool, first Step) context.Context {
-	info := CallInfo{}
+	info := CallInfo{Server: c.g.server}
 	if gt != nil {
 		info.Tool, info.Write = gt.desc.Name, gt.confirm
 	}

@@ -76,15 +76,20 @@ type ActionResult struct {
 // the peer answers with a [ConfirmDecision] for ID, never with the call
 // itself. ID is issued by the Hub and unguessable (at least 128 random bits).
 type ConfirmRequest struct {
-	ID     string `json:"id"`
-	Tool   string `json:"tool"`
+	ID string `json:"id"`
+	// Tool is the tool's name as advertised (a [Mux] may expose it under
+	// another name than the server's).
+	Tool string `json:"tool"`
+	// Server names the server the write is for, in a [Mux] (its
+	// [MuxServer] name); empty for a lone [Gate].
+	Server string `json:"server,omitempty"`
 	Prompt string `json:"prompt"`
 	// Requester is the ID of the principal on whose behalf the write runs.
 	Requester string `json:"requester"`
 	// Args are exactly the bytes the server will receive if approved.
 	Args json.RawMessage `json:"args"`
-	// Digest binds the decision to the tool, the arguments, the principal
-	// and the catalogue: a decision must echo it.
+	// Digest binds the decision to the server, the tool, the arguments,
+	// the principal and the catalogue: a decision must echo it.
 	Digest  string    `json:"digest"`
 	Expires time.Time `json:"expires"`
 }

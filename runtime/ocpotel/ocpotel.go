@@ -86,6 +86,7 @@ const ScopeName = "github.com/ocpgen/ocpgen/runtime/ocpotel"
 // Attribute keys.
 const (
 	KeyGate      = attribute.Key("ocp.gate")      // Options.Gate
+	KeyServer    = attribute.Key("ocp.server")    // the server's name in an ocp.Mux
 	KeyTool      = attribute.Key("ocp.tool")      // the generated tool's name
 	KeyWrite     = attribute.Key("ocp.write")     // the tool is a write
 	KeyStep      = attribute.Key("ocp.step")      // an ocp.Step
@@ -128,7 +129,7 @@ func New(opts Options) (ocp.Observer, error) {
 	if mp == nil {
 		mp = otel.GetMeterProvider()
 	}
-	o := &observer{tracer: tp.Tracer(ScopeName), tools: map[string]*toolAttrs{}}
+	o := &observer{tracer: tp.Tracer(ScopeName), tools: map[toolKey]*toolAttrs{}}
 	if opts.Gate != "" {
 		o.gate = []attribute.KeyValue{KeyGate.String(opts.Gate)}
 	}
@@ -160,11 +161,19 @@ func New(opts Options) (ocp.Observer, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.syncOpts = func(kvs ...attribute.KeyValue) metric.MeasurementOption {
-		return metric.WithAttributeSet(attribute.NewSet(append(kvs, o.gate...)...))
+	o.syncOpts = func(server string, kvs ...attribute.KeyValue) metric.MeasurementOption {
+		kvs = append(kvs, o.gate...)
+		if server != "" {
+			kvs = append(kvs, KeyServer.String(server))
+		}
+		return metric.WithAttributeSet(attribute.NewSet(kvs...))
 	}
 	return o, nil
 }
+
+// toolKey names a tool of one gate: one Observer may serve every gate of an
+// ocp.Mux, whose servers may share generated names.
+type toolKey struct{ server, tool string }
 
 type observer struct {
 	tracer trace.Tracer
@@ -174,10 +183,10 @@ type observer struct {
 	callDur, stepDur        metric.Float64Histogram
 	pending                 metric.Int64UpDownCounter
 	advertised              metric.Int64Gauge
-	syncOpts                func(...attribute.KeyValue) metric.MeasurementOption
+	syncOpts                func(server string, kvs ...attribute.KeyValue) metric.MeasurementOption
 
 	mu    sync.RWMutex
-	tools map[string]*toolAttrs // by generated tool name ("" for none)
+	tools map[toolKey]*toolAttrs // by server and generated tool name ("" for none)
 }
 
 // The outcomes, as indices of the precomputed attribute sets.
@@ -269,18 +278,22 @@ func (ta *toolAttrs) startOptions(fp string) []trace.SpanStartOption {
 var serverStart = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)}
 
 func (o *observer) toolAttrs(info ocp.CallInfo) *toolAttrs {
+	key := toolKey{info.Server, info.Tool}
 	o.mu.RLock()
-	ta := o.tools[info.Tool]
+	ta := o.tools[key]
 	o.mu.RUnlock()
 	if ta != nil {
 		return ta
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if ta = o.tools[info.Tool]; ta != nil {
+	if ta = o.tools[key]; ta != nil {
 		return ta
 	}
 	base := append([]attribute.KeyValue(nil), o.gate...)
+	if info.Server != "" {
+		base = append(base, KeyServer.String(info.Server))
+	}
 	if info.Tool != "" {
 		base = append(base, KeyTool.String(info.Tool), KeyWrite.Bool(info.Write))
 	}
@@ -300,7 +313,7 @@ func (o *observer) toolAttrs(info ocp.CallInfo) *toolAttrs {
 		}
 	}
 	ta.pending = []metric.AddOption{set()}
-	o.tools[info.Tool] = ta
+	o.tools[key] = ta
 	return ta
 }
 
@@ -314,16 +327,16 @@ func (o *observer) StartCall(ctx context.Context, info ocp.CallInfo) (context.Co
 // Synced implements [ocp.Observer].
 func (o *observer) Synced(s ocp.SyncInfo) {
 	ctx := context.Background()
-	o.syncs.Add(ctx, 1, o.syncOpts(KeyChanged.Bool(s.Changed)))
+	o.syncs.Add(ctx, 1, o.syncOpts(s.Server, KeyChanged.Bool(s.Changed)))
 	for _, d := range []struct {
 		kind string
 		n    int
 	}{{"server_only", s.ServerOnly}, {"schema_changed", s.Withdrawn}, {"removed", s.Removed}, {"metadata", s.Drift}} {
 		if d.n > 0 {
-			o.syncTools.Add(ctx, int64(d.n), o.syncOpts(KeyDrift.String(d.kind)))
+			o.syncTools.Add(ctx, int64(d.n), o.syncOpts(s.Server, KeyDrift.String(d.kind)))
 		}
 	}
-	o.advertised.Record(ctx, int64(s.Advertised), o.syncOpts())
+	o.advertised.Record(ctx, int64(s.Advertised), o.syncOpts(s.Server))
 }
 
 // callObs is one call's observation. The gate calls it from one goroutine;

@@ -635,3 +635,64 @@ func TestPendingEndsWithTheCall(t *testing.T) {
 		t.Fatalf("pending = %d after the call", n)
 	}
 }
+
+// One observer serves every gate of a Mux: two servers of the same
+// generated package are told apart by ocp.server, in spans and metrics.
+func TestOneObserverForAMux(t *testing.T) {
+	spans, reader := tracetest.NewSpanRecorder(), sdkmetric.NewManualReader()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
+	obs, err := ocpotel.New(ocpotel.Options{TracerProvider: tp, MeterProvider: sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	east, west := &fakeServer{}, &fakeServer{}
+	cfg := func(s ocp.Server) ocp.Config {
+		return ocp.Config{Catalogue: ticketsocp.Catalogue, Server: s, ACL: ocp.AllowAllResources, Observer: obs, Audit: slog.New(slog.DiscardHandler)}
+	}
+	mux, err := ocp.NewMux(ocp.MuxConfig{
+		Broker: ocp.NewMemoryBroker(),
+		Audit:  slog.New(slog.DiscardHandler),
+		Servers: []ocp.MuxServer{
+			{Name: "east", Prefix: "east_", Config: cfg(east)},
+			{Name: "west", Prefix: "west_", Config: cfg(west)},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := liveTools(t)
+	var some []ocp.LiveTool // west lists every tool but one write
+	for _, lt := range all {
+		if lt.Name != "close_ticket" {
+			some = append(some, lt)
+		}
+	}
+	if len(some) != len(all)-1 {
+		t.Fatalf("the ticket desk has no close_ticket: %v", all)
+	}
+	east.watch(all)
+	west.watch(some)
+	for i, tool := range []string{"east_list_tickets", "west_list_tickets"} {
+		if res := mux.Dispatch(context.Background(), alice, req(fmt.Sprint(i), tool, `{}`)); !res.OK {
+			t.Fatalf("%s: %+v", tool, res)
+		}
+	}
+
+	var servers []string
+	for _, s := range spans.Ended() {
+		if s.Name() == "ocp.dispatch" {
+			servers = append(servers, spanAttrs(s)["ocp.server"])
+		}
+	}
+	if len(servers) != 2 || servers[0] != "east" || servers[1] != "west" {
+		t.Fatalf("ocp.dispatch spans' ocp.server = %q, want [east west]", servers)
+	}
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	adv := sums(t, rm, "ocp.gate.tools.advertised")
+	if adv["ocp.server=east"] != int64(len(all)) || adv["ocp.server=west"] != int64(len(some)) {
+		t.Fatalf("ocp.gate.tools.advertised = %v, want east %d and west %d", adv, len(all), len(some))
+	}
+}
