@@ -229,9 +229,12 @@ func (d *deployment) other(i int) int {
 // share the prefix's hash tag).
 func (d *deployment) slotMaster() *redistest.Node { return d.cluster.MasterOf(d.prefix + "pending") }
 
-// redisMem is what a Redis node holds: INFO's used_memory, and the
-// MEMORY USAGE of every key of the broker's prefix.
-type redisMem struct{ used, keys int64 }
+// redisMem is what a Redis node holds and has spent: INFO's used_memory
+// and CPU time, and the MEMORY USAGE of every key of the broker's prefix.
+type redisMem struct {
+	used, keys int64
+	cpu        time.Duration // used_cpu_user + used_cpu_sys of INFO cpu
+}
 
 func redisMemory(node *redistest.Node, prefix string) (redisMem, error) {
 	var m redisMem
@@ -239,19 +242,27 @@ func redisMemory(node *redistest.Node, prefix string) (redisMem, error) {
 	defer rdb.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	info, err := rdb.Info(ctx, "memory").Result()
+	info, err := rdb.Info(ctx, "memory", "cpu").Result()
 	if err != nil {
 		return m, err
 	}
-	found := false
+	found := 0
 	for line := range strings.Lines(info) {
-		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "used_memory:"); ok {
-			m.used, err = strconv.ParseInt(v, 10, 64)
-			found = err == nil
+		k, v, _ := strings.Cut(strings.TrimSpace(line), ":")
+		switch k {
+		case "used_memory":
+			if m.used, err = strconv.ParseInt(v, 10, 64); err == nil {
+				found++
+			}
+		case "used_cpu_user", "used_cpu_sys":
+			if f, err := strconv.ParseFloat(v, 64); err == nil {
+				m.cpu += time.Duration(f * float64(time.Second))
+				found++
+			}
 		}
 	}
-	if !found {
-		return m, fmt.Errorf("no used_memory in INFO memory of %s", node.Addr())
+	if found != 3 {
+		return m, fmt.Errorf("INFO memory cpu of %s: no used_memory, used_cpu_user or used_cpu_sys", node.Addr())
 	}
 	iter := rdb.Scan(ctx, 0, prefix+"*", 1000).Iterator()
 	for iter.Next(ctx) {

@@ -97,6 +97,7 @@ type run struct {
 	readsDied, readsFailed                 atomic.Int64
 	readsSent                              atomic.Int64 // gated and raw, answered
 	lost                                   atomic.Int64 // calls to a live replica that got no answer
+	withdrawLate                           atomic.Int64 // withdrawals that found the call ended
 	progress                               atomic.Int64 // steps done in the current phase
 }
 
@@ -156,9 +157,13 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float
 // read runs one read through the gate and the same read raw, on the
 // session's replica, in an order that alternates with k.
 func (r *run) read(s *session, k int) {
-	tool, args := "ticket_stats", `{}`
+	// list_tickets of the closed tickets: the two that setup closed. (Not
+	// ticket_stats, nor the open tickets: the example's desk copies and
+	// sorts every ticket under one lock, and the approved writes grow it to
+	// thousands, so those reads would measure the desk's lock.)
+	tool, args := "list_tickets", `{"status":"closed"}`
 	if (s.id+k)%2 == 1 {
-		tool, args = "list_tickets", `{"status":"closed","limit":5}`
+		args = `{"status":"closed","limit":5}`
 	}
 	rep := r.d.route(s.home)
 	p := r.d.reps[rep]
@@ -242,8 +247,10 @@ func (r *run) doWrite(s *session, w *write) {
 			select {
 			case <-w.withdraw:
 				var ok struct{ Found bool }
+				// Not found: the call had ended already (a fault denied
+				// it after its confirm was announced).
 				if err := rep.post(context.Background(), "/withdraw", struct{ Call string }{w.call}, &ok); err == nil && !ok.Found {
-					r.t.Errorf("%s: withdrawn while no call %s was in flight on %s", w.key, w.call, rep.name)
+					r.withdrawLate.Add(1)
 				}
 			case <-done:
 			}
