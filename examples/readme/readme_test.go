@@ -35,7 +35,7 @@ func TestReadmeShowsTheFiles(t *testing.T) {
 			t.Errorf("README's block for %s differs from the file: copy the file into the README (the file is what the build compiles)", path)
 		}
 	}
-	for _, path := range []string{"examples/readme/stdiohub/main.go", "examples/readme/httphub/main.go", "examples/readme/redismodes/redismodes.go", "examples/readme/muxhub/main.go", "examples/readme/telemetry/telemetry.go"} {
+	for _, path := range []string{"examples/readme/stdiohub/main.go", "examples/readme/httphub/main.go", "examples/readme/redismodes/redismodes.go", "examples/readme/muxhub/main.go", "examples/readme/telemetry/telemetry.go", "examples/readme/replica/replica.go"} {
 		if !shown[path] {
 			t.Errorf("README does not show %s (a line <!-- file: %s --> before its go block)", path, path)
 		}
