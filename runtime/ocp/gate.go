@@ -1026,23 +1026,8 @@ func cloneAdvertise(a ToolsAdvertise) ToolsAdvertise {
 // [ErrConfirmUnavailable] with a reference whose cause is in the audit log.
 // Nothing internal (a broker's text) reaches the deciding channel.
 func (g *Gate) Resolve(ctx context.Context, peer Principal, d ConfirmDecision) error {
-	attrs := g.withServer(
-		slog.String("confirm", boundText(d.ID)),
-		slog.Bool("approve", d.Approve),
-		slog.String("principal", peer.ID),
-		slog.String("peer", peer.Peer),
-	)
-	refuse := func(err error, detail string) error {
-		level := slog.LevelWarn
-		if errors.Is(err, ErrConfirmUnavailable) {
-			level = slog.LevelError
-			ref := newRef()
-			attrs = append(attrs, slog.String("ref", ref))
-			err = fmt.Errorf("%w (ref %s)", err, ref)
-		}
-		g.audit.LogAttrs(ctx, level, AuditDecision, append(attrs, slog.String("outcome", "refused"), slog.String("detail", boundText(detail)))...)
-		return err
-	}
+	attrs := g.withServer(decisionAttrs(peer, d)...)
+	refuse := func(err error, detail string) error { return refuseDecision(ctx, g.audit, attrs, err, detail) }
 	if g.cfg.Broker == nil {
 		return refuse(ErrConfirmNotPending, "no broker")
 	}
@@ -1073,6 +1058,31 @@ func (g *Gate) Resolve(ctx context.Context, peer Principal, d ConfirmDecision) e
 	}
 	g.audit.LogAttrs(ctx, slog.LevelInfo, AuditDecision, append(attrs, slog.String("tool", req.Tool), slog.String("outcome", "accepted"))...)
 	return nil
+}
+
+// decisionAttrs are the audit attributes of a decision that peer sent.
+func decisionAttrs(peer Principal, d ConfirmDecision) []slog.Attr {
+	return []slog.Attr{
+		slog.String("confirm", boundText(d.ID)),
+		slog.Bool("approve", d.Approve),
+		slog.String("principal", peer.ID),
+		slog.String("peer", peer.Peer),
+	}
+}
+
+// refuseDecision audits a refused decision with attrs and detail, and
+// returns what the decider may see: err, or for [ErrConfirmUnavailable] err
+// with a reference to the audit event (which holds the cause).
+func refuseDecision(ctx context.Context, audit *slog.Logger, attrs []slog.Attr, err error, detail string) error {
+	level := slog.LevelWarn
+	if errors.Is(err, ErrConfirmUnavailable) {
+		level = slog.LevelError
+		ref := newRef()
+		attrs = append(attrs, slog.String("ref", ref))
+		err = fmt.Errorf("%w (ref %s)", err, ref)
+	}
+	audit.LogAttrs(ctx, level, AuditDecision, append(attrs, slog.String("outcome", "refused"), slog.String("detail", boundText(detail)))...)
+	return err
 }
 
 // mayDecide is the approver rule: peer must be authorized for the call the

@@ -357,23 +357,8 @@ func (m *Mux) Resolve(ctx context.Context, peer Principal, d ConfirmDecision) er
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	attrs := []slog.Attr{
-		slog.String("confirm", boundText(d.ID)),
-		slog.Bool("approve", d.Approve),
-		slog.String("principal", peer.ID),
-		slog.String("peer", peer.Peer),
-	}
-	refuse := func(err error, detail string) error {
-		level := slog.LevelWarn
-		if errors.Is(err, ErrConfirmUnavailable) {
-			level = slog.LevelError
-			ref := newRef()
-			attrs = append(attrs, slog.String("ref", ref))
-			err = fmt.Errorf("%w (ref %s)", err, ref)
-		}
-		m.audit.LogAttrs(ctx, level, AuditDecision, append(attrs, slog.String("outcome", "refused"), slog.String("detail", boundText(detail)))...)
-		return err
-	}
+	attrs := decisionAttrs(peer, d)
+	refuse := func(err error, detail string) error { return refuseDecision(ctx, m.audit, attrs, err, detail) }
 	switch {
 	case m.broker == nil:
 		return refuse(ErrConfirmNotPending, "no broker")
