@@ -314,9 +314,11 @@ func digestOf(t *testing.T, data []byte) string {
 	return s.Digest
 }
 
-// TestMarker checks that the markers are enforced by the compiler: a write's
-// arguments do not satisfy ocp.ReadArgs (a Hub function that must never
-// write cannot be given one), and a read's do.
+// TestMarker checks that the markers are enforced by the compiler: a pointer
+// to a write's arguments does not satisfy ocp.ReadArgs (a Hub function that
+// must never write cannot be given one), and one to a read's does; a value
+// satisfies neither, nor does a struct that embeds both kinds of arguments;
+// argument structs cannot be compared.
 func TestMarker(t *testing.T) {
 	snap := []byte(`{"tools": [
 	  {"name": "delete_entities", "inputSchema": {"type": "object", "properties": {"entityNames": {"type": "array", "items": {"type": "string"}}}, "required": ["entityNames"]}},
@@ -344,16 +346,29 @@ func _() { ` + expr + ` }
 	}
 	errs := typeCheck(t, []tcPackage{
 		{name: "markerpkg", files: res.Files},
-		{name: "readok", files: use("onlyReads(pkg.ReadGraphArgs{}); onlyWrites(pkg.DeleteEntitiesArgs{})")},
-		{name: "writeasread", files: use("onlyReads(pkg.DeleteEntitiesArgs{})")},
-		{name: "readaswrite", files: use("onlyWrites(pkg.ReadGraphArgs{})")},
+		{name: "readok", files: use("onlyReads(&pkg.ReadGraphArgs{}); onlyWrites(&pkg.DeleteEntitiesArgs{})")},
+		{name: "writeasread", files: use("onlyReads(&pkg.DeleteEntitiesArgs{})")},
+		{name: "readaswrite", files: use("onlyWrites(&pkg.ReadGraphArgs{})")},
+		// The markers' methods have pointer receivers: a value carries none.
+		{name: "readvalue", files: use("onlyReads(pkg.ReadGraphArgs{})")},
+		{name: "writevalue", files: use("onlyWrites(pkg.DeleteEntitiesArgs{})")},
+		// A struct embedding both markers has neither method.
+		{name: "both", files: use("type both struct{ pkg.ReadGraphArgs; pkg.DeleteEntitiesArgs }; onlyReads(&both{})")},
+		{name: "bothwrite", files: use("type both struct{ pkg.ReadGraphArgs; pkg.DeleteEntitiesArgs }; onlyWrites(&both{})")},
+		// Argument structs are not comparable (the markers hold a [0]func()).
+		{name: "compare", files: use("_ = pkg.ReadGraphArgs{} == pkg.ReadGraphArgs{}")},
 	})
 	for _, ok := range []string{"markerpkg", "readok"} {
 		if len(errs[ok]) > 0 {
 			t.Errorf("%s: unexpected errors: %v", ok, errs[ok])
 		}
 	}
-	for bad, method := range map[string]string{"writeasread": "ocpRead", "readaswrite": "ocpWrite"} {
+	for bad, method := range map[string]string{
+		"writeasread": "ocpRead", "readaswrite": "ocpWrite",
+		"readvalue": "ocpRead", "writevalue": "ocpWrite",
+		"both": "ocpRead", "bothwrite": "ocpWrite",
+		"compare": "cannot be compared",
+	} {
 		msgs := strings.Join(errs[bad], "\n")
 		if msgs == "" {
 			t.Errorf("%s: compiled, want a type error", bad)

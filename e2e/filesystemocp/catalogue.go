@@ -29,24 +29,25 @@ var ocpTools = [...]*ocpimpl.Tool{
 	WriteFile,
 }
 
-// Each tool's arguments carry the marker of its classification: a read's
-// satisfy ReadArgs, a write's WriteArgs. A compile error here means this
-// package was edited or is out of date with the runtime: re-run go generate.
+// Each tool's arguments carry the marker of its classification: a pointer
+// to a read's satisfies ReadArgs, to a write's WriteArgs. A compile error
+// here means this package was edited or is out of date with the runtime:
+// re-run go generate.
 var (
-	_ ocpimpl.WriteArgs = CreateDirectoryArgs{}
-	_ ocpimpl.ReadArgs  = DirectoryTreeArgs{}
-	_ ocpimpl.WriteArgs = EditFileArgs{}
-	_ ocpimpl.ReadArgs  = GetFileInfoArgs{}
-	_ ocpimpl.ReadArgs  = ListAllowedDirectoriesArgs{}
-	_ ocpimpl.ReadArgs  = ListDirectoryArgs{}
-	_ ocpimpl.ReadArgs  = ListDirectoryWithSizesArgs{}
-	_ ocpimpl.WriteArgs = MoveFileArgs{}
-	_ ocpimpl.ReadArgs  = ReadFileArgs{}
-	_ ocpimpl.ReadArgs  = ReadMediaFileArgs{}
-	_ ocpimpl.ReadArgs  = ReadMultipleFilesArgs{}
-	_ ocpimpl.ReadArgs  = ReadTextFileArgs{}
-	_ ocpimpl.ReadArgs  = SearchFilesArgs{}
-	_ ocpimpl.WriteArgs = WriteFileArgs{}
+	_ ocpimpl.WriteArgs = (*CreateDirectoryArgs)(nil)
+	_ ocpimpl.ReadArgs  = (*DirectoryTreeArgs)(nil)
+	_ ocpimpl.WriteArgs = (*EditFileArgs)(nil)
+	_ ocpimpl.ReadArgs  = (*GetFileInfoArgs)(nil)
+	_ ocpimpl.ReadArgs  = (*ListAllowedDirectoriesArgs)(nil)
+	_ ocpimpl.ReadArgs  = (*ListDirectoryArgs)(nil)
+	_ ocpimpl.ReadArgs  = (*ListDirectoryWithSizesArgs)(nil)
+	_ ocpimpl.WriteArgs = (*MoveFileArgs)(nil)
+	_ ocpimpl.ReadArgs  = (*ReadFileArgs)(nil)
+	_ ocpimpl.ReadArgs  = (*ReadMediaFileArgs)(nil)
+	_ ocpimpl.ReadArgs  = (*ReadMultipleFilesArgs)(nil)
+	_ ocpimpl.ReadArgs  = (*ReadTextFileArgs)(nil)
+	_ ocpimpl.ReadArgs  = (*SearchFilesArgs)(nil)
+	_ ocpimpl.WriteArgs = (*WriteFileArgs)(nil)
 )
 
 // ocpTrue and ocpFalse are the values the server hints point to.

@@ -24,19 +24,20 @@ var ocpTools = [...]*ocpimpl.Tool{
 	SearchNodes,
 }
 
-// Each tool's arguments carry the marker of its classification: a read's
-// satisfy ReadArgs, a write's WriteArgs. A compile error here means this
-// package was edited or is out of date with the runtime: re-run go generate.
+// Each tool's arguments carry the marker of its classification: a pointer
+// to a read's satisfies ReadArgs, to a write's WriteArgs. A compile error
+// here means this package was edited or is out of date with the runtime:
+// re-run go generate.
 var (
-	_ ocpimpl.WriteArgs = AddObservationsArgs{}
-	_ ocpimpl.WriteArgs = CreateEntitiesArgs{}
-	_ ocpimpl.WriteArgs = CreateRelationsArgs{}
-	_ ocpimpl.WriteArgs = DeleteEntitiesArgs{}
-	_ ocpimpl.WriteArgs = DeleteObservationsArgs{}
-	_ ocpimpl.WriteArgs = DeleteRelationsArgs{}
-	_ ocpimpl.ReadArgs  = OpenNodesArgs{}
-	_ ocpimpl.ReadArgs  = ReadGraphArgs{}
-	_ ocpimpl.ReadArgs  = SearchNodesArgs{}
+	_ ocpimpl.WriteArgs = (*AddObservationsArgs)(nil)
+	_ ocpimpl.WriteArgs = (*CreateEntitiesArgs)(nil)
+	_ ocpimpl.WriteArgs = (*CreateRelationsArgs)(nil)
+	_ ocpimpl.WriteArgs = (*DeleteEntitiesArgs)(nil)
+	_ ocpimpl.WriteArgs = (*DeleteObservationsArgs)(nil)
+	_ ocpimpl.WriteArgs = (*DeleteRelationsArgs)(nil)
+	_ ocpimpl.ReadArgs  = (*OpenNodesArgs)(nil)
+	_ ocpimpl.ReadArgs  = (*ReadGraphArgs)(nil)
+	_ ocpimpl.ReadArgs  = (*SearchNodesArgs)(nil)
 )
 
 // ocpTrue and ocpFalse are the values the server hints point to.

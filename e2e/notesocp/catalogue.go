@@ -17,12 +17,13 @@ var ocpTools = [...]*ocpimpl.Tool{
 	ReadGraph,
 }
 
-// Each tool's arguments carry the marker of its classification: a read's
-// satisfy ReadArgs, a write's WriteArgs. A compile error here means this
-// package was edited or is out of date with the runtime: re-run go generate.
+// Each tool's arguments carry the marker of its classification: a pointer
+// to a read's satisfies ReadArgs, to a write's WriteArgs. A compile error
+// here means this package was edited or is out of date with the runtime:
+// re-run go generate.
 var (
-	_ ocpimpl.WriteArgs = AddNoteArgs{}
-	_ ocpimpl.ReadArgs  = ReadGraphArgs{}
+	_ ocpimpl.WriteArgs = (*AddNoteArgs)(nil)
+	_ ocpimpl.ReadArgs  = (*ReadGraphArgs)(nil)
 )
 
 // ocpTrue and ocpFalse are the values the server hints point to.

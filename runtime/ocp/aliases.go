@@ -5,17 +5,19 @@ import "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 // The names of the generated-code package that Hub code uses. They are
 // aliases: a generated package's types are these types.
 type (
-	// Args is implemented by every generated argument struct, and by
-	// nothing else: its method comes only from the generated marker.
+	// Args is what [Gate.Call], [Gate.Resources] and [Gate.ConfirmPrompt]
+	// take: a generated argument struct or a pointer to one. It is any
+	// (the markers have one method each, so no interface holds both kinds);
+	// the gate refuses, at run time, a value of any other type.
 	Args = ocpimpl.Args
-	// ReadArgs is satisfied only by the arguments of tools classified as
-	// reads. A Hub function that must never write takes a ReadArgs (or a
-	// type parameter constrained by it): passing a write's arguments does
-	// not compile, and reclassifying a tool as a write breaks such code at
-	// compile time.
+	// ReadArgs is satisfied only by pointers to the arguments of tools
+	// classified as reads (&memoryocp.ReadGraphArgs{}). A Hub function
+	// that must never write takes a ReadArgs (or a type parameter
+	// constrained by it): passing a write's arguments does not compile,
+	// and reclassifying a tool as a write breaks such code at compile time.
 	ReadArgs = ocpimpl.ReadArgs
-	// WriteArgs is satisfied only by the arguments of tools classified as
-	// writes (every unclassified tool is one).
+	// WriteArgs is satisfied only by pointers to the arguments of tools
+	// classified as writes (every unclassified tool is one).
 	WriteArgs = ocpimpl.WriteArgs
 	// Kind says whether a tool is a read or a write, as the classification
 	// decides.

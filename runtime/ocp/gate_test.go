@@ -1150,11 +1150,17 @@ func TestTypedCallArgumentTypes(t *testing.T) {
 	}
 
 	type strayArgs struct{ Read }
+	type readGraphResultForStray struct{ Query string }
 	h.spy.mu.Lock()
 	h.spy.calls = nil
 	h.spy.mu.Unlock()
 	wantRefused(t, h.g.Call(ctx, alice, strayArgs{}), ReasonUnknown)
 	wantRefused(t, h.g.Call(ctx, alice, nil), ReasonUnknown)
+	// Call takes any value: what is not a generated tool's argument struct
+	// (or a pointer to one) is refused, never marshalled and sent.
+	wantRefused(t, h.g.Call(ctx, alice, map[string]any{"query": "who"}), ReasonUnknown)
+	wantRefused(t, h.g.Call(ctx, alice, json.RawMessage(`{"query":"who"}`)), ReasonUnknown)
+	wantRefused(t, h.g.Call(ctx, alice, &readGraphResultForStray{}), ReasonUnknown)
 	wantNoCalls(t, h)
 	if !strings.Contains(h.audit.String(), "arguments of no generated tool of this gate") {
 		t.Errorf("the audit log does not say why the stray call was refused:\n%s", h.audit.String())

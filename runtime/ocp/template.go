@@ -125,9 +125,9 @@ func isNullable(t reflect.Type) bool {
 	return t.Kind() == reflect.Struct && t.PkgPath() == nullablePkg && strings.HasPrefix(t.Name(), "Nullable[")
 }
 
-// nullable is the part of [Nullable]'s method set that rendering reads.
+// nullable is the part of *[Nullable]'s method set that rendering reads
+// (an absent Nullable is the zero value).
 type nullable interface {
-	IsZero() bool
 	IsNull() bool
 }
 
@@ -166,7 +166,7 @@ func (t template) resources(args reflect.Value, max int) ([]string, error) {
 				vals = append(vals, scalarString(f.Elem()))
 			}
 		case ocpimpl.BindNullable, ocpimpl.BindNullableEach:
-			if n := f.Interface().(nullable); n.IsZero() || n.IsNull() {
+			if f.IsZero() || f.Addr().Interface().(nullable).IsNull() {
 				break
 			}
 			v := f.FieldByName("value")

@@ -24,38 +24,59 @@ func (k Kind) String() string {
 }
 
 // Read is embedded by the generated argument struct of every tool classified
-// as a read. It gives the struct the [ReadArgs] method set; nothing else can.
-type Read struct{}
+// as a read. It gives a pointer to the struct the [ReadArgs] method set;
+// nothing else can.
+//
+// Each marker has one method, with a pointer receiver, so an argument struct
+// has no methods and its pointer one promoted method: one compiled wrapper
+// per tool (BENCHMARKS.md §3). Each also holds a field named after the other
+// marker's method: a struct that embeds both has neither method (the
+// selector is ambiguous), so it satisfies neither ReadArgs nor WriteArgs.
+// The field is a [0]func(), so argument structs are not comparable with ==
+// (like protobuf messages): whether a struct of fields is comparable would
+// otherwise change with the schema (an array property makes it not), and
+// the compiler would build an equality function for every tool whose
+// schema happens to allow it.
+type Read struct{ ocpWrite [0]func() }
 
 // Write is embedded by the generated argument struct of every tool classified
-// as a write (or not classified at all). It gives the struct the [WriteArgs]
-// method set; nothing else can.
-type Write struct{}
+// as a write (or not classified at all). It gives a pointer to the struct the
+// [WriteArgs] method set; nothing else can.
+type Write struct{ ocpRead [0]func() }
 
-func (Read) ocpKind() Kind  { return KindRead }
-func (Read) ocpRead()       {}
-func (Write) ocpKind() Kind { return KindWrite }
-func (Write) ocpWrite()     {}
+func (*Read) ocpRead()   {}
+func (*Write) ocpWrite() {}
 
-// Args is implemented by every generated argument struct. Its unexported
-// method can only be obtained by embedding [Read] or [Write], so no
-// hand-written type can pose as a tool's arguments.
-type Args interface {
-	ocpKind() Kind
-}
+// Args is any value that [Tool.Args] or a typed call may hold: for the gate,
+// a generated argument struct or a pointer to one. It is not sealed by the
+// compiler (a marker with one method cannot make a third interface that both
+// satisfy); the gate and [NewCatalogue] refuse, at run time, any type that is
+// not the argument struct of a generated tool. [ReadArgs] and [WriteArgs]
+// are sealed.
+type Args = any
 
-// ReadArgs is satisfied only by the arguments of tools classified as reads.
-// A Hub function that must never write takes a ReadArgs (or a type parameter
-// constrained by it): passing a write's arguments does not compile, and
-// reclassifying a tool as a write breaks such code at compile time.
+// ReadArgs is satisfied only by pointers to the arguments of tools classified
+// as reads. A Hub function that must never write takes a ReadArgs (or a type
+// parameter constrained by it): passing a write's arguments does not compile,
+// and reclassifying a tool as a write breaks such code at compile time.
 type ReadArgs interface {
-	Args
 	ocpRead()
 }
 
-// WriteArgs is satisfied only by the arguments of tools classified as writes
-// (including unclassified tools).
+// WriteArgs is satisfied only by pointers to the arguments of tools
+// classified as writes (including unclassified tools).
 type WriteArgs interface {
-	Args
 	ocpWrite()
+}
+
+// kindOfArgs returns the kind of the marker a's type carries, or 0 when it
+// carries none.
+func kindOfArgs(a any) Kind {
+	switch a.(type) {
+	case ReadArgs:
+		return KindRead
+	case WriteArgs:
+		return KindWrite
+	}
+	return 0
 }

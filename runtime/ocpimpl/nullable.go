@@ -32,17 +32,24 @@ func Null[T any]() Nullable[T] { return Nullable[T]{state: nullNull} }
 
 // Get returns the value and true, or the zero value and false when the
 // Nullable is absent or null.
-func (n Nullable[T]) Get() (T, bool) { return n.value, n.state == nullValue }
+//
+// Get and IsNull have pointer receivers, and Nullable has no IsZero method
+// (encoding/json's omitzero leaves out an absent Nullable because it is
+// the zero value, the only zero Nullable): the compiler builds every method
+// of every Nullable[T] again in each package that uses it, and a method with
+// a value receiver costs four functions where one with a pointer receiver
+// costs two (BENCHMARKS.md §3).
+func (n *Nullable[T]) Get() (T, bool) { return n.value, n.state == nullValue }
 
-// IsNull reports whether the Nullable holds an explicit null.
-func (n Nullable[T]) IsNull() bool { return n.state == nullNull }
-
-// IsZero reports whether the Nullable is absent; encoding/json's omitzero
-// option then leaves the field out.
-func (n Nullable[T]) IsZero() bool { return n.state == nullAbsent }
+// IsNull reports whether the Nullable holds an explicit null. It is false
+// for an absent Nullable, which is the zero value.
+func (n *Nullable[T]) IsNull() bool { return n.state == nullNull }
 
 // MarshalJSON encodes null or the value. An absent Nullable also encodes as
 // null; fields that may be absent carry omitzero so it is never encoded.
+// It has a value receiver: encoding/json calls a pointer method only on an
+// addressable value, and a Nullable in an argument struct passed by value
+// is not addressable.
 func (n Nullable[T]) MarshalJSON() ([]byte, error) {
 	if n.state != nullValue {
 		return []byte("null"), nil
@@ -51,16 +58,17 @@ func (n Nullable[T]) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes null or a value. The value is decoded as strictly
-// as the arguments around it (decodeStrict: unknown fields refused), which
-// encoding/json does not do by itself for a type with its own UnmarshalJSON.
+// as the arguments around it (decodeStrictInto: unknown fields refused),
+// which encoding/json does not do by itself for a type with its own
+// UnmarshalJSON.
 func (n *Nullable[T]) UnmarshalJSON(b []byte) error {
 	if bytes.Equal(bytes.TrimSpace(b), []byte("null")) {
 		var zero T
 		n.value, n.state = zero, nullNull
 		return nil
 	}
-	v, err := decodeStrict[T](b)
-	if err != nil {
+	var v T
+	if err := decodeStrictInto(b, &v); err != nil {
 		return err
 	}
 	n.value, n.state = v, nullValue

@@ -35,7 +35,7 @@ func TestNullableThreeStates(t *testing.T) {
 		}
 		v, ok := back.N.Get()
 		want, wantOK := tc.in.N.Get()
-		if v != want || ok != wantOK || back.N.IsNull() != tc.in.N.IsNull() || back.N.IsZero() != tc.in.N.IsZero() {
+		if v != want || ok != wantOK || back.N.IsNull() != tc.in.N.IsNull() || (back.N == Nullable[int64]{}) != (tc.in.N == Nullable[int64]{}) {
 			t.Errorf("%s: accessors disagree: %+v vs %+v", b, back.N, tc.in.N)
 		}
 	}

@@ -151,9 +151,12 @@ func ArgsType(t *Tool) (reflect.Type, error) {
 	if pt.Kind() != reflect.Pointer || pt.Elem().Kind() != reflect.Struct {
 		return nil, fmt.Errorf("tool %q: Args is a %v, not a pointer to a generated argument struct", t.Desc.Name, pt)
 	}
-	// t.Args is a nil pointer and the marker's method has a value receiver:
-	// ask a zero value.
-	if k := reflect.New(pt.Elem()).Interface().(Args).ocpKind(); k != t.Desc.Policy.Kind {
+	// The markers' methods have pointer receivers: t.Args, a nil pointer,
+	// carries the marker.
+	switch k := kindOfArgs(t.Args); {
+	case k == 0:
+		return nil, fmt.Errorf("tool %q: %v embeds neither ocpimpl.Read nor ocpimpl.Write", t.Desc.Name, pt)
+	case k != t.Desc.Policy.Kind:
 		return nil, fmt.Errorf("tool %q: argument marker is %v but policy says %v; re-run go generate", t.Desc.Name, k, t.Desc.Policy.Kind)
 	}
 	return pt.Elem(), nil

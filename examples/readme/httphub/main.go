@@ -27,9 +27,9 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-// openTickets may only read: its args are ocp.ReadArgs, so passing a write's
-// arguments does not compile, and reclassifying list_tickets as a write
-// breaks this function at build time.
+// openTickets may only read: its args are ocp.ReadArgs (a pointer to a
+// read's arguments), so passing a write's arguments does not compile, and
+// reclassifying list_tickets as a write breaks this function at build time.
 func openTickets(ctx context.Context, gate *ocp.Gate, p ocp.Principal, args ocp.ReadArgs) (string, error) {
 	res := gate.Call(ctx, p, args)
 	if !res.OK {
@@ -64,7 +64,7 @@ func main() {
 	// Hub code calls as a principal too; a write would wait for a peer.
 	reporter := ocp.Principal{ID: "reports", Tier: "visitor", Scopes: []string{"tickets.read"}, Peer: "hub-reports"}
 	status := ticketsocp.ListTicketsArgsStatusOpen
-	out, err := openTickets(ctx, gate, reporter, ticketsocp.ListTicketsArgs{Status: &status})
+	out, err := openTickets(ctx, gate, reporter, &ticketsocp.ListTicketsArgs{Status: &status})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -20,15 +20,16 @@ var ocpTools = [...]*ocpimpl.Tool{
 	TicketStats,
 }
 
-// Each tool's arguments carry the marker of its classification: a read's
-// satisfy ReadArgs, a write's WriteArgs. A compile error here means this
-// package was edited or is out of date with the runtime: re-run go generate.
+// Each tool's arguments carry the marker of its classification: a pointer
+// to a read's satisfies ReadArgs, to a write's WriteArgs. A compile error
+// here means this package was edited or is out of date with the runtime:
+// re-run go generate.
 var (
-	_ ocpimpl.WriteArgs = CloseTicketArgs{}
-	_ ocpimpl.WriteArgs = CreateTicketArgs{}
-	_ ocpimpl.WriteArgs = EscalateTicketArgs{}
-	_ ocpimpl.ReadArgs  = ListTicketsArgs{}
-	_ ocpimpl.ReadArgs  = TicketStatsArgs{}
+	_ ocpimpl.WriteArgs = (*CloseTicketArgs)(nil)
+	_ ocpimpl.WriteArgs = (*CreateTicketArgs)(nil)
+	_ ocpimpl.WriteArgs = (*EscalateTicketArgs)(nil)
+	_ ocpimpl.ReadArgs  = (*ListTicketsArgs)(nil)
+	_ ocpimpl.ReadArgs  = (*TicketStatsArgs)(nil)
 )
 
 // ocpTrue and ocpFalse are the values the server hints point to.

@@ -259,16 +259,17 @@ func catalogueFile(p *model.Package) *jen.File {
 	})
 	if len(p.Tools) > 0 {
 		f.Line()
-		f.Comment("// Each tool's arguments carry the marker of its classification: a read's")
-		f.Comment("// satisfy ReadArgs, a write's WriteArgs. A compile error here means this")
-		f.Comment("// package was edited or is out of date with the runtime: re-run go generate.")
+		f.Comment("// Each tool's arguments carry the marker of its classification: a pointer")
+		f.Comment("// to a read's satisfies ReadArgs, to a write's WriteArgs. A compile error")
+		f.Comment("// here means this package was edited or is out of date with the runtime:")
+		f.Comment("// re-run go generate.")
 		f.Var().DefsFunc(func(g *jen.Group) {
 			for _, t := range p.Tools {
 				iface := "WriteArgs"
 				if t.Kind == model.Read {
 					iface = "ReadArgs"
 				}
-				g.Id("_").Qual(rtPath, iface).Op("=").Id(t.Args.Name).Values()
+				g.Id("_").Qual(rtPath, iface).Op("=").Parens(jen.Op("*").Id(t.Args.Name)).Call(jen.Nil())
 			}
 		})
 	}

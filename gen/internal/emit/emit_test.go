@@ -54,7 +54,7 @@ func TestFilesHeader(t *testing.T) {
 		"Resource: ocpimpl.Template{\n\t\t\t\t{Text: \"x/\"},\n\t\t\t\t{Arg: \"id\", Mode: ocpimpl.BindValue},\n\t\t\t},",
 		"ReadOnly: &ocpTrue,",
 		"var ocpTrue, ocpFalse = true, false",
-		"_ ocpimpl.ReadArgs = GetArgs{}",
+		"_ ocpimpl.ReadArgs = (*GetArgs)(nil)",
 	} {
 		if !strings.Contains(get+string(files["catalogue.go"]), want) {
 			t.Errorf("output lacks %q", want)

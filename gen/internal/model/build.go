@@ -207,7 +207,7 @@ func buildTool(mt *Tool, t *load.Tool, snapFile string, c *load.Classification, 
 	if t.OutputSchemaRaw != nil {
 		// The gate validates structured results against it; a schema it
 		// could not resolve leaves results unchecked, which is said.
-		if out, err := ocpimpl.CanonicalJSON([]byte(t.OutputSchemaRaw)); err == nil && resolveCanonical(out) == nil {
+		if out, err := ocpimpl.CanonicalJSON([]byte(t.OutputSchemaRaw)); err == nil && resolvesLike(t.OutputSchemaRaw, t.OutputSchema, out) == nil {
 			mt.CanonicalOutputSchema = out
 		} else {
 			diags = append(diags, diag.Diagnostic{Severity: diag.Warning, File: snapFile, Tool: t.Name, Pointer: t.Pointer("outputSchema"),
@@ -319,8 +319,15 @@ func buildTool(mt *Tool, t *load.Tool, snapFile string, c *load.Classification, 
 // does not change it), and canon is parsed only when that fails, so that the
 // error says what the runtime would.
 func resolvable(t *load.Tool, canon []byte) error {
-	if foldDistinct(t.InputSchemaRaw) {
-		if _, err := t.InputSchema.Resolve(nil); err == nil {
+	return resolvesLike(t.InputSchemaRaw, t.InputSchema, canon)
+}
+
+// resolvesLike is resolvable for any schema: raw as loaded, s its parse and
+// canon its canonical form. The output schema takes the same path, so that
+// it too is parsed once, not again from its canonical form.
+func resolvesLike(raw []byte, s *jsonschema.Schema, canon []byte) error {
+	if s != nil && foldDistinct(raw) {
+		if _, err := s.Resolve(nil); err == nil {
 			return nil
 		}
 	}

@@ -94,9 +94,30 @@ func noHeadings(lines []string) []string {
 	return lines
 }
 
+// mayBeHeading is false for a line that go/doc/comment cannot read as a
+// heading: one that, trimmed of spaces, neither starts with "#" (a "#
+// Heading") nor starts with an upper-case letter and ends with a letter or
+// a digit (an old-style heading). It decides most lines (a sentence ends
+// with punctuation) without running the parser; TestMayBeHeading and
+// FuzzMayBeHeading check it against the parse.
+func mayBeHeading(line string) bool {
+	line = strings.TrimSpace(line) // as go/doc/comment does before its checks
+	if strings.HasPrefix(line, "#") {
+		return true
+	}
+	first, _ := utf8.DecodeRuneInString(line)
+	last, _ := utf8.DecodeLastRuneInString(line)
+	return unicode.IsUpper(first) && unicode.IsLetter(first) && (unicode.IsLetter(last) || unicode.IsDigit(last))
+}
+
 // headingLike reports whether go/doc/comment reads line as a heading when
 // it is a paragraph of its own between two others.
 func headingLike(line string) bool {
+	return mayBeHeading(line) && parsesAsHeading(line)
+}
+
+// parsesAsHeading runs go/doc/comment on line between two paragraphs.
+func parsesAsHeading(line string) bool {
 	var p comment.Parser
 	d := p.Parse("Before.\n\n" + line + "\n\nAfter.\n")
 	for _, b := range d.Content {

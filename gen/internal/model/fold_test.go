@@ -124,6 +124,9 @@ func TestResolvable(t *testing.T) {
 	}
 	for _, c := range corpusSchemas(t) {
 		schemas = append(schemas, string(c.input))
+		if c.output != nil {
+			schemas = append(schemas, string(c.output))
+		}
 	}
 	for _, raw := range schemas {
 		var s jsonschema.Schema
@@ -138,6 +141,9 @@ func TestResolvable(t *testing.T) {
 		got, want := fmt.Sprint(resolvable(tool, canon)), fmt.Sprint(resolveCanonical(canon))
 		if got != want {
 			t.Errorf("%s:\nresolvable:   %s\ncanonical:    %s", raw, got, want)
+		}
+		if got := fmt.Sprint(resolvesLike([]byte(raw), &s, canon)); got != want {
+			t.Errorf("%s:\nresolvesLike: %s\ncanonical:    %s", raw, got, want)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -794,9 +795,19 @@ func (b *schemaBuilder) checkPatterns() {
 // gate, refuse the tool when the gate is built (and the generator reports
 // the schema as an error; these warnings then say which pattern it is).
 func patternWarnings(file, tool string, root *jsonschema.Schema, ptr string) diag.List {
-	doc, ok := decodeSchema(root)
-	if !ok {
+	raw, err := json.Marshal(root)
+	if err != nil {
 		return nil
+	}
+	// encoding/json writes an ASCII key as it is, so a schema whose
+	// encoding has no `"pattern` has neither keyword anywhere: skip the
+	// decoding into maps and the walk, most of this function's time.
+	if !bytes.Contains(raw, []byte(`"pattern`)) {
+		return nil
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil || doc == nil {
+		return nil // a boolean schema marshals as true or false
 	}
 	var out diag.List
 	check := func(p, ptr string) {
