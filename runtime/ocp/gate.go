@@ -121,6 +121,7 @@ type gateTool struct {
 	typ    reflect.Type         // the argument struct
 	schema *jsonschema.Resolved // resolved once, at NewGate
 	check  *schemaCheck         // schema compiled for the tape; nil: use schema
+	codec  *codecNode           // typed decode and re-encoding; nil: encoding/json
 	props  map[string]bool      // top-level property names of the schema
 	output *jsonschema.Resolved // the output schema; nil: none
 	// outputFP is the output schema's fingerprint, as a live listing gives
@@ -272,6 +273,7 @@ func newGateTool(h *ocpimpl.Tool) (*gateTool, error) {
 		typ:      typ,
 		schema:   rs,
 		check:    check,
+		codec:    compileCodec(typ),
 		props:    props,
 		confirm:  pol.Kind == KindWrite,
 		resource: resource,
@@ -488,13 +490,9 @@ func (gt *gateTool) checkArgs(raw json.RawMessage) (Args, []byte, error) {
 	} else if err := gt.schema.Validate(t.toAny(0)); err != nil {
 		return nil, nil, fmt.Errorf("schema: %w", err)
 	}
-	args, err := decodeArgs(gt.typ, t.decodeInput(raw))
+	args, fwd, err := gt.decodeEncode(t, raw)
 	if err != nil {
-		return nil, nil, fmt.Errorf("decode: %w", err)
-	}
-	fwd, err := json.Marshal(args)
-	if err != nil {
-		return nil, nil, fmt.Errorf("re-encode: %w", err)
+		return nil, nil, err
 	}
 	// Anything the typed decode dropped, case-folded or altered would
 	// otherwise be approved in one form and forwarded in another. Identical
@@ -511,6 +509,28 @@ func (gt *gateTool) checkArgs(raw json.RawMessage) (Args, []byte, error) {
 		}
 	}
 	return args, fwd, nil
+}
+
+// decodeEncode is the typed decode of the parsed arguments and their
+// re-encoding: by the tool's codec (argcodec.go), or by encoding/json for a
+// type it does not cover.
+func (gt *gateTool) decodeEncode(t *tape, raw json.RawMessage) (Args, []byte, error) {
+	if gt.codec == nil {
+		args, err := decodeArgs(gt.typ, t.decodeInput(raw))
+		if err != nil {
+			return nil, nil, fmt.Errorf("decode: %w", err)
+		}
+		fwd, err := json.Marshal(args)
+		if err != nil {
+			return nil, nil, fmt.Errorf("re-encode: %w", err)
+		}
+		return args, fwd, nil
+	}
+	p := reflect.New(gt.typ)
+	if err := gt.codec.decode(t, 0, p.Elem()); err != nil {
+		return nil, nil, fmt.Errorf("decode: %w", err)
+	}
+	return p.Interface().(Args), gt.codec.encode(make([]byte, 0, len(raw)+16), p.Elem()), nil
 }
 
 var errArgsTooLarge = fmt.Errorf("arguments exceed %d bytes", maxArgsBytes)
