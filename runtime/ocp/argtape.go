@@ -248,7 +248,7 @@ func (t *tape) value(key string, depth int) error {
 		if err != nil {
 			return errTapeRange
 		}
-		if notInt(lit) {
+		if notInt(lit) && !fractionOnly(lit) {
 			d, ok := parseDecimal(lit)
 			if !ok {
 				return errNumberExp
@@ -364,6 +364,13 @@ func (t *tape) str() (string, error) {
 	start := t.pos + 1
 	escaped := false
 	for p := start; p < len(s); p++ {
+		// Most bytes are neither a quote, a backslash nor a control.
+		for p < len(s) && strPlain[s[p]] {
+			p++
+		}
+		if p >= len(s) {
+			break
+		}
 		c := s[p]
 		switch {
 		case c == '"':
@@ -416,6 +423,15 @@ func (t *tape) str() (string, error) {
 	}
 	return "", errTapeEOF
 }
+
+// strPlain marks the bytes that str passes over: all but '"', '\\' and
+// the controls below 0x20.
+var strPlain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // hex4 reads the four hex digits of a \u escape at s[p:].
 func hex4(s string, p int) (rune, error) {
@@ -472,6 +488,24 @@ func at(err error, seg string) error {
 		return &tapeError{ptr: "/" + jsonptr.EscapeToken(seg), err: err}
 	}
 	return err
+}
+
+// fractionOnly reports whether a literal has no exponent and a fraction
+// with a digit other than 0 (0.25): it is not an integer, and parseDecimal,
+// which fails only on an exponent, has nothing to say about it.
+func fractionOnly(lit string) bool {
+	dot, nonzero := false, false
+	for i := 0; i < len(lit); i++ {
+		switch c := lit[i]; {
+		case c == 'e' || c == 'E':
+			return false
+		case c == '.':
+			dot = true
+		case dot && c >= '1' && c <= '9':
+			nonzero = true
+		}
+	}
+	return nonzero
 }
 
 // notInt reports whether a literal has a fraction or an exponent.
