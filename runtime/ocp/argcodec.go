@@ -273,7 +273,11 @@ func (n *codecNode) decode(t *tape, i int, v reflect.Value) error {
 		}
 	case ckInt:
 		if x.kind == tNumber {
-			k, err := strconv.ParseInt(integerText(x.str), 10, 64)
+			k, ok := parseIntLiteral(x.str)
+			var err error
+			if !ok {
+				k, err = strconv.ParseInt(integerText(x.str), 10, 64)
+			}
 			if err != nil || v.OverflowInt(k) {
 				return &codecError{"number " + x.str, n.typ}
 			}
@@ -282,7 +286,13 @@ func (n *codecNode) decode(t *tape, i int, v reflect.Value) error {
 		}
 	case ckUint:
 		if x.kind == tNumber {
-			k, err := strconv.ParseUint(integerText(x.str), 10, 64)
+			var k uint64
+			var err error
+			if i, ok := parseIntLiteral(x.str); ok && x.str[0] != '-' {
+				k = uint64(i)
+			} else {
+				k, err = strconv.ParseUint(integerText(x.str), 10, 64)
+			}
 			if err != nil || v.OverflowUint(k) {
 				return &codecError{"number " + x.str, n.typ}
 			}
@@ -299,6 +309,9 @@ func (n *codecNode) decode(t *tape, i int, v reflect.Value) error {
 				if f, err = strconv.ParseFloat(lit, n.bits); err != nil || v.OverflowFloat(f) {
 					return &codecError{"number " + x.str, n.typ}
 				}
+			}
+			if n.bits == 64 && canonicalFloatLiteral(x.str) {
+				t.floats = append(t.floats, floatLiteral{math.Float64bits(f), x.str})
 			}
 			v.SetFloat(f)
 			return nil
@@ -379,24 +392,35 @@ func integerText(lit string) string {
 	return lit
 }
 
-// encode appends v as json.Marshal encodes it.
-func (n *codecNode) encode(dst []byte, v reflect.Value) []byte {
+// encode appends v as json.Marshal encodes it. t is the tape v was decoded
+// from: a float64 read from a canonical literal is written as that literal,
+// which is what strconv would write.
+func (n *codecNode) encode(dst []byte, v reflect.Value, t *tape) []byte {
 	switch n.kind {
 	case ckString:
 		return appendJSONString(dst, v.String())
 	case ckBool:
 		return strconv.AppendBool(dst, v.Bool())
 	case ckInt:
-		return strconv.AppendInt(dst, v.Int(), 10)
+		return appendInt64(dst, v.Int())
 	case ckUint:
-		return strconv.AppendUint(dst, v.Uint(), 10)
+		return appendUint64(dst, v.Uint())
 	case ckFloat:
-		return appendJSONFloat(dst, v.Float(), n.bits)
+		f := v.Float()
+		if n.bits == 64 {
+			b := math.Float64bits(f)
+			for k := range t.floats {
+				if t.floats[k].bits == b {
+					return append(dst, t.floats[k].lit...)
+				}
+			}
+		}
+		return appendJSONFloat(dst, f, n.bits)
 	case ckPtr:
 		if v.IsNil() {
 			return append(dst, "null"...)
 		}
-		return n.elem.encode(dst, v.Elem())
+		return n.elem.encode(dst, v.Elem(), t)
 	case ckSlice:
 		if v.IsNil() {
 			return append(dst, "null"...)
@@ -406,7 +430,7 @@ func (n *codecNode) encode(dst []byte, v reflect.Value) []byte {
 			if k > 0 {
 				dst = append(dst, ',')
 			}
-			dst = n.elem.encode(dst, v.Index(k))
+			dst = n.elem.encode(dst, v.Index(k), t)
 		}
 		return append(dst, ']')
 	case ckMap:
@@ -429,7 +453,7 @@ func (n *codecNode) encode(dst []byte, v reflect.Value) []byte {
 			}
 			dst = appendJSONString(dst, m.key)
 			dst = append(dst, ':')
-			dst = n.elem.encode(dst, m.val)
+			dst = n.elem.encode(dst, m.val, t)
 		}
 		return append(dst, '}')
 	}
@@ -447,7 +471,7 @@ func (n *codecNode) encode(dst []byte, v reflect.Value) []byte {
 		}
 		first = false
 		dst = append(dst, f.prefix...)
-		dst = f.node.encode(dst, fv)
+		dst = f.node.encode(dst, fv, t)
 	}
 	return append(dst, '}')
 }

@@ -157,7 +157,7 @@ func codecBoth(t testing.TB, typ reflect.Type, n *codecNode, raw []byte) (ref, g
 	if err := n.decode(tp, 0, p.Elem()); err != nil {
 		got.err = err
 	} else {
-		fwd := n.encode(nil, p.Elem())
+		fwd := n.encode(nil, p.Elem(), tp)
 		got = codecOutcome{ok: equal(fwd), args: p.Interface(), fwd: fwd}
 	}
 	return ref, got, true
