@@ -57,6 +57,15 @@ type tape struct {
 	// ints are the integer-valued literals not written as integers (1.0,
 	// 1e2), with the integer each is: the typed decode reads them so.
 	ints []intLiteral
+	// floats are the float64 values the typed decode read from canonical
+	// literals (canonicalFloatLiteral), for its re-encoding.
+	floats []floatLiteral
+}
+
+// floatLiteral is a canonical literal and its value's bits.
+type floatLiteral struct {
+	bits uint64
+	lit  string
 }
 
 // intLiteral is src[start:end], an integer-valued number literal with a
@@ -76,6 +85,8 @@ func putTape(t *tape) {
 	}
 	clear(t.nodes) // drop references into the arguments
 	t.nodes, t.src, t.pos, t.ints = t.nodes[:0], "", 0, t.ints[:0]
+	clear(t.floats)
+	t.floats = t.floats[:0]
 	tapePool.Put(t)
 }
 
@@ -89,7 +100,7 @@ var (
 
 // parse fills t with the one JSON value of s.
 func (t *tape) parse(s string) error {
-	t.nodes, t.src, t.pos, t.ints = t.nodes[:0], s, 0, t.ints[:0]
+	t.nodes, t.src, t.pos, t.ints, t.floats = t.nodes[:0], s, 0, t.ints[:0], t.floats[:0]
 	if err := t.value("", 0); err != nil {
 		if err == errLoneSurrogate {
 			return &tapeError{err: err}
@@ -244,11 +255,11 @@ func (t *tape) value(key string, depth int) error {
 		if len(lit) > maxNumberLen {
 			return errNumberLong
 		}
-		f, err := strconv.ParseFloat(lit, 64)
+		f, err := parseFloatLiteral(lit)
 		if err != nil {
 			return errTapeRange
 		}
-		if notInt(lit) {
+		if notInt(lit) && !fractionOnly(lit) {
 			d, ok := parseDecimal(lit)
 			if !ok {
 				return errNumberExp
@@ -364,6 +375,13 @@ func (t *tape) str() (string, error) {
 	start := t.pos + 1
 	escaped := false
 	for p := start; p < len(s); p++ {
+		// Most bytes are neither a quote, a backslash nor a control.
+		for p < len(s) && strPlain[s[p]] {
+			p++
+		}
+		if p >= len(s) {
+			break
+		}
 		c := s[p]
 		switch {
 		case c == '"':
@@ -416,6 +434,15 @@ func (t *tape) str() (string, error) {
 	}
 	return "", errTapeEOF
 }
+
+// strPlain marks the bytes that str passes over: all but '"', '\\' and
+// the controls below 0x20.
+var strPlain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // hex4 reads the four hex digits of a \u escape at s[p:].
 func hex4(s string, p int) (rune, error) {
@@ -472,6 +499,24 @@ func at(err error, seg string) error {
 		return &tapeError{ptr: "/" + jsonptr.EscapeToken(seg), err: err}
 	}
 	return err
+}
+
+// fractionOnly reports whether a literal has no exponent and a fraction
+// with a digit other than 0 (0.25): it is not an integer, and parseDecimal,
+// which fails only on an exponent, has nothing to say about it.
+func fractionOnly(lit string) bool {
+	dot, nonzero := false, false
+	for i := 0; i < len(lit); i++ {
+		switch c := lit[i]; {
+		case c == 'e' || c == 'E':
+			return false
+		case c == '.':
+			dot = true
+		case dot && c >= '1' && c <= '9':
+			nonzero = true
+		}
+	}
+	return nonzero
 }
 
 // notInt reports whether a literal has a fraction or an exponent.

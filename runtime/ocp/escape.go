@@ -1,6 +1,7 @@
 package ocp
 
 import (
+	"encoding/binary"
 	"fmt"
 	"unicode"
 	"unicode/utf16"
@@ -18,6 +19,13 @@ import (
 func escapeInvisible(b []byte) []byte {
 	i := 0
 	for i < len(b) {
+		// Eight ASCII bytes at a time.
+		for i+8 <= len(b) && binary.LittleEndian.Uint64(b[i:])&0x8080808080808080 == 0 {
+			i += 8
+		}
+		if i >= len(b) {
+			break
+		}
 		if b[i] < utf8.RuneSelf {
 			i++
 			continue

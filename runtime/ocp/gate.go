@@ -133,6 +133,7 @@ type gateTool struct {
 	typ    reflect.Type         // the argument struct
 	schema *jsonschema.Resolved // resolved once, at NewGate
 	check  *schemaCheck         // schema compiled for the tape; nil: use schema
+	codec  *codecNode           // typed decode and re-encoding; nil: encoding/json
 	props  map[string]bool      // top-level property names of the schema
 	output *jsonschema.Resolved // the output schema; nil: none
 	// outputFP is the output schema's fingerprint, as a live listing gives
@@ -319,6 +320,7 @@ func newGateTool(h *ocpimpl.Tool) (*gateTool, error) {
 		typ:      typ,
 		schema:   rs,
 		check:    check,
+		codec:    compileCodec(typ),
 		props:    props,
 		confirm:  pol.Kind == KindWrite,
 		resource: resource,
@@ -526,7 +528,13 @@ func (gt *gateTool) checkArgs(raw json.RawMessage) (Args, []byte, error) {
 	// A private copy: the tape's strings are substrings of it, so nothing
 	// the caller does to raw afterwards changes what was checked.
 	t := getTape()
-	defer putTape(t)
+	args, fwd, err := gt.checkParsed(t, raw)
+	putTape(t) // not deferred: with this many returns a defer is not open-coded
+	return args, fwd, err
+}
+
+// checkParsed is checkArgs with the tape t.
+func (gt *gateTool) checkParsed(t *tape, raw json.RawMessage) (Args, []byte, error) {
 	if err := t.parse(string(raw)); err != nil {
 		return nil, nil, err
 	}
@@ -547,29 +555,55 @@ func (gt *gateTool) checkArgs(raw json.RawMessage) (Args, []byte, error) {
 	} else if err := gt.schema.Validate(t.toAny(0)); err != nil {
 		return nil, nil, fmt.Errorf("schema: %w", err)
 	}
-	args, err := decodeArgs(gt.typ, t.decodeInput(raw))
+	args, fwd, err := gt.decodeEncode(t, raw)
 	if err != nil {
-		return nil, nil, fmt.Errorf("decode: %w", err)
-	}
-	fwd, err := json.Marshal(args)
-	if err != nil {
-		return nil, nil, fmt.Errorf("re-encode: %w", err)
+		return nil, nil, err
 	}
 	// Anything the typed decode dropped, case-folded or altered would
 	// otherwise be approved in one form and forwarded in another. Identical
 	// bytes (a typed call, or a client that sends keys in schema order)
 	// are equal without a second parse.
 	if !bytes.Equal(raw, fwd) {
-		back := getTape()
-		defer putTape(back)
-		if err := back.parse(string(fwd)); err != nil {
-			return nil, nil, fmt.Errorf("re-encode: %w", err)
-		}
-		if !tapeEqual(t, 0, back, 0) {
-			return nil, nil, errors.New("arguments do not survive the typed round trip (a key in another case, a lost value or precision)")
+		if err := sameAsTape(t, fwd); err != nil {
+			return nil, nil, err
 		}
 	}
 	return args, fwd, nil
+}
+
+// sameAsTape parses fwd and compares it with t as JSON values.
+func sameAsTape(t *tape, fwd []byte) error {
+	back := getTape()
+	defer putTape(back)
+	if err := back.parse(string(fwd)); err != nil {
+		return fmt.Errorf("re-encode: %w", err)
+	}
+	if !tapeEqual(t, 0, back, 0) {
+		return errors.New("arguments do not survive the typed round trip (a key in another case, a lost value or precision)")
+	}
+	return nil
+}
+
+// decodeEncode is the typed decode of the parsed arguments and their
+// re-encoding: by the tool's codec (argcodec.go), or by encoding/json for a
+// type it does not cover.
+func (gt *gateTool) decodeEncode(t *tape, raw json.RawMessage) (Args, []byte, error) {
+	if gt.codec == nil {
+		args, err := decodeArgs(gt.typ, t.decodeInput(raw))
+		if err != nil {
+			return nil, nil, fmt.Errorf("decode: %w", err)
+		}
+		fwd, err := json.Marshal(args)
+		if err != nil {
+			return nil, nil, fmt.Errorf("re-encode: %w", err)
+		}
+		return args, fwd, nil
+	}
+	p := reflect.New(gt.typ)
+	if err := gt.codec.decode(t, 0, p.Elem()); err != nil {
+		return nil, nil, fmt.Errorf("decode: %w", err)
+	}
+	return p.Interface().(Args), gt.codec.encode(make([]byte, 0, len(raw)+16), p.Elem(), t), nil
 }
 
 var errArgsTooLarge = fmt.Errorf("arguments exceed %d bytes", maxArgsBytes)
@@ -779,12 +813,24 @@ func mayHaveRun(err error) bool {
 	return true
 }
 
+// objectCaller is a Server that can be handed arguments already known to be
+// one JSON object, and skip its own check: the forwarded arguments always
+// are (the tape parsed them, or their re-encoding, as an object, and the
+// escapes of escapeInvisible keep them one).
+type objectCaller interface {
+	callObject(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error)
+}
+
 // callServer is steps 6 and 7.
 func (g *Gate) callServer(ctx context.Context, c *call, gt *gateTool, fwd []byte) ActionResult {
 	var res *mcp.CallToolResult
 	err := g.protect(ctx, "Server.CallTool", func() error {
 		var err error
-		res, err = g.cfg.Server.CallTool(ctx, gt.desc.Name, json.RawMessage(fwd))
+		if oc, ok := g.cfg.Server.(objectCaller); ok {
+			res, err = oc.callObject(ctx, gt.desc.Name, json.RawMessage(fwd))
+		} else {
+			res, err = g.cfg.Server.CallTool(ctx, gt.desc.Name, json.RawMessage(fwd))
+		}
 		return err
 	})
 	fail := func(detail string, attrs ...slog.Attr) ActionResult {

@@ -51,6 +51,7 @@ type schemaCheck struct {
 
 	minLength, maxLength *int
 	pattern              *regexp.Regexp
+	patternFast          *runeSeq // pattern's fast matcher, if it has one
 	patternSrc           string
 	patternErr           error // the pattern has no ECMA-262 translation
 
@@ -206,7 +207,7 @@ func compileSchema(s *jsonschema.Schema, draft7, floatNumbers bool, depth int) (
 		if re, err := ecmare.Compile(s.Pattern); err != nil {
 			c.patternErr = err
 		} else {
-			c.pattern = re
+			c.pattern, c.patternFast = re, compileRuneSeq(re)
 		}
 	}
 	var err error
@@ -260,6 +261,12 @@ func typeBit(x *tapeNode, floatNumbers bool) uint8 {
 			if _, f := math.Modf(x.num); f == 0 {
 				return jtInteger
 			}
+			return jtNumber
+		}
+		switch {
+		case !notInt(x.str):
+			return jtInteger
+		case fractionOnly(x.str):
 			return jtNumber
 		}
 		if d, _ := parseDecimal(x.str); d.isInteger() {
@@ -390,7 +397,11 @@ func (c *schemaCheck) check(t *tape, i int, why *string) bool {
 		if c.patternErr != nil {
 			return fail("pattern: %v: refused, as every value it checks", c.patternErr)
 		}
-		if c.pattern != nil && !c.pattern.MatchString(x.str) {
+		if c.patternFast != nil {
+			if !c.patternFast.match(x.str) {
+				return fail("pattern: does not match %q", c.patternSrc)
+			}
+		} else if c.pattern != nil && !c.pattern.MatchString(x.str) {
 			return fail("pattern: does not match %q", c.patternSrc)
 		}
 	}

@@ -1,0 +1,510 @@
+package ocp
+
+import (
+	"encoding"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// The typed decode and re-encoding of step 2, compiled per argument type.
+//
+// encoding/json was most of the gate's own work: json.Unmarshal parses the
+// arguments a second time (the tape has already parsed them) and walks its
+// reflection caches, json.Marshal walks them again, and right after a go-sdk
+// round trip that code and its data are cold. A codec decodes straight from
+// the tape into the argument struct and encodes the struct into the bytes
+// json.Marshal would produce, through a plan built once, at NewGate.
+//
+// A codec exists only for types that are made of plain parts: structs with
+// exported, uniquely named fields (an embedded field only with json:"-", the
+// read/write markers), strings, bools, integers, floats, pointers, slices
+// (not []byte) and maps with string keys, none of them with a method of
+// json.Marshaler, json.Unmarshaler, encoding.TextMarshaler,
+// encoding.TextUnmarshaler or (under omitzero) IsZero, and no ",string"
+// option. Any other argument type (Nullable, unions, json.RawMessage, any)
+// is decoded and encoded by encoding/json, as before.
+//
+// For such a type the codec gives what encoding/json gives: the same value
+// (TestArgCodecAgreesWithEncodingJSON, FuzzArgCodec), and the same bytes.
+// Its decode is stricter in one way that changes no verdict: a member name
+// that is not exactly a field's is refused, where encoding/json would match
+// it case-insensitively or drop it; the gate refuses both anyway, because the
+// re-encoding would not equal the arguments.
+
+type codecKind uint8
+
+const (
+	ckString codecKind = iota
+	ckBool
+	ckInt
+	ckUint
+	ckFloat
+	ckPtr
+	ckSlice
+	ckMap
+	ckStruct
+)
+
+// codecNode is the plan for one type.
+type codecNode struct {
+	kind   codecKind
+	typ    reflect.Type
+	bits   int          // ckInt, ckUint, ckFloat: the size in bits
+	elem   *codecNode   // ckPtr, ckSlice, ckMap: the element (map value)
+	fields []codecField // ckStruct, in encoding order
+}
+
+// codecField is one encoded field of a struct.
+type codecField struct {
+	name      string // the member name
+	prefix    string // `"name":` as encoding/json writes it
+	index     int
+	omitEmpty bool
+	omitZero  bool
+	node      *codecNode
+}
+
+var (
+	jsonMarshalerType   = reflect.TypeFor[json.Marshaler]()
+	jsonUnmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+	textMarshalerType   = reflect.TypeFor[encoding.TextMarshaler]()
+	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+	isZeroerType        = reflect.TypeFor[interface{ IsZero() bool }]()
+)
+
+// compileCodec returns the codec of the struct type typ, or nil when typ
+// has a part the codec does not cover.
+func compileCodec(typ reflect.Type) *codecNode {
+	c := codecCompiler{seen: map[reflect.Type]*codecNode{}}
+	n := c.node(typ)
+	if c.bad || n == nil || n.kind != ckStruct {
+		return nil
+	}
+	return n
+}
+
+type codecCompiler struct {
+	seen map[reflect.Type]*codecNode
+	bad  bool
+}
+
+func hasJSONMethods(t reflect.Type) bool {
+	for _, it := range []reflect.Type{jsonMarshalerType, jsonUnmarshalerType, textMarshalerType, textUnmarshalerType} {
+		if t.Implements(it) || reflect.PointerTo(t).Implements(it) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *codecCompiler) node(t reflect.Type) *codecNode {
+	if n := c.seen[t]; n != nil {
+		return n // a recursive type: the plan being built
+	}
+	if hasJSONMethods(t) {
+		c.bad = true
+		return nil
+	}
+	n := &codecNode{typ: t}
+	c.seen[t] = n
+	switch t.Kind() {
+	case reflect.String:
+		n.kind = ckString
+	case reflect.Bool:
+		n.kind = ckBool
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n.kind, n.bits = ckInt, t.Bits()
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		n.kind, n.bits = ckUint, t.Bits()
+	case reflect.Float32, reflect.Float64:
+		n.kind, n.bits = ckFloat, t.Bits()
+	case reflect.Pointer:
+		n.kind, n.elem = ckPtr, c.node(t.Elem())
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.Uint8 {
+			c.bad = true // []byte is base64 in encoding/json
+			return nil
+		}
+		n.kind, n.elem = ckSlice, c.node(t.Elem())
+	case reflect.Map:
+		if t.Key().Kind() != reflect.String || hasJSONMethods(t.Key()) {
+			c.bad = true
+			return nil
+		}
+		n.kind, n.elem = ckMap, c.node(t.Elem())
+	case reflect.Struct:
+		n.kind = ckStruct
+		c.structFields(n)
+	default:
+		c.bad = true
+		return nil
+	}
+	return n
+}
+
+// structFields lays out a struct's fields as encoding/json's typeFields does
+// for a struct without embedded fields.
+func (c *codecCompiler) structFields(n *codecNode) {
+	t := n.typ
+	names := map[string]bool{}
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		tag := sf.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		if sf.Anonymous {
+			c.bad = true // promoted fields: left to encoding/json
+			return
+		}
+		if !sf.IsExported() {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if !jsonTagNameValid(name) {
+			name = ""
+		}
+		if name == "" {
+			name = sf.Name
+		}
+		f := codecField{name: name, index: i}
+		for o := range strings.SplitSeq(opts, ",") {
+			switch o {
+			case "omitempty":
+				f.omitEmpty = true
+			case "omitzero":
+				f.omitZero = true
+			case "string":
+				c.bad = true
+				return
+			}
+		}
+		if f.omitZero && (sf.Type.Implements(isZeroerType) || reflect.PointerTo(sf.Type).Implements(isZeroerType)) {
+			c.bad = true
+			return
+		}
+		if names[name] {
+			c.bad = true // encoding/json drops both
+			return
+		}
+		names[name] = true
+		f.prefix = `"` + string(htmlEscapeName(nil, name)) + `":`
+		if f.node = c.node(sf.Type); f.node == nil {
+			c.bad = true
+			return
+		}
+		n.fields = append(n.fields, f)
+	}
+}
+
+// jsonTagNameValid is encoding/json's isValidTag.
+func jsonTagNameValid(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		switch {
+		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
+		case !unicode.IsLetter(c) && !unicode.IsDigit(c):
+			return false
+		}
+	}
+	return true
+}
+
+// htmlEscapeName is encoding/json's appendHTMLEscape, which it applies to
+// field names.
+func htmlEscapeName(dst []byte, s string) []byte {
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c == '<' || c == '>' || c == '&' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			start = i + 1
+		}
+		if c == 0xE2 && i+2 < len(s) && s[i+1] == 0x80 && s[i+2]&^1 == 0xA8 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[s[i+2]&0xF])
+			start = i + len("\u2029")
+		}
+	}
+	return append(dst, s[start:]...)
+}
+
+// codecError is a decode refusal; like encoding/json's, its text goes to
+// the audit log only.
+type codecError struct {
+	what string
+	typ  reflect.Type
+}
+
+func (e *codecError) Error() string {
+	return fmt.Sprintf("json: cannot unmarshal %s into Go value of type %v", e.what, e.typ)
+}
+
+var errCodecMember = errors.New("json: a member name that is not exactly one of the fields'")
+
+var tapeKindNames = [...]string{tNull: "null", tFalse: "bool", tTrue: "bool", tNumber: "number", tString: "string", tArray: "array", tObject: "object"}
+
+// decode stores value i of t into v (settable, and zero: a new value).
+func (n *codecNode) decode(t *tape, i int, v reflect.Value) error {
+	x := &t.nodes[i]
+	if x.kind == tNull {
+		return nil // encoding/json leaves the zero value (a nil pointer, slice, map)
+	}
+	switch n.kind {
+	case ckString:
+		if x.kind == tString {
+			v.SetString(x.str)
+			return nil
+		}
+	case ckBool:
+		if x.kind == tTrue || x.kind == tFalse {
+			v.SetBool(x.kind == tTrue)
+			return nil
+		}
+	case ckInt:
+		if x.kind == tNumber {
+			k, ok := parseIntLiteral(x.str)
+			var err error
+			if !ok {
+				k, err = strconv.ParseInt(integerText(x.str), 10, 64)
+			}
+			if err != nil || v.OverflowInt(k) {
+				return &codecError{"number " + x.str, n.typ}
+			}
+			v.SetInt(k)
+			return nil
+		}
+	case ckUint:
+		if x.kind == tNumber {
+			var k uint64
+			var err error
+			if i, ok := parseIntLiteral(x.str); ok && x.str[0] != '-' {
+				k = uint64(i)
+			} else {
+				k, err = strconv.ParseUint(integerText(x.str), 10, 64)
+			}
+			if err != nil || v.OverflowUint(k) {
+				return &codecError{"number " + x.str, n.typ}
+			}
+			v.SetUint(k)
+			return nil
+		}
+	case ckFloat:
+		if x.kind == tNumber {
+			// x.num is ParseFloat of the literal; encoding/json parses
+			// integerText's rewriting of it (-0.0 is 0).
+			f := x.num
+			if lit := integerText(x.str); n.bits != 64 || lit != x.str {
+				var err error
+				if f, err = strconv.ParseFloat(lit, n.bits); err != nil || v.OverflowFloat(f) {
+					return &codecError{"number " + x.str, n.typ}
+				}
+			}
+			if n.bits == 64 && canonicalFloatLiteral(x.str) {
+				t.floats = append(t.floats, floatLiteral{math.Float64bits(f), x.str})
+			}
+			v.SetFloat(f)
+			return nil
+		}
+	case ckPtr:
+		p := reflect.New(n.elem.typ)
+		if err := n.elem.decode(t, i, p.Elem()); err != nil {
+			return err
+		}
+		v.Set(p)
+		return nil
+	case ckSlice:
+		if x.kind == tArray {
+			s := reflect.MakeSlice(n.typ, int(x.n), int(x.n))
+			k := 0
+			for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
+				if err := n.elem.decode(t, p, s.Index(k)); err != nil {
+					return err
+				}
+				k++
+			}
+			v.Set(s)
+			return nil
+		}
+	case ckMap:
+		if x.kind == tObject {
+			m := reflect.MakeMapWithSize(n.typ, int(x.n))
+			kt := n.typ.Key()
+			for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
+				e := reflect.New(n.elem.typ).Elem()
+				if err := n.elem.decode(t, p, e); err != nil {
+					return err
+				}
+				k := reflect.New(kt).Elem()
+				k.SetString(t.nodes[p].key)
+				m.SetMapIndex(k, e)
+			}
+			v.Set(m)
+			return nil
+		}
+	case ckStruct:
+		if x.kind == tObject {
+			for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
+				f := n.field(t.nodes[p].key)
+				if f == nil {
+					return errCodecMember
+				}
+				if err := f.node.decode(t, p, v.Field(f.index)); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
+	}
+	return &codecError{tapeKindNames[x.kind], n.typ}
+}
+
+func (n *codecNode) field(name string) *codecField {
+	for k := range n.fields {
+		if n.fields[k].name == name {
+			return &n.fields[k]
+		}
+	}
+	return nil
+}
+
+// integerText is the literal encoding/json is given for an integer field:
+// an integer-valued literal with a fraction or an exponent written as an
+// integer (tape.decodeInput), any other literal as it is.
+func integerText(lit string) string {
+	if notInt(lit) {
+		if d, ok := parseDecimal(lit); ok {
+			if it, ok := d.integerText(); ok {
+				return it
+			}
+		}
+	}
+	return lit
+}
+
+// encode appends v as json.Marshal encodes it. t is the tape v was decoded
+// from: a float64 read from a canonical literal is written as that literal,
+// which is what strconv would write.
+func (n *codecNode) encode(dst []byte, v reflect.Value, t *tape) []byte {
+	switch n.kind {
+	case ckString:
+		return appendJSONString(dst, v.String())
+	case ckBool:
+		return strconv.AppendBool(dst, v.Bool())
+	case ckInt:
+		return appendInt64(dst, v.Int())
+	case ckUint:
+		return appendUint64(dst, v.Uint())
+	case ckFloat:
+		f := v.Float()
+		if n.bits == 64 {
+			b := math.Float64bits(f)
+			for k := range t.floats {
+				if t.floats[k].bits == b {
+					return append(dst, t.floats[k].lit...)
+				}
+			}
+		}
+		return appendJSONFloat(dst, f, n.bits)
+	case ckPtr:
+		if v.IsNil() {
+			return append(dst, "null"...)
+		}
+		return n.elem.encode(dst, v.Elem(), t)
+	case ckSlice:
+		if v.IsNil() {
+			return append(dst, "null"...)
+		}
+		dst = append(dst, '[')
+		for k := range v.Len() {
+			if k > 0 {
+				dst = append(dst, ',')
+			}
+			dst = n.elem.encode(dst, v.Index(k), t)
+		}
+		return append(dst, ']')
+	case ckMap:
+		if v.IsNil() {
+			return append(dst, "null"...)
+		}
+		type member struct {
+			key string
+			val reflect.Value
+		}
+		ms := make([]member, 0, v.Len())
+		for it := v.MapRange(); it.Next(); {
+			ms = append(ms, member{it.Key().String(), it.Value()})
+		}
+		slices.SortFunc(ms, func(a, b member) int { return strings.Compare(a.key, b.key) })
+		dst = append(dst, '{')
+		for k, m := range ms {
+			if k > 0 {
+				dst = append(dst, ',')
+			}
+			dst = appendJSONString(dst, m.key)
+			dst = append(dst, ':')
+			dst = n.elem.encode(dst, m.val, t)
+		}
+		return append(dst, '}')
+	}
+	// ckStruct
+	dst = append(dst, '{')
+	first := true
+	for k := range n.fields {
+		f := &n.fields[k]
+		fv := v.Field(f.index)
+		if f.omitEmpty && jsonEmpty(fv) || f.omitZero && fv.IsZero() {
+			continue
+		}
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = append(dst, f.prefix...)
+		dst = f.node.encode(dst, fv, t)
+	}
+	return append(dst, '}')
+}
+
+// jsonEmpty is encoding/json's isEmptyValue.
+func jsonEmpty(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Map, reflect.Slice, reflect.String:
+		return v.Len() == 0
+	case reflect.Struct:
+		return false
+	}
+	return v.IsZero()
+}
+
+// appendJSONFloat is encoding/json's floatEncoder. The codec never holds a
+// NaN or an infinity (decoding refuses numbers out of range).
+func appendJSONFloat(dst []byte, f float64, bits int) []byte {
+	abs := math.Abs(f)
+	format := byte('f')
+	if abs != 0 {
+		if bits == 64 && (abs < 1e-6 || abs >= 1e21) || bits == 32 && (float32(abs) < 1e-6 || float32(abs) >= 1e21) {
+			format = 'e'
+		}
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, bits)
+	if format == 'e' {
+		// clean up e-09 to e-9
+		n := len(dst)
+		if n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+			dst[n-2] = dst[n-1]
+			dst = dst[:n-1]
+		}
+	}
+	return dst
+}

@@ -1,0 +1,455 @@
+package ocp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// Types that exercise every part of the codec.
+
+type codecName string
+
+type codecInner struct {
+	S   string             `json:"s"`
+	P   *codecInner        `json:"p,omitempty"`
+	Arr []codecInner       `json:"arr,omitzero"`
+	M   map[string]*string `json:"m"`
+}
+
+type codecAll struct {
+	Read `json:"-"`
+
+	Str    string             `json:"str"`
+	Named  codecName          `json:"named,omitempty"`
+	B      bool               `json:"b,omitzero"`
+	I      int                `json:"i"`
+	I8     int8               `json:"i8,omitempty"`
+	I16    int16              `json:"i16"`
+	I32    int32              `json:"i32,omitzero"`
+	I64    *int64             `json:"i64,omitzero"`
+	U      uint               `json:"u"`
+	U8     uint8              `json:"u8"`
+	U16    *uint16            `json:"u16,omitempty"`
+	U32    uint32             `json:"u32"`
+	U64    uint64             `json:"u64,omitzero"`
+	F32    float32            `json:"f32"`
+	F64    float64            `json:"f64,omitempty"`
+	PF     *float64           `json:"pf"`
+	PP     **string           `json:"pp,omitzero"`
+	List   []string           `json:"list"`
+	LP     []*int64           `json:"lp,omitempty"`
+	LL     [][]float64        `json:"ll"`
+	Map    map[string]int64   `json:"map,omitzero"`
+	MN     map[codecName]bool `json:"mn,omitempty"`
+	In     *codecInner        `json:"in,omitzero"`
+	InV    codecInner         `json:"inv,omitempty"`
+	Esc    string             `json:"a<b>&c"`
+	Bad    string             `json:"bad\"name"`
+	NoTag  string
+	Dash   string `json:"-,"`
+	hidden string //nolint:unused // encoding/json ignores it, and so must the codec
+}
+
+// Types the codec leaves to encoding/json.
+type (
+	codecRaw struct {
+		Read `json:"-"`
+		X    json.RawMessage `json:"x"`
+	}
+	codecAny struct {
+		Read `json:"-"`
+		X    any `json:"x"`
+	}
+	codecBytes struct {
+		Read `json:"-"`
+		X    []byte `json:"x"`
+	}
+	codecQuoted struct {
+		Read `json:"-"`
+		X    int64 `json:"x,string"`
+	}
+	codecEmbedded struct {
+		Read `json:"-"`
+		codecInner
+	}
+	codecArray struct {
+		Read `json:"-"`
+		X    [2]string `json:"x"`
+	}
+	codecIntKey struct {
+		Read `json:"-"`
+		X    map[int]string `json:"x"`
+	}
+	codecZeroer struct {
+		Read `json:"-"`
+		X    zeroer `json:"x,omitzero"`
+	}
+	zeroer struct{ A int }
+)
+
+func (zeroer) IsZero() bool { return true }
+
+// codecDupType has two fields named x, which encoding/json both drops (a
+// type literal would not pass go vet).
+var codecDupType = reflect.StructOf([]reflect.StructField{
+	{Name: "X", Type: reflect.TypeFor[string](), Tag: `json:"x"`},
+	{Name: "Y", Type: reflect.TypeFor[string](), Tag: `json:"x"`},
+})
+
+func TestArgCodecCovers(t *testing.T) {
+	for _, typ := range []reflect.Type{
+		reflect.TypeFor[codecAll](), reflect.TypeFor[SearchNodesArgs](), reflect.TypeFor[AddObservationsArgs](),
+		reflect.TypeFor[DeleteEntitiesArgs](), reflect.TypeFor[ReadGraphArgs](), reflect.TypeFor[GetNoteArgs](),
+	} {
+		if compileCodec(typ) == nil {
+			t.Errorf("%v: no codec", typ)
+		}
+	}
+	for _, typ := range []reflect.Type{
+		reflect.TypeFor[codecRaw](), reflect.TypeFor[codecAny](), reflect.TypeFor[codecBytes](), reflect.TypeFor[codecQuoted](),
+		codecDupType, reflect.TypeFor[codecEmbedded](), reflect.TypeFor[codecArray](), reflect.TypeFor[codecIntKey](),
+		reflect.TypeFor[codecZeroer](), reflect.TypeFor[CreateNoteArgs](), reflect.TypeFor[FzAssignArgs](), reflect.TypeFor[FzConfigureArgs](), reflect.TypeFor[FzUpdateArgs](),
+	} {
+		if compileCodec(typ) != nil {
+			t.Errorf("%v: a codec, for a type it does not cover", typ)
+		}
+	}
+}
+
+// codecVerdict runs the typed decode and re-encoding of raw into typ both
+// ways and returns each way's verdict (what checkArgs accepts: the decode
+// succeeds and the re-encoding equals the arguments), value and bytes.
+type codecOutcome struct {
+	ok   bool
+	args any
+	fwd  []byte
+	err  error
+}
+
+func codecBoth(t testing.TB, typ reflect.Type, n *codecNode, raw []byte) (ref, got codecOutcome, parsed bool) {
+	tp := getTape()
+	defer putTape(tp)
+	if tp.parse(string(raw)) != nil {
+		return ref, got, false
+	}
+	equal := func(fwd []byte) bool {
+		back := getTape()
+		defer putTape(back)
+		if err := back.parse(string(fwd)); err != nil {
+			t.Fatalf("re-encoding %s does not parse: %v", fwd, err)
+		}
+		return tapeEqual(tp, 0, back, 0)
+	}
+	if a, err := decodeArgs(typ, tp.decodeInput(raw)); err != nil {
+		ref.err = err
+	} else if fwd, err := json.Marshal(a); err != nil {
+		t.Fatalf("json.Marshal: %v", err)
+	} else {
+		ref = codecOutcome{ok: equal(fwd), args: a, fwd: fwd}
+	}
+	p := reflect.New(typ)
+	if err := n.decode(tp, 0, p.Elem()); err != nil {
+		got.err = err
+	} else {
+		fwd := n.encode(nil, p.Elem(), tp)
+		got = codecOutcome{ok: equal(fwd), args: p.Interface(), fwd: fwd}
+	}
+	return ref, got, true
+}
+
+func checkCodecAgrees(t testing.TB, typ reflect.Type, n *codecNode, raw []byte) {
+	ref, got, parsed := codecBoth(t, typ, n, raw)
+	if !parsed {
+		return
+	}
+	switch {
+	case ref.ok != got.ok:
+		t.Fatalf("%s into %v: encoding/json accepts=%v (%v, %s), the codec accepts=%v (%v, %s)", raw, typ, ref.ok, ref.err, ref.fwd, got.ok, got.err, got.fwd)
+	case ref.ok && !bytes.Equal(ref.fwd, got.fwd):
+		t.Fatalf("%s into %v: re-encoded\n%s by encoding/json\n%s by the codec", raw, typ, ref.fwd, got.fwd)
+	case ref.ok && !reflect.DeepEqual(ref.args, got.args):
+		t.Fatalf("%s into %v: decoded\n%#v by encoding/json\n%#v by the codec", raw, typ, ref.args, got.args)
+	}
+}
+
+// genFor writes a random JSON value shaped like typ, with mistakes: wrong
+// kinds, nulls, keys in another case, unknown keys, numbers at and past
+// the limits and in other notations, strings that need escaping.
+func genFor(r *rand.Rand, typ reflect.Type, depth int, b *strings.Builder) {
+	genTyped(r, typ, depth, b, 1+r.IntN(300))
+}
+
+// genTyped is genFor making a mistake at about one node in rate.
+func genTyped(r *rand.Rand, typ reflect.Type, depth int, b *strings.Builder, rate int) {
+	mistake := func() bool { return r.IntN(rate) == 0 }
+	if depth > 4 {
+		switch typ.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Map:
+			b.WriteString("null")
+			return
+		}
+	}
+	if mistake() || depth > 8 {
+		genAny(r, depth, b)
+		return
+	}
+	switch typ.Kind() {
+	case reflect.Pointer:
+		if r.IntN(5) == 0 {
+			b.WriteString("null")
+			return
+		}
+		genTyped(r, typ.Elem(), depth, b, rate)
+	case reflect.String:
+		b.WriteString(genString(r))
+	case reflect.Bool:
+		b.WriteString([]string{"true", "false"}[r.IntN(2)])
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		if mistake() {
+			b.WriteString(genNumber(r))
+			return
+		}
+		// In range for every integer type, in several notations.
+		b.WriteString([]string{"0", "1", "7", "100", "1.0", "1e2", "12.50e1", "0.0", "127", "0e5"}[r.IntN(10)])
+	case reflect.Float32, reflect.Float64:
+		b.WriteString(genNumber(r))
+	case reflect.Slice:
+		b.WriteByte('[')
+		for k := range r.IntN(4) {
+			if k > 0 {
+				b.WriteByte(',')
+			}
+			genTyped(r, typ.Elem(), depth+1, b, rate)
+		}
+		b.WriteByte(']')
+	case reflect.Map:
+		b.WriteByte('{')
+		for k := range r.IntN(4) {
+			if k > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(b, "%s:", genString(r))
+			genTyped(r, typ.Elem(), depth+1, b, rate)
+		}
+		b.WriteByte('}')
+	case reflect.Struct:
+		b.WriteByte('{')
+		k := 0
+		for i := range typ.NumField() {
+			sf := typ.Field(i)
+			tag := sf.Tag.Get("json")
+			omittable := strings.Contains(tag, ",omit")
+			if sf.Anonymous || omittable && r.IntN(2) == 0 || mistake() {
+				continue
+			}
+			if (tag == "-" || !sf.IsExported()) && !mistake() {
+				continue
+			}
+			name, _, _ := strings.Cut(tag, ",")
+			if !jsonTagNameValid(name) || mistake() {
+				name = sf.Name
+			}
+			if mistake() {
+				name = strings.ToUpper(name)
+			}
+			if mistake() {
+				name = "unknown"
+			}
+			if k > 0 {
+				b.WriteByte(',')
+			}
+			k++
+			b.WriteString(strconv.Quote(name) + ":")
+			genTyped(r, sf.Type, depth+1, b, rate)
+		}
+		b.WriteByte('}')
+	default:
+		genAny(r, depth, b)
+	}
+}
+
+// genValue returns a random Go value of typ: its encoding is arguments
+// the gate accepts (when the value has no zero under omitempty).
+func genValue(r *rand.Rand, typ reflect.Type, depth int) reflect.Value {
+	v := reflect.New(typ).Elem()
+	switch typ.Kind() {
+	case reflect.Pointer:
+		if depth < 4 && r.IntN(4) != 0 {
+			v.Set(genValue(r, typ.Elem(), depth+1).Addr())
+		}
+	case reflect.String:
+		var s string
+		_ = json.Unmarshal([]byte(genString(r)), &s)
+		v.SetString(s)
+	case reflect.Bool:
+		v.SetBool(r.IntN(2) == 0)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		v.SetInt(int64(r.Uint64()) >> (64 - typ.Bits()) >> r.IntN(typ.Bits()))
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		v.SetUint(r.Uint64() >> (64 - typ.Bits()) >> r.IntN(typ.Bits()))
+	case reflect.Float32:
+		v.SetFloat(float64(float32(r.NormFloat64() * math10(r.IntN(50)-25))))
+	case reflect.Float64:
+		v.SetFloat(r.NormFloat64() * math10(r.IntN(60)-30))
+	case reflect.Slice:
+		if depth < 4 && r.IntN(5) != 0 {
+			n := r.IntN(4)
+			v.Set(reflect.MakeSlice(typ, n, n))
+			for k := range n {
+				v.Index(k).Set(genValue(r, typ.Elem(), depth+1))
+			}
+		}
+	case reflect.Map:
+		if depth < 4 && r.IntN(5) != 0 {
+			v.Set(reflect.MakeMap(typ))
+			for range r.IntN(4) {
+				k := reflect.New(typ.Key()).Elem()
+				k.SetString(genString(r)[1:2])
+				v.SetMapIndex(k, genValue(r, typ.Elem(), depth+1))
+			}
+		}
+	case reflect.Struct:
+		for i := range typ.NumField() {
+			if sf := typ.Field(i); sf.IsExported() && !sf.Anonymous {
+				v.Field(i).Set(genValue(r, sf.Type, depth+1))
+			}
+		}
+	}
+	return v
+}
+
+func genAny(r *rand.Rand, depth int, b *strings.Builder) {
+	switch r.IntN(7) {
+	case 0:
+		b.WriteString("null")
+	case 1:
+		b.WriteString("true")
+	case 2:
+		b.WriteString(genNumber(r))
+	case 3:
+		b.WriteString(genString(r))
+	case 4:
+		if depth < 6 {
+			b.WriteString("[")
+			genAny(r, depth+1, b)
+			b.WriteString("]")
+			return
+		}
+		b.WriteString("[]")
+	case 5:
+		if depth < 6 {
+			b.WriteString(`{"s":`)
+			genAny(r, depth+1, b)
+			b.WriteString("}")
+			return
+		}
+		b.WriteString("{}")
+	default:
+		b.WriteString(`{}`)
+	}
+}
+
+var genNumbers = []string{
+	"0", "-0", "1", "-1", "7", "10", "1.0", "1e2", "1E+2", "12.50e1", "0.25", "-0.0", "1.5", "1e-7", "1e21", "1e20", "123456789012345678901234567890",
+	"127", "128", "-128", "-129", "255", "256", "32767", "32768", "65535", "65536", "2147483647", "2147483648", "4294967295", "4294967296",
+	"9223372036854775807", "9223372036854775808", "-9223372036854775808", "-9223372036854775809", "18446744073709551615", "18446744073709551616",
+	"3.4028234663852886e38", "3.5e38", "1e39", "1e-46", "1.401298464324817e-45", "5e-324", "1.7976931348623157e308", "0.1", "0.30000000000000004",
+	"100000000000000000000000", "1e-6", "0.000001", "9.999999e-7",
+}
+
+var genStrings = []string{
+	`""`, `"a"`, `"Ada Lovelace"`, `"<b>&amp;</b>"`, `"\u2028\u2029"`, `"tab\there"`, `"\"quoted\""`, `"back\\slash"`, `"\u00e9t\u00e9"`,
+	`"\ud83d\ude00"`, `"é"`, `"\u0000\u001f"`, `"/\/"`, `"person"`, `"org"`, "\"\u2028\"", `"\b\f\n\r"`,
+}
+
+func genNumber(r *rand.Rand) string {
+	if r.IntN(4) == 0 {
+		return strconv.FormatFloat(r.NormFloat64()*math10(r.IntN(40)-20), 'g', -1, 64)
+	}
+	return genNumbers[r.IntN(len(genNumbers))]
+}
+
+func math10(e int) float64 {
+	f := 1.0
+	for ; e > 0; e-- {
+		f *= 10
+	}
+	for ; e < 0; e++ {
+		f /= 10
+	}
+	return f
+}
+
+func genString(r *rand.Rand) string { return genStrings[r.IntN(len(genStrings))] }
+
+// TestArgCodecAgreesWithEncodingJSON holds the codec to encoding/json: on
+// random arguments shaped like each covered type (and broken in the ways
+// genFor breaks them), the gate accepts the same arguments both ways, with
+// the same typed value and the same forwarded bytes.
+func TestArgCodecAgreesWithEncodingJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	rounds := 20000
+	if testing.Short() {
+		rounds = 2000
+	}
+	for _, typ := range []reflect.Type{reflect.TypeFor[codecAll](), reflect.TypeFor[SearchNodesArgs](), reflect.TypeFor[AddObservationsArgs](), reflect.TypeFor[DeleteEntitiesArgs]()} {
+		n := compileCodec(typ)
+		accepted := 0
+		for k := range rounds {
+			var b strings.Builder
+			genFor(r, typ, 0, &b)
+			raw := []byte(b.String())
+			if k%2 == 0 {
+				// A valid value's encoding, compact or indented.
+				raw, _ = json.Marshal(genValue(r, typ, 0).Addr().Interface())
+				if k%4 == 0 {
+					var ind bytes.Buffer
+					_ = json.Indent(&ind, raw, "", " ")
+					raw = ind.Bytes()
+				}
+			}
+			checkCodecAgrees(t, typ, n, raw)
+			if ref, _, ok := codecBoth(t, typ, n, raw); ok && ref.ok {
+				accepted++
+			}
+		}
+		// A generator that only made refusals would test little.
+		t.Logf("%v: %d of %d accepted", typ, accepted, rounds)
+		if accepted < rounds/4 {
+			t.Errorf("%v: only %d of %d generated arguments accepted", typ, accepted, rounds)
+		}
+	}
+}
+
+func TestArgCodecCases(t *testing.T) {
+	n := compileCodec(reflect.TypeFor[codecAll]())
+	for _, raw := range []string{
+		`{}`, `{"str":"x","i":1.0,"u":1e2,"f32":3.5e38}`, `{"f32":1e-46}`, `{"i8":128}`, `{"u":-1}`, `{"i":1.5}`,
+		`{"pp":"x"}`, `{"pp":null}`, `{"lp":[null,1,2.0]}`, `{"ll":[[1e-7,1e21],[],null]}`, `{"map":{"b":1,"a":2,"<":3}}`,
+		`{"mn":{"x":true}}`, `{"in":{"s":"a","p":{"s":"b","m":{"k":null}}}}`, `{"inv":{"arr":[]}}`, `{"a<b>&c":"<>"}`,
+		`{"NoTag":"x"}`, `{"notag":"x"}`, `{"bad\"name":"x"}`, `{"Bad":"x"}`, `{"-":"x"}`, `{"Dash":"x"}`, `{"hidden":"x"}`,
+		`{"str":null}`, `{"list":null}`, `{"list":[]}`, `{"map":null}`, `{"map":{}}`, `{"f64":-0}`, `{"f64":0}`, `{"pf":-0.0}`,
+		`{"str":1}`, `{"i":"1"}`, `{"b":0}`, `{"list":{}}`, `{"in":[]}`, `{"u64":18446744073709551615}`, `{"i64":-9223372036854775808}`,
+		`{"STR":"x"}`, `{"str":"x","Str":"y"}`, `{"f64":1e-320}`, `{"f32":1.401298464324817e-45}`,
+	} {
+		checkCodecAgrees(t, reflect.TypeFor[codecAll](), n, []byte(raw))
+	}
+}
+
+func FuzzArgCodec(f *testing.F) {
+	for _, s := range []string{`{}`, `{"str":"x","i":1.0,"list":["a"],"map":{"b":1,"a":2}}`, `{"in":{"s":"a","p":{"s":"b"}}}`, `{"f32":3.5e38}`} {
+		f.Add([]byte(s))
+	}
+	typ := reflect.TypeFor[codecAll]()
+	n := compileCodec(typ)
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		checkCodecAgrees(t, typ, n, raw)
+	})
+}
