@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ocpgen/ocpgen/examples/tickets/ticketsocp"
 )
 
 // Types that exercise every part of the codec.
@@ -106,6 +108,8 @@ func TestArgCodecCovers(t *testing.T) {
 	for _, typ := range []reflect.Type{
 		reflect.TypeFor[codecAll](), reflect.TypeFor[SearchNodesArgs](), reflect.TypeFor[AddObservationsArgs](),
 		reflect.TypeFor[DeleteEntitiesArgs](), reflect.TypeFor[ReadGraphArgs](), reflect.TypeFor[GetNoteArgs](),
+		// Generated code as the generator writes it now (markers and all).
+		reflect.TypeFor[ticketsocp.ListTicketsArgs](), reflect.TypeFor[ticketsocp.CloseTicketArgs](),
 	} {
 		if compileCodec(typ) == nil {
 			t.Errorf("%v: no codec", typ)

@@ -234,7 +234,7 @@ func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage
 }
 
 // callObject is CallTool for arguments known to be one JSON object: the
-// gate's, which it has parsed (see [objectCaller]). json.Valid of CallTool's
+// gate's, which it has parsed (see Gate.callServer). json.Valid of CallTool's
 // check cost as much as the gate's whole parse of the arguments.
 func (c *Client) callObject(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
 	cs, err := c.current()

@@ -813,21 +813,19 @@ func mayHaveRun(err error) bool {
 	return true
 }
 
-// objectCaller is a Server that can be handed arguments already known to be
-// one JSON object, and skip its own check: the forwarded arguments always
-// are (the tape parsed them, or their re-encoding, as an object, and the
-// escapes of escapeInvisible keep them one).
-type objectCaller interface {
-	callObject(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error)
-}
-
 // callServer is steps 6 and 7.
 func (g *Gate) callServer(ctx context.Context, c *call, gt *gateTool, fwd []byte) ActionResult {
 	var res *mcp.CallToolResult
 	err := g.protect(ctx, "Server.CallTool", func() error {
 		var err error
-		if oc, ok := g.cfg.Server.(objectCaller); ok {
-			res, err = oc.callObject(ctx, gt.desc.Name, json.RawMessage(fwd))
+		// The package's own Client may skip its check that the arguments
+		// are one JSON object: the forwarded arguments always are (the tape
+		// parsed them, or their re-encoding, as an object, and the escapes
+		// of escapeInvisible keep them one). Only the Client itself: a Hub's
+		// Server that embeds one and wraps CallTool must get its CallTool
+		// called.
+		if cl, ok := g.cfg.Server.(*Client); ok {
+			res, err = cl.callObject(ctx, gt.desc.Name, json.RawMessage(fwd))
 		} else {
 			res, err = g.cfg.Server.CallTool(ctx, gt.desc.Name, json.RawMessage(fwd))
 		}
