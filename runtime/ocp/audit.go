@@ -106,11 +106,17 @@ func (c *call) refuse(name string, r Reason, detail error, attrs ...slog.Attr) {
 // protect runs f, turning a panic into an error (and an audit event): a
 // misbehaving hook, caller or broker must not crash the Hub, and the step it
 // belonged to then fails closed.
-func (g *Gate) protect(ctx context.Context, what string, f func() error) (err error) {
+func (g *Gate) protect(ctx context.Context, what string, f func() error) error {
+	return protectHook(ctx, g.audit, g.server, what, f)
+}
+
+// protectHook runs f, turning a panic into an error that is audited (with
+// server, if set) as AuditPanic.
+func protectHook(ctx context.Context, audit *slog.Logger, server, what string, f func() error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("panic in %s: %v", what, r)
-			g.audit.LogAttrs(ctx, slog.LevelError, AuditPanic, g.withServer(slog.String("in", what), slog.String("detail", err.Error()))...)
+			audit.LogAttrs(ctx, slog.LevelError, AuditPanic, withServer(server, slog.String("in", what), slog.String("detail", err.Error()))...)
 		}
 	}()
 	return f()

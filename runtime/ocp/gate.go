@@ -1070,9 +1070,22 @@ func cloneAdvertise(a ToolsAdvertise) ToolsAdvertise {
 // [ErrConfirmUnavailable] with a reference whose cause is in the audit log.
 // Nothing internal (a broker's text) reaches the deciding channel.
 func (g *Gate) Resolve(ctx context.Context, peer Principal, d ConfirmDecision) error {
-	attrs := g.withServer(decisionAttrs(peer, d)...)
-	refuse := func(err error, detail string) error { return refuseDecision(ctx, g.audit, attrs, err, detail) }
-	if g.cfg.Broker == nil {
+	req, err := lookupDecision(ctx, g.cfg.Broker, g.audit, g.server, peer, d)
+	if err != nil {
+		return err
+	}
+	return g.decide(ctx, peer, d, req)
+}
+
+// lookupDecision is the part of Resolve that needs no gate: a decision
+// without a broker or a channel is refused, and the confirm it names is
+// looked up. A refusal is audited (with server, if set) and returned as the
+// decider may see it.
+func lookupDecision(ctx context.Context, broker ConfirmBroker, audit *slog.Logger, server string, peer Principal, d ConfirmDecision) (ConfirmRequest, error) {
+	refuse := func(err error, detail string) (ConfirmRequest, error) {
+		return ConfirmRequest{}, refuseDecision(ctx, audit, withServer(server, decisionAttrs(peer, d)...), err, detail)
+	}
+	if broker == nil {
 		return refuse(ErrConfirmNotPending, "no broker")
 	}
 	if peer.Peer == "" {
@@ -1080,14 +1093,22 @@ func (g *Gate) Resolve(ctx context.Context, peer Principal, d ConfirmDecision) e
 		return refuse(ErrConfirmSelf, "the decider has no channel identity (Peer)")
 	}
 	var req ConfirmRequest
-	err := g.protect(ctx, "ConfirmBroker.Lookup", func() error {
+	err := protectHook(ctx, audit, server, "ConfirmBroker.Lookup", func() error {
 		var err error
-		req, err = g.cfg.Broker.Lookup(ctx, d.ID)
+		req, err = broker.Lookup(ctx, d.ID)
 		return err
 	})
 	if err != nil {
 		return refuse(brokerError(err), err.Error())
 	}
+	return req, nil
+}
+
+// decide is the rest of Resolve, on the confirm req that d names: the
+// digest, the approver rule, and the broker's resolution.
+func (g *Gate) decide(ctx context.Context, peer Principal, d ConfirmDecision, req ConfirmRequest) error {
+	attrs := g.withServer(decisionAttrs(peer, d)...)
+	refuse := func(err error, detail string) error { return refuseDecision(ctx, g.audit, attrs, err, detail) }
 	if d.Digest != req.Digest {
 		// model: gate_refuse_digest
 		return refuse(ErrConfirmDigest, "digest differs")
@@ -1096,7 +1117,7 @@ func (g *Gate) Resolve(ctx context.Context, peer Principal, d ConfirmDecision) e
 		// model: gate_refuse_forbidden
 		return refuse(ErrConfirmForbidden, err.Error())
 	}
-	err = g.protect(ctx, "ConfirmBroker.Resolve", func() error { return g.cfg.Broker.Resolve(ctx, peer, d) })
+	err := g.protect(ctx, "ConfirmBroker.Resolve", func() error { return g.cfg.Broker.Resolve(ctx, peer, d) })
 	if err != nil {
 		return refuse(brokerError(err), err.Error())
 	}
@@ -1171,18 +1192,24 @@ func brokerError(err error) error {
 // quotes). Without a broker there are none. A broker failure is
 // [ErrConfirmUnavailable] with a reference; its cause is in the audit log.
 func (g *Gate) Pending(ctx context.Context) ([]ConfirmRequest, error) {
-	if g.cfg.Broker == nil {
+	return pendingOn(ctx, g.cfg.Broker, g.audit, g.server)
+}
+
+// pendingOn is Pending on broker, for a gate (server is its name in a Mux)
+// or a Mux (server "").
+func pendingOn(ctx context.Context, broker ConfirmBroker, audit *slog.Logger, server string) ([]ConfirmRequest, error) {
+	if broker == nil {
 		return []ConfirmRequest{}, nil
 	}
 	var out []ConfirmRequest
-	err := g.protect(ctx, "ConfirmBroker.Pending", func() error {
+	err := protectHook(ctx, audit, server, "ConfirmBroker.Pending", func() error {
 		var err error
-		out, err = g.cfg.Broker.Pending(ctx)
+		out, err = broker.Pending(ctx)
 		return err
 	})
 	if err != nil {
 		ref := newRef()
-		g.audit.LogAttrs(ctx, slog.LevelError, AuditDecision, g.withServer(slog.String("outcome", "pending failed"), slog.String("ref", ref), slog.String("detail", boundText(err.Error())))...)
+		audit.LogAttrs(ctx, slog.LevelError, AuditDecision, withServer(server, slog.String("outcome", "pending failed"), slog.String("ref", ref), slog.String("detail", boundText(err.Error())))...)
 		return nil, fmt.Errorf("%w (ref %s)", ErrConfirmUnavailable, ref)
 	}
 	return out, nil
@@ -1195,11 +1222,21 @@ func (g *Gate) Pending(ctx context.Context) ([]ConfirmRequest, error) {
 // its prompt down). fn must not block for long. The peers answer through
 // [Gate.Resolve]; a peer that connects late catches up with [Gate.Pending].
 func (g *Gate) Subscribe(fn func(ConfirmEvent)) (stop func()) {
-	if g.cfg.Broker == nil {
+	return subscribeOn(g.cfg.Broker, nil, fn)
+}
+
+// subscribeOn is Subscribe on broker; keep, if set, chooses the opened
+// confirms fn sees.
+func subscribeOn(broker ConfirmBroker, keep func(ConfirmRequest) bool, fn func(ConfirmEvent)) (stop func()) {
+	if broker == nil {
 		return func() {}
 	}
-	stopOpened := g.cfg.Broker.Subscribe(func(r ConfirmRequest) { fn(ConfirmEvent{Opened: &r}) })
-	stopEnded := g.cfg.Broker.SubscribeEnded(func(e ConfirmEnded) { fn(ConfirmEvent{Ended: &e}) })
+	stopOpened := broker.Subscribe(func(r ConfirmRequest) {
+		if keep == nil || keep(r) {
+			fn(ConfirmEvent{Opened: &r})
+		}
+	})
+	stopEnded := broker.SubscribeEnded(func(e ConfirmEnded) { fn(ConfirmEvent{Ended: &e}) })
 	return func() { stopOpened(); stopEnded() }
 }
 

@@ -287,7 +287,7 @@ func (m *Mux) advertised(i int, a ToolsAdvertise) {
 	out := cloneAdvertise(m.adv)
 	m.mu.Unlock()
 	if m.advertise != nil {
-		_ = m.protect(context.Background(), "MuxConfig.Advertise", func() error { m.advertise(out); return nil })
+		_ = protectHook(context.Background(), m.audit, "", "MuxConfig.Advertise", func() error { m.advertise(out); return nil })
 	}
 }
 
@@ -357,49 +357,26 @@ func (m *Mux) Resolve(ctx context.Context, peer Principal, d ConfirmDecision) er
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	attrs := decisionAttrs(peer, d)
-	refuse := func(err error, detail string) error { return refuseDecision(ctx, m.audit, attrs, err, detail) }
-	switch {
-	case m.broker == nil:
-		return refuse(ErrConfirmNotPending, "no broker")
-	case peer.Peer == "":
-		return refuse(ErrConfirmSelf, "the decider has no channel identity (Peer)")
-	}
-	var req ConfirmRequest
-	err := m.protect(ctx, "ConfirmBroker.Lookup", func() error {
-		var err error
-		req, err = m.broker.Lookup(ctx, d.ID)
-		return err
-	})
+	req, err := lookupDecision(ctx, m.broker, m.audit, "", peer, d)
 	if err != nil {
-		return refuse(brokerError(err), err.Error())
+		return err
 	}
 	g := m.byName[req.Server]
 	if g == nil {
-		return refuse(ErrConfirmForbidden, fmt.Sprintf("the confirm is for server %s, tool %s, which this mux does not front", truncQuote(req.Server), truncQuote(req.Tool)))
+		return refuseDecision(ctx, m.audit, decisionAttrs(peer, d), ErrConfirmForbidden, fmt.Sprintf("the confirm is for server %s, tool %s, which this mux does not front", truncQuote(req.Server), truncQuote(req.Tool)))
 	}
-	return g.Resolve(ctx, peer, d)
+	return g.decide(ctx, peer, d, req)
 }
 
 // Pending returns the confirms of this mux's servers still waiting for a
 // decision, as [Gate.Pending] does, from one query of the shared broker.
 func (m *Mux) Pending(ctx context.Context) ([]ConfirmRequest, error) {
-	if m.broker == nil {
-		return []ConfirmRequest{}, nil
-	}
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	var all []ConfirmRequest
-	err := m.protect(ctx, "ConfirmBroker.Pending", func() error {
-		var err error
-		all, err = m.broker.Pending(ctx)
-		return err
-	})
+	all, err := pendingOn(ctx, m.broker, m.audit, "")
 	if err != nil {
-		ref := newRef()
-		m.audit.LogAttrs(ctx, slog.LevelError, AuditDecision, slog.String("outcome", "pending failed"), slog.String("ref", ref), slog.String("detail", boundText(err.Error())))
-		return nil, fmt.Errorf("%w (ref %s)", ErrConfirmUnavailable, ref)
+		return nil, err
 	}
 	out := make([]ConfirmRequest, 0, len(all))
 	for _, r := range all {
@@ -414,34 +391,17 @@ func (m *Mux) Pending(ctx context.Context) ([]ConfirmRequest, error) {
 // this mux's servers opened once (one subscription on the shared broker,
 // however many servers), and every confirm that ends.
 func (m *Mux) Subscribe(fn func(ConfirmEvent)) (stop func()) {
-	if m.broker == nil {
-		return func() {}
-	}
-	stopOpened := m.broker.Subscribe(func(r ConfirmRequest) {
-		if m.byName[r.Server] != nil {
-			fn(ConfirmEvent{Opened: &r})
-		}
-	})
-	stopEnded := m.broker.SubscribeEnded(func(e ConfirmEnded) { fn(ConfirmEvent{Ended: &e}) })
-	return func() { stopOpened(); stopEnded() }
-}
-
-// protect is [Gate.protect] for the Mux's own hooks.
-func (m *Mux) protect(ctx context.Context, what string, f func() error) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("panic in %s: %v", what, r)
-			m.audit.LogAttrs(ctx, slog.LevelError, AuditPanic, slog.String("in", what), slog.String("detail", err.Error()))
-		}
-	}()
-	return f()
+	return subscribeOn(m.broker, func(r ConfirmRequest) bool { return m.byName[r.Server] != nil }, fn)
 }
 
 // withServer returns attrs with the gate's "server" attribute, if it has
 // one.
-func (g *Gate) withServer(attrs ...slog.Attr) []slog.Attr {
-	if g.server != "" {
-		attrs = append(attrs, slog.String("server", g.server))
+func (g *Gate) withServer(attrs ...slog.Attr) []slog.Attr { return withServer(g.server, attrs...) }
+
+// withServer returns attrs with a "server" attribute, unless server is "".
+func withServer(server string, attrs ...slog.Attr) []slog.Attr {
+	if server != "" {
+		attrs = append(attrs, slog.String("server", server))
 	}
 	return attrs
 }

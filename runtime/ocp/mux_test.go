@@ -799,3 +799,37 @@ func TestMuxAdvertiseMayReadTheAdvertisement(t *testing.T) {
 		t.Fatal("no advertisement after a tool was removed (Advertise calling Advertisement deadlocks?)")
 	}
 }
+
+// lookupCounter counts the broker's Lookups.
+type lookupCounter struct {
+	*MemoryBroker
+	n atomic.Int64
+}
+
+func (b *lookupCounter) Lookup(ctx context.Context, id string) (ConfirmRequest, error) {
+	b.n.Add(1)
+	return b.MemoryBroker.Lookup(ctx, id)
+}
+
+// A decision through the Mux looks its confirm up once: the Mux routes by
+// the confirm it looked up, and the owning gate decides on that one.
+func TestMuxResolveLooksUpOnce(t *testing.T) {
+	noLeaksAfter(t)
+	var counter *lookupCounter
+	h := newMuxHarness(t, func(c *MuxConfig) {
+		counter = &lookupCounter{MemoryBroker: c.Broker.(*MemoryBroker)}
+		c.Broker = counter
+	})
+	h.advs.until(t, muxAllTools...)
+	res, req := h.openWrite(t, "w-chat", "chat_post_message", `{"channel":"ops","text":"hi"}`)
+	before := counter.n.Load()
+	if err := h.m.Resolve(t.Context(), chatPhone, ConfirmDecision{ID: req.ID, Approve: true, Digest: req.Digest}); err != nil {
+		t.Fatal(err)
+	}
+	if r := awaitResult(t, res); !r.OK {
+		t.Fatalf("approved chat write: %+v", r)
+	}
+	if n := counter.n.Load() - before; n != 1 {
+		t.Errorf("Mux.Resolve looked the confirm up %d times, want 1", n)
+	}
+}
