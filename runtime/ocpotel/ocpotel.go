@@ -161,13 +161,6 @@ func New(opts Options) (ocp.Observer, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.syncOpts = func(server string, kvs ...attribute.KeyValue) metric.MeasurementOption {
-		kvs = append(kvs, o.gate...)
-		if server != "" {
-			kvs = append(kvs, KeyServer.String(server))
-		}
-		return metric.WithAttributeSet(attribute.NewSet(kvs...))
-	}
 	return o, nil
 }
 
@@ -183,7 +176,6 @@ type observer struct {
 	callDur, stepDur        metric.Float64Histogram
 	pending                 metric.Int64UpDownCounter
 	advertised              metric.Int64Gauge
-	syncOpts                func(server string, kvs ...attribute.KeyValue) metric.MeasurementOption
 
 	mu    sync.RWMutex
 	tools map[toolKey]*toolAttrs // by server and generated tool name ("" for none)
@@ -322,6 +314,16 @@ func (o *observer) StartCall(ctx context.Context, info ocp.CallInfo) (context.Co
 	ta := o.toolAttrs(info)
 	ctx, span := o.tracer.Start(ctx, "ocp.dispatch", ta.startOptions(info.Catalogue)...)
 	return ctx, &callObs{o: o, ta: ta, ctx: ctx, span: span, start: time.Now(), step: -1}
+}
+
+// syncOpts are the attributes of a sync's measurement: kvs, the gate's
+// name and the server's.
+func (o *observer) syncOpts(server string, kvs ...attribute.KeyValue) metric.MeasurementOption {
+	kvs = append(kvs, o.gate...)
+	if server != "" {
+		kvs = append(kvs, KeyServer.String(server))
+	}
+	return metric.WithAttributeSet(attribute.NewSet(kvs...))
 }
 
 // Synced implements [ocp.Observer].
