@@ -167,7 +167,7 @@ func (c *call) end(res ActionResult) {
 func (c *call) recoverObserver(what string) {
 	if r := recover(); r != nil {
 		c.obs = nil
-		c.g.audit.LogAttrs(c.ctx, slog.LevelError, AuditPanic, slog.String("in", what), slog.String("detail", boundText(fmt.Sprintf("panic in %s: %v", what, r))))
+		c.g.audit.LogAttrs(c.ctx, slog.LevelError, AuditPanic, c.g.withServer(slog.String("in", what), slog.String("detail", boundText(fmt.Sprintf("panic in %s: %v", what, r))))...)
 	}
 }
 
