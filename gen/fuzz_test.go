@@ -184,10 +184,11 @@ func checkGenerated(in Input, res *Result) error {
 		if err := checkComments(name, src); err != nil {
 			return err
 		}
-		// Emit formats once (emit.gofmt): the output must be gofmt's fixed
-		// point whatever the descriptions say.
+		// Emit prints gofmt's canonical form itself, without go/format:
+		// the output must be exactly what gofmt prints, whatever the
+		// descriptions say (alignment, doc comments).
 		if again, err := format.Source(src); err != nil || !bytes.Equal(again, src) {
-			return fmt.Errorf("%s: gofmt would change the generated file (err %v)", name, err)
+			return fmt.Errorf("%s: gofmt would change the generated file (err %v):\n%s", name, err, lineDiff(again, src))
 		}
 		ds, err := descriptors(name, src)
 		if err != nil {

@@ -1,21 +1,19 @@
 // Package emit renders the generator's output: a model.Package as Go source
-// files with jennifer, and the classification skeleton that "ocpgen init"
-// writes from a text template (skeleton.go). It makes no decisions: names,
-// types, tags, docs and policies all come from the model.
+// files, written in gofmt's canonical form by a printer of its own
+// (print.go), and the classification skeleton that "ocpgen init" writes
+// from a text template (skeleton.go). It makes no decisions: names, types,
+// tags, docs and policies all come from the model.
 package emit
 
 import (
-	"bytes"
 	"fmt"
 	doccomment "go/doc/comment"
-	"go/format"
 	"runtime"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
 
-	"github.com/dave/jennifer/jen"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ocpgen/ocpgen/gen/internal/model"
@@ -26,7 +24,8 @@ import (
 const (
 	// rtPath is the import path of the package generated code is made of.
 	rtPath = "github.com/ocpgen/ocpgen/runtime/ocpimpl"
-	rtName = "ocpimpl"
+	// rt is the qualifier of rtPath's names (rtPath is imported under it).
+	rt = "ocpimpl."
 	// hintTrue and hintFalse are the package's two addressable server-hint
 	// values: a hint is &hintTrue or &hintFalse, so every tool is data the
 	// compiler lays out statically, with no code run at init.
@@ -40,23 +39,23 @@ const (
 )
 
 // Files renders the package: doc.go, catalogue.go and one file per tool. It
-// fails, naming the file, if jennifer cannot render or format a file.
+// fails, naming the file, if the model holds a name that is not a Go
+// identifier (an ocpgen bug: the model makes every name one).
 func Files(p *model.Package) (map[string][]byte, error) {
 	type job struct {
-		name string
-		file func() *jen.File
-		src  []byte
-		err  error
+		name   string
+		render func(*printer)
+		src    []byte
+		err    error
 	}
 	jobs := make([]job, 0, len(p.Tools)+2)
 	jobs = append(jobs,
-		job{name: "doc.go", file: func() *jen.File { return docFile(p) }},
-		job{name: "catalogue.go", file: func() *jen.File { return catalogueFile(p) }})
+		job{name: "doc.go", render: func(w *printer) { docFile(w, p) }},
+		job{name: "catalogue.go", render: func(w *printer) { catalogueFile(w, p) }})
 	for _, t := range p.Tools {
-		jobs = append(jobs, job{name: t.File, file: func() *jen.File { return toolFile(p, t) }})
+		jobs = append(jobs, job{name: t.File, render: func(w *printer) { toolFile(w, p, t) }})
 	}
-	// Files are independent, and rendering and formatting them is most of
-	// the generator's time: spread them over the CPUs. The output does not
+	// Files are independent: spread them over the CPUs. The output does not
 	// depend on the order, and the error returned is the first in file
 	// order.
 	var g errgroup.Group
@@ -64,13 +63,12 @@ func Files(p *model.Package) (map[string][]byte, error) {
 	for i := range jobs {
 		g.Go(func() error {
 			j := &jobs[i]
-			var buf bytes.Buffer
-			if err := j.file().Render(&buf); err != nil {
-				j.err = fmt.Errorf("%s: %w", j.name, err)
-				return nil
-			}
-			if j.src, j.err = gofmt(buf.Bytes()); j.err != nil {
-				j.err = fmt.Errorf("%s: %w", j.name, j.err)
+			var w printer
+			j.render(&w)
+			if w.err != nil {
+				j.err = fmt.Errorf("%s: %w", j.name, w.err)
+			} else {
+				j.src = w.buf
 			}
 			return nil
 		})
@@ -86,35 +84,42 @@ func Files(p *model.Package) (map[string][]byte, error) {
 	return out, nil
 }
 
-// gofmt formats jennifer's raw source with go/format, once. One pass is
-// gofmt's fixed point because the only part of the output that gofmt
-// rewrites differently on a second pass, top-level doc comments, is emitted
-// in canonical form already (canonicalDoc). Tests and the generator's fuzz
-// target check that every output is gofmt-clean.
-func gofmt(src []byte) ([]byte, error) {
-	out, err := format.Source(src)
-	if err != nil {
-		// An emitter bug: show the source with line numbers to find it.
-		var listing strings.Builder
-		for i, line := range strings.Split(string(src), "\n") {
-			fmt.Fprintf(&listing, "%5d  %s\n", i+1, line)
-		}
-		return nil, fmt.Errorf("%w while formatting source:\n%s", err, listing.String())
-	}
-	return out, nil
-}
-
 // oneLine makes input text safe for a single comment line.
 func oneLine(s string) string { return strings.Join(model.DocLines(s), " ") }
 
-// newFile starts a file with the generated-code header and a source line.
-func newFile(p *model.Package, source string) *jen.File {
-	f := jen.NewFile(p.Name)
-	// Files renders jennifer's raw source, and gofmt formats it (see gofmt).
-	f.NoFormat = true
-	f.ImportAlias(rtPath, rtName)
-	f.HeaderComment(ocpfile.Header + "\n\n// source: " + oneLine(source))
-	return f
+// header writes the generated-code header and a source line, then the
+// package's doc comment if any (doc.go's), then the package clause.
+func header(w *printer, p *model.Package, source string, doc []string) {
+	w.line(0, ocpfile.Header)
+	w.str("\n")
+	w.line(0, trimComment("// source: "+oneLine(source)))
+	w.str("\n")
+	w.topDoc(doc)
+	w.line(0, "package "+w.id(p.Name))
+}
+
+// withImports appends to w (the header) the imports of body, then body,
+// and takes over body's error. Every file with code imports the runtime.
+func withImports(w *printer, body *printer) {
+	if body.err != nil && w.err == nil {
+		w.err = body.err
+	}
+	w.str("\n")
+	if !body.json && !body.time {
+		w.line(0, `import ocpimpl "`+rtPath+`"`)
+	} else {
+		w.line(0, "import (")
+		if body.json {
+			w.line(1, `"encoding/json"`)
+		}
+		w.line(1, `ocpimpl "`+rtPath+`"`)
+		if body.time {
+			w.line(1, `"time"`)
+		}
+		w.line(0, ")")
+	}
+	w.str("\n")
+	w.buf = append(w.buf, body.buf...)
 }
 
 // inputsWithDigests is "a.tools.json sha256:… b.ocp.yaml sha256:…".
@@ -126,11 +131,19 @@ func inputsWithDigests(p *model.Package) string {
 	return strings.Join(parts, " ")
 }
 
-// comment emits doc lines as one "//" comment per line.
-func comment(g *jen.Group, lines []string) {
-	for _, c := range docComments(lines) {
-		g.Comment(c)
+// fieldDoc appends doc lines as "//" comment rows inside a struct or a
+// const group, rewritten once by go/doc/comment (formatDoc): the output of
+// the jennifer-based emitter this printer replaced, which gofmt formatted
+// as top-level doc comments because they started in column 1. Indented,
+// gofmt leaves them as they are.
+func fieldDoc(rows []row, lines []string) []row {
+	if len(lines) == 0 {
+		return rows
 	}
+	for _, c := range formatDoc(docComments(lines), 1) {
+		rows = append(rows, row{last: trimComment(c)})
+	}
+	return rows
 }
 
 // docComments turns doc lines into "//" comment lines. Each line goes
@@ -157,31 +170,29 @@ func docComments(lines []string) []string {
 	return out
 }
 
-// docStatement is the doc comment of a top-level declaration: doc lines as
-// comments, each followed by a line break, in gofmt's canonical form.
-func docStatement(lines []string) *jen.Statement {
-	st := jen.Null()
-	for _, c := range canonicalDoc(docComments(lines)) {
-		st.Comment(c).Line()
-	}
-	return st
-}
-
 // canonicalDoc rewrites the "//" lines of a top-level doc comment as gofmt
-// will: gofmt reformats such comments with go/doc/comment (a one-line
+// does: gofmt reformats such comments with go/doc/comment (a one-line
 // paragraph without final punctuation becomes a "# heading", list and code
-// block indentation is normalised). That rewrite is not always its own fixed
-// point, so it is applied here until it is. The source then needs one
-// go/format pass, not a second one to settle the comments (see gofmt).
-// Every line still starts with "//", so text stays inside the comment.
-func canonicalDoc(lines []string) []string {
+// block indentation is normalised). That rewrite is not always its own
+// fixed point, so it is applied here until it is, which makes the output
+// gofmt's fixed point. Every line still starts with "//", so text stays
+// inside the comment.
+func canonicalDoc(lines []string) []string { return formatDoc(lines, 4) }
+
+// formatDoc applies go/printer's doc comment rewrite (go/doc/comment's
+// parser and printer) to "//" lines up to passes times, stopping at its
+// fixed point.
+func formatDoc(lines []string, passes int) []string {
+	if len(lines) == 0 {
+		return nil
+	}
 	var b strings.Builder
 	for _, l := range lines {
 		b.WriteString(strings.TrimPrefix(strings.TrimPrefix(l, "//"), " "))
 		b.WriteByte('\n')
 	}
 	text := b.String()
-	for range 4 {
+	for range passes {
 		var p doccomment.Parser
 		var pr doccomment.Printer
 		next := string(pr.Comment(p.Parse(text)))
@@ -206,8 +217,7 @@ func canonicalDoc(lines []string) []string {
 	return out
 }
 
-func docFile(p *model.Package) *jen.File {
-	f := newFile(p, inputsWithDigests(p))
+func docFile(w *printer, p *model.Package) {
 	server := "an MCP server"
 	if p.Server != "" {
 		server = fmt.Sprintf("the MCP server %s", oneLine(p.Server))
@@ -216,69 +226,102 @@ func docFile(p *model.Package) *jen.File {
 	for i, in := range p.Inputs {
 		files[i] = oneLine(in.File)
 	}
-	f.PackageComment(fmt.Sprintf("// Package %s offers the tools of %s", p.Name, server))
-	f.PackageComment("// to an OCP Hub, behind the Hub's authorization and confirm gate")
-	f.PackageComment("// (github.com/ocpgen/ocpgen/runtime/ocp). [Catalogue] lists every tool.")
-	f.PackageComment("//")
-	f.PackageComment(fmt.Sprintf("// It was generated by ocpgen from %s.", strings.Join(files, " and ")))
-	return f
+	header(w, p, inputsWithDigests(p), []string{
+		fmt.Sprintf("// Package %s offers the tools of %s", p.Name, server),
+		"// to an OCP Hub, behind the Hub's authorization and confirm gate",
+		"// (github.com/ocpgen/ocpgen/runtime/ocp). [Catalogue] lists every tool.",
+		"//",
+		fmt.Sprintf("// It was generated by ocpgen from %s.", strings.Join(files, " and ")),
+	})
 }
 
-func catalogueFile(p *model.Package) *jen.File {
-	f := newFile(p, inputsWithDigests(p))
-	tiers := jen.Nil()
+// The constant doc comments of catalogue.go and of the methods; each is
+// canonical as written (TestConstDocsAreCanonical).
+var (
+	docTools   = []string{"// " + toolsVar + " are the tools of Catalogue, in name order."}
+	docMarkers = []string{
+		"// Each tool's arguments carry the marker of its classification: a pointer",
+		"// to a read's satisfies ReadArgs, to a write's WriteArgs. A compile error",
+		"// here means this package was edited or is out of date with the runtime:",
+		"// re-run go generate.",
+	}
+	docHints          = []string{"// " + hintTrue + " and " + hintFalse + " are the values the server hints point to."}
+	docMarshalExtra   = []string{"// MarshalJSON encodes the declared properties, then the additional ones."}
+	docUnmarshalExtra = []string{
+		"// UnmarshalJSON decodes the declared properties strictly and keeps every",
+		"// other one in " + model.ExtraField + ".",
+	}
+	docBranches = []string{
+		"// " + unionBranches + " returns the fields of u, in schema order, with the JSON kinds,",
+		"// schema and required properties that select each.",
+	}
+	docMarshalUnion   = []string{"// MarshalJSON encodes the field that is set; it fails unless exactly one is."}
+	docUnmarshalUnion = []string{
+		"// UnmarshalJSON sets the field the schema picks: the first, in schema order,",
+		"// whose JSON kind matches, whose schema the value validates against and",
+		"// into which it decodes strictly.",
+	}
+)
+
+func catalogueFile(w *printer, p *model.Package) {
+	header(w, p, inputsWithDigests(p), nil)
+	var b printer
+	tiers := "nil"
 	if p.Tiers != nil {
-		tiers = jen.Index().String().ValuesFunc(func(g *jen.Group) {
-			for _, t := range p.Tiers {
-				g.Lit(t)
-			}
-		})
+		q := make([]string, len(p.Tiers))
+		for i, t := range p.Tiers {
+			q[i] = quote(t)
+		}
+		tiers = "[]string{" + strings.Join(q, ", ") + "}"
 	}
-	f.Comment("// Catalogue lists every generated tool, in name order, with the")
-	f.Comment("// classification's tiers (lowest first) and the digest of their policy,")
-	f.Comment("// which the gate checks.")
+	doc := []string{
+		"// Catalogue lists every generated tool, in name order, with the",
+		"// classification's tiers (lowest first) and the digest of their policy,",
+		"// which the gate checks.",
+	}
 	if len(p.TaskRequired) > 0 {
-		f.Comment("//")
-		f.Comment("// Left out: tools the server lets be called only as MCP tasks")
-		f.Comment("// (execution.taskSupport \"required\"), which the runtime cannot do, so")
-		f.Comment("// they are never advertised or confirmed:")
+		doc = append(doc,
+			"//",
+			"// Left out: tools the server lets be called only as MCP tasks",
+			"// (execution.taskSupport \"required\"), which the runtime cannot do, so",
+			"// they are never advertised or confirmed:")
 		for _, name := range p.TaskRequired {
-			f.Comment("//   - " + strconv.Quote(oneLine(name)))
+			doc = append(doc, "//   - "+strconv.Quote(oneLine(name)))
 		}
 	}
-	f.Var().Id("Catalogue").Op("=").Qual(rtPath, "NewCatalogue").Call(jen.Lit(p.Digest), tiers, jen.Id(toolsVar).Index(jen.Op(":")).Op("..."))
-	f.Line()
-	f.Comment("// " + toolsVar + " are the tools of Catalogue, in name order.")
-	f.Var().Id(toolsVar).Op("=").Index(jen.Op("...")).Op("*").Qual(rtPath, "Tool").ValuesFunc(func(g *jen.Group) {
-		for _, t := range p.Tools {
-			g.Line().Id(t.GoName)
-		}
-		if len(p.Tools) > 0 {
-			g.Line()
-		}
-	})
+	b.topDoc(doc)
+	b.line(0, "var Catalogue = "+rt+"NewCatalogue("+quote(p.Digest)+", "+tiers+", "+toolsVar+"[:]...)")
+	b.str("\n")
+	b.constDoc(docTools...)
+	b.str("var " + toolsVar + " = [...]*" + rt + "Tool{")
 	if len(p.Tools) > 0 {
-		f.Line()
-		f.Comment("// Each tool's arguments carry the marker of its classification: a pointer")
-		f.Comment("// to a read's satisfies ReadArgs, to a write's WriteArgs. A compile error")
-		f.Comment("// here means this package was edited or is out of date with the runtime:")
-		f.Comment("// re-run go generate.")
-		f.Var().DefsFunc(func(g *jen.Group) {
-			for _, t := range p.Tools {
-				iface := "WriteArgs"
-				if t.Kind == model.Read {
-					iface = "ReadArgs"
-				}
-				g.Id("_").Qual(rtPath, iface).Op("=").Parens(jen.Op("*").Id(t.Args.Name)).Call(jen.Nil())
+		b.str("\n")
+		for _, t := range p.Tools {
+			b.line(1, b.id(t.GoName)+",")
+		}
+	}
+	b.str("}\n")
+	if len(p.Tools) > 0 {
+		b.str("\n")
+		b.constDoc(docMarkers...)
+		rows := make([]row, len(p.Tools))
+		for i, t := range p.Tools {
+			iface := "WriteArgs"
+			if t.Kind == model.Read {
+				iface = "ReadArgs"
 			}
-		})
+			rows[i] = row{cells: []string{"_", rt + iface}, last: "= (*" + b.id(t.Args.Name) + ")(nil)"}
+		}
+		b.line(0, "var (")
+		b.rows(1, rows)
+		b.line(0, ")")
 	}
 	if hasHints(p) {
-		f.Line()
-		f.Comment("// " + hintTrue + " and " + hintFalse + " are the values the server hints point to.")
-		f.Var().List(jen.Id(hintTrue), jen.Id(hintFalse)).Op("=").List(jen.True(), jen.False())
+		b.str("\n")
+		b.constDoc(docHints...)
+		b.line(0, "var "+hintTrue+", "+hintFalse+" = true, false")
 	}
-	return f
+	withImports(w, &b)
 }
 
 func hasHints(p *model.Package) bool {
@@ -291,28 +334,29 @@ func hasHints(p *model.Package) bool {
 	return false
 }
 
-func toolFile(p *model.Package, t *model.Tool) *jen.File {
+func toolFile(w *printer, p *model.Package, t *model.Tool) {
 	source := fmt.Sprintf("%s tool %q (input schema %s)", p.Inputs[0].File, t.Name, t.Fingerprint)
 	for _, in := range p.Inputs[1:] {
 		source += ", " + in.File
 	}
-	f := newFile(p, source)
-	f.Add(toolVar(t))
+	header(w, p, source, nil)
+	var b printer
+	toolVar(&b, t)
 	for _, d := range t.Decls {
-		f.Line()
+		b.str("\n")
 		switch x := d.(type) {
 		case *model.Struct:
-			f.Add(structDecl(t, x))
+			structDecl(&b, t, x)
 		case *model.Enum:
-			f.Add(enumDecl(x))
+			enumDecl(&b, x)
 		case *model.Union:
-			f.Add(unionDecl(x))
+			unionDecl(&b, x)
 		}
 	}
-	return f
+	withImports(w, &b)
 }
 
-func toolVar(t *model.Tool) *jen.Statement {
+func toolVar(w *printer, t *model.Tool) {
 	doc := []string{fmt.Sprintf("%s is the MCP tool %q, classified as a %s.", t.GoName, t.Name, t.Kind)}
 	if !t.Classified {
 		doc = []string{
@@ -326,7 +370,6 @@ func toolVar(t *model.Tool) *jen.Statement {
 	if h := hintText(t.Hints); h != "" {
 		doc = append(doc, "", "Server hints (not trusted): "+h+".")
 	}
-	lines := docStatement(doc)
 	d := t.Descriptor()
 	pol := d.Policy
 	kind := "KindWrite"
@@ -334,43 +377,44 @@ func toolVar(t *model.Tool) *jen.Statement {
 		kind = "KindRead"
 	}
 	policy := []kv{
-		{"Kind", jen.Qual(rtPath, kind)},
-		{"Classified", jen.Lit(pol.Classified)},
-		{"Tier", jen.Lit(pol.Tier)},
+		{key: "Kind", val: rt + kind},
+		{key: "Classified", val: strconv.FormatBool(pol.Classified)},
+		{key: "Tier", val: quote(pol.Tier)},
 	}
 	if len(pol.Scopes) > 0 {
-		policy = append(policy, kv{"Scopes", jen.Index().String().ValuesFunc(func(g *jen.Group) {
-			for _, sc := range pol.Scopes {
-				g.Lit(sc)
-			}
-		})})
+		q := make([]string, len(pol.Scopes))
+		for i, sc := range pol.Scopes {
+			q[i] = quote(sc)
+		}
+		policy = append(policy, kv{key: "Scopes", val: "[]string{" + strings.Join(q, ", ") + "}"})
 	}
-	policy = append(policy, kv{"Resource", templateLit(pol.Resource)})
+	policy = append(policy, templateKV(w, "Resource", pol.Resource))
 	if pol.ConfirmPrompt != nil {
-		policy = append(policy, kv{"ConfirmPrompt", templateLit(pol.ConfirmPrompt)})
+		policy = append(policy, templateKV(w, "ConfirmPrompt", pol.ConfirmPrompt))
 	}
 	if pol.ConfirmTTL != 0 {
-		policy = append(policy, kv{"ConfirmTTL", duration(pol.ConfirmTTL)})
+		policy = append(policy, kv{key: "ConfirmTTL", val: duration(w, pol.ConfirmTTL)})
 	}
-	policy = append(policy, kv{"Failure", jen.Lit(pol.Failure)})
+	policy = append(policy, kv{key: "Failure", val: quote(pol.Failure)})
 
-	desc := []kv{{"Name", jen.Lit(d.Name)}}
+	desc := []kv{{key: "Name", val: quote(d.Name)}}
 	if d.Title != "" {
-		desc = append(desc, kv{"Title", jen.Lit(d.Title)})
+		desc = append(desc, kv{key: "Title", val: quote(d.Title)})
 	}
 	if d.Description != "" {
-		desc = append(desc, kv{"Description", jen.Lit(d.Description)})
+		desc = append(desc, kv{key: "Description", val: quote(d.Description)})
 	}
 	desc = append(desc,
-		kv{"InputSchema", schemaLiteral([]byte(d.InputSchema))},
-		kv{"Fingerprint", jen.Lit(d.Fingerprint)},
+		kv{key: "InputSchema", val: schemaLiteral([]byte(d.InputSchema))},
+		kv{key: "Fingerprint", val: quote(d.Fingerprint)},
 	)
 	if d.OutputSchema != "" {
-		desc = append(desc, kv{"OutputSchema", schemaLiteral([]byte(d.OutputSchema))})
+		desc = append(desc, kv{key: "OutputSchema", val: schemaLiteral([]byte(d.OutputSchema))})
 	}
-	desc = append(desc,
-		kv{"Policy", jen.Qual(rtPath, "Policy").Add(values(policy))},
-	)
+	desc = append(desc, kv{key: "Policy", block: func(indent int) {
+		w.str(rt + "Policy")
+		w.values(indent, policy)
+	}})
 	var hints []kv
 	for _, h := range []struct {
 		name string
@@ -381,59 +425,55 @@ func toolVar(t *model.Tool) *jen.Statement {
 			if *h.v {
 				v = hintTrue
 			}
-			hints = append(hints, kv{h.name, jen.Op("&").Id(v)})
+			hints = append(hints, kv{key: h.name, val: "&" + v})
 		}
 	}
 	if len(hints) > 0 {
-		desc = append(desc, kv{"Hints", jen.Qual(rtPath, "ServerHints").Add(values(hints))})
+		desc = append(desc, kv{key: "Hints", block: func(indent int) {
+			w.str(rt + "ServerHints")
+			w.values(indent, hints)
+		}})
 	}
-	return lines.Var().Id(t.GoName).Op("=").Op("&").Qual(rtPath, "Tool").Add(values([]kv{
-		{"Args", jen.Parens(jen.Op("*").Id(t.Args.Name)).Call(jen.Nil())},
-		{"Desc", jen.Qual(rtPath, "Descriptor").Add(values(desc))},
-	}))
+	w.topDoc(docComments(doc))
+	w.str("var " + w.id(t.GoName) + " = &" + rt + "Tool")
+	w.values(0, []kv{
+		{key: "Args", val: "(*" + w.id(t.Args.Name) + ")(nil)"},
+		{key: "Desc", block: func(indent int) {
+			w.str(rt + "Descriptor")
+			w.values(indent, desc)
+		}},
+	})
+	w.str("\n")
 }
 
-// templateLit prints a bound template, one segment a line when it has more
+// templateKV is a bound template's key: one segment a line when it has more
 // than one.
-func templateLit(t ocpimpl.Template) jen.Code {
-	items := make([]jen.Code, 0, len(t)+1)
-	for _, sg := range t {
-		var keys []jen.Code
+func templateKV(w *printer, key string, t ocpimpl.Template) kv {
+	segs := make([]string, len(t))
+	for i, sg := range t {
+		var keys []string
 		if sg.Text != "" {
-			keys = append(keys, jen.Id("Text").Op(":").Lit(sg.Text))
+			keys = append(keys, "Text: "+quote(sg.Text))
 		}
 		if sg.Arg != "" {
-			keys = append(keys, jen.Id("Arg").Op(":").Lit(sg.Arg))
+			keys = append(keys, "Arg: "+quote(sg.Arg))
 		}
 		if sg.Mode != ocpimpl.BindText {
-			keys = append(keys, jen.Id("Mode").Op(":").Qual(rtPath, sg.Mode.String()))
+			keys = append(keys, "Mode: "+rt+w.id(sg.Mode.String()))
 		}
-		item := jen.Values(keys...)
-		if len(t) > 1 {
-			item = jen.Line().Add(item)
+		segs[i] = "{" + strings.Join(keys, ", ") + "}"
+	}
+	if len(t) <= 1 {
+		return kv{key: key, val: rt + "Template{" + strings.Join(segs, "") + "}"}
+	}
+	return kv{key: key, block: func(indent int) {
+		w.str(rt + "Template{\n")
+		for _, s := range segs {
+			w.line(indent+1, s+",")
 		}
-		items = append(items, item)
-	}
-	if len(t) > 1 {
-		items = append(items, jen.Line())
-	}
-	return jen.Qual(rtPath, "Template").Values(items...)
-}
-
-// kv is one key of a composite literal.
-type kv struct {
-	key string
-	val jen.Code
-}
-
-// values prints a composite literal's keys in the given order, one a line.
-func values(kvs []kv) *jen.Statement {
-	items := make([]jen.Code, 0, len(kvs)+1)
-	for _, x := range kvs {
-		items = append(items, jen.Line().Id(x.key).Op(":").Add(x.val))
-	}
-	items = append(items, jen.Line())
-	return jen.Values(items...)
+		w.tabs(indent)
+		w.str("}")
+	}}
 }
 
 func hintText(h model.Hints) string {
@@ -450,197 +490,222 @@ func hintText(h model.Hints) string {
 }
 
 // duration prints a time.Duration in the largest exact unit.
-func duration(d time.Duration) jen.Code {
+func duration(w *printer, d time.Duration) string {
+	w.time = true
 	for _, u := range []struct {
 		d    time.Duration
 		name string
 	}{{time.Hour, "Hour"}, {time.Minute, "Minute"}, {time.Second, "Second"}, {time.Millisecond, "Millisecond"}} {
 		if d%u.d == 0 {
-			return jen.Lit(int(d/u.d)).Op("*").Qual("time", u.name)
+			return strconv.Itoa(int(d/u.d)) + " * time." + u.name
 		}
 	}
-	return jen.Qual("time", "Duration").Call(jen.Lit(int64(d)))
+	return "time.Duration(int64(" + strconv.FormatInt(int64(d), 10) + "))"
 }
 
 // typ prints a model type.
-func typ(t model.Type) jen.Code {
+func typ(w *printer, t model.Type) string {
 	switch x := t.(type) {
 	case *model.Struct:
-		return jen.Id(x.Name)
+		return w.id(x.Name)
 	case *model.Enum:
-		return jen.Id(x.Name)
+		return w.id(x.Name)
 	case *model.Union:
-		return jen.Id(x.Name)
+		return w.id(x.Name)
 	case model.Scalar:
 		switch x.Kind {
 		case model.String:
-			return jen.String()
+			return "string"
 		case model.Int64:
-			return jen.Int64()
+			return "int64"
 		case model.Uint64:
-			return jen.Uint64()
+			return "uint64"
 		case model.Float64:
-			return jen.Float64()
+			return "float64"
 		case model.Bool:
-			return jen.Bool()
+			return "bool"
 		}
 	case model.Raw:
-		return jen.Qual("encoding/json", "RawMessage")
+		w.json = true
+		return "json.RawMessage"
 	case model.Slice:
-		return jen.Index().Add(typ(x.Elem))
+		return "[]" + typ(w, x.Elem)
 	case model.Map:
-		return jen.Map(jen.String()).Add(typ(x.Elem))
+		return "map[string]" + typ(w, x.Elem)
 	case model.Pointer:
-		return jen.Op("*").Add(typ(x.Elem))
+		return "*" + typ(w, x.Elem)
 	case model.Nullable:
-		return jen.Qual(rtPath, "Nullable").Types(typ(x.Elem))
+		return rt + "Nullable[" + typ(w, x.Elem) + "]"
 	}
-	// Unreachable for a model built by model.Build; printed so that the
-	// type-check of the output reports it rather than a panic here.
-	return jen.Id("invalidModelType")
+	// Unreachable for a model built by model.Build.
+	if w.err == nil {
+		w.err = fmt.Errorf("type %T in generated code (ocpgen bug)", t)
+	}
+	return "invalidModelType"
 }
 
-func structDecl(t *model.Tool, s *model.Struct) *jen.Statement {
-	st := docStatement(s.Doc)
-	st.Type().Id(s.Name).StructFunc(func(g *jen.Group) {
-		if s == t.Args {
-			marker := "Write"
-			if t.Kind == model.Read {
-				marker = "Read"
-			}
-			g.Qual(rtPath, marker).Tag(map[string]string{"json": "-"})
-			if len(s.Fields) > 0 {
-				g.Line()
-			}
-		}
-		for i, fd := range s.Fields {
-			if len(fd.Doc) > 0 && i > 0 {
-				g.Line()
-			}
-			comment(g, fd.Doc)
-			g.Id(fd.GoName).Add(typ(fd.Type)).Tag(map[string]string{"json": fd.Tag})
-		}
-		if s.Extra != nil {
-			g.Line()
-			comment(g, s.ExtraDoc)
-			g.Id(model.ExtraField).Map(jen.String()).Add(typ(s.Extra)).Tag(map[string]string{"json": "-"})
-		}
-	})
-	if s.Extra != nil {
-		st.Line().Line().Add(extraMethods(s))
+// structBody writes "struct{}" or "struct {", the rows, and "}".
+func structBody(w *printer, rows []row) {
+	if len(rows) == 0 {
+		w.str("struct{}\n")
+		return
 	}
-	return st
+	w.str("struct {\n")
+	w.rows(1, rows)
+	w.str("}\n")
+}
+
+func structDecl(w *printer, t *model.Tool, s *model.Struct) {
+	var rows []row
+	if s == t.Args {
+		marker := "Write"
+		if t.Kind == model.Read {
+			marker = "Read"
+		}
+		rows = append(rows, row{cells: []string{rt + marker}, last: tag("-")})
+		if len(s.Fields) > 0 {
+			rows = append(rows, row{})
+		}
+	}
+	for i, fd := range s.Fields {
+		if len(fd.Doc) > 0 && i > 0 {
+			rows = append(rows, row{})
+		}
+		rows = fieldDoc(rows, fd.Doc)
+		rows = append(rows, row{cells: []string{w.id(fd.GoName), typ(w, fd.Type)}, last: tag(fd.Tag)})
+	}
+	if s.Extra != nil {
+		rows = append(rows, row{})
+		rows = fieldDoc(rows, s.ExtraDoc)
+		rows = append(rows, row{cells: []string{model.ExtraField, "map[string]" + typ(w, s.Extra)}, last: tag("-")})
+	}
+	w.topDoc(docComments(s.Doc))
+	w.str("type " + w.id(s.Name) + " ")
+	structBody(w, rows)
+	if s.Extra != nil {
+		extraMethods(w, s)
+	}
 }
 
 // extraMethods are the MarshalJSON and UnmarshalJSON of a struct with
 // additional properties: the declared fields through a method-less copy of
 // the type, the others through the catch-all map.
-func extraMethods(s *model.Struct) *jen.Statement {
-	names := make([]jen.Code, 0, len(s.Fields)+3)
-	names = append(names, jen.Id("b"), jen.Parens(jen.Op("*").Id("plain")).Call(jen.Id("v")), jen.Op("&").Id("v").Dot(model.ExtraField))
+func extraMethods(w *printer, s *model.Struct) {
+	names := make([]string, 0, len(s.Fields)+3)
+	names = append(names, "b", "(*plain)(v)", "&v."+model.ExtraField)
 	for _, f := range s.Fields {
-		names = append(names, jen.Lit(f.JSONName))
+		names = append(names, quote(f.JSONName))
 	}
-	return jen.Comment("// MarshalJSON encodes the declared properties, then the additional ones.").Line().
-		Func().Params(jen.Id("v").Id(s.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
-		jen.Type().Id("plain").Id(s.Name),
-		jen.Return(jen.Qual(rtPath, "MarshalWithExtra").Call(jen.Id("plain").Call(jen.Id("v")), jen.Id("v").Dot(model.ExtraField))),
-	).Line().Line().
-		Comment("// UnmarshalJSON decodes the declared properties strictly and keeps every").Line().
-		Comment("// other one in "+model.ExtraField+".").Line().
-		Func().Params(jen.Id("v").Op("*").Id(s.Name)).Id("UnmarshalJSON").Params(jen.Id("b").Index().Byte()).Error().Block(
-		jen.Type().Id("plain").Id(s.Name),
-		jen.Return(jen.Qual(rtPath, "UnmarshalWithExtra").Call(names...)),
-	)
+	w.str("\n")
+	w.constDoc(docMarshalExtra...)
+	w.line(0, "func (v "+s.Name+") MarshalJSON() ([]byte, error) {")
+	w.line(1, "type plain "+s.Name)
+	w.line(1, "return "+rt+"MarshalWithExtra(plain(v), v."+model.ExtraField+")")
+	w.line(0, "}")
+	w.str("\n")
+	w.constDoc(docUnmarshalExtra...)
+	w.line(0, "func (v *"+s.Name+") UnmarshalJSON(b []byte) error {")
+	w.line(1, "type plain "+s.Name)
+	w.line(1, "return "+rt+"UnmarshalWithExtra("+strings.Join(names, ", ")+")")
+	w.line(0, "}")
 }
 
-// kindCode is the ocpimpl.JSONKind set of a model type.
-func kindCode(t model.Type) jen.Code {
+// kindCode is the ocpimpl.JSONKind set of a model type, as an argument
+// among others of a call (where gofmt writes "|" without blanks).
+func kindCode(w *printer, t model.Type) string {
 	kinds := model.JSONKinds(t)
 	if len(kinds) >= 6 {
-		return jen.Qual(rtPath, "JSONAny")
+		return rt + "JSONAny"
 	}
 	names := map[string]string{"string": "JSONString", "number": "JSONNumber", "boolean": "JSONBool",
 		"array": "JSONArray", "object": "JSONObject", "null": "JSONNull"}
-	var c *jen.Statement
+	parts := make([]string, 0, len(kinds))
 	for _, k := range kinds {
-		q := jen.Qual(rtPath, names[k])
-		if c == nil {
-			c = q
-		} else {
-			c = c.Op("|").Add(q)
-		}
+		parts = append(parts, rt+w.id(names[k]))
 	}
-	return c
+	if len(parts) == 0 && w.err == nil {
+		w.err = fmt.Errorf("a union branch with no JSON kind (ocpgen bug)")
+	}
+	return strings.Join(parts, "|")
 }
 
-func unionDecl(u *model.Union) *jen.Statement {
-	st := docStatement(u.Doc)
-	if len(u.Doc) > 0 {
-		st.Comment("//").Line()
-	}
-	st.Comment(fmt.Sprintf("// %s is a union: set exactly one field.", u.Name)).Line()
-	st.Type().Id(u.Name).StructFunc(func(g *jen.Group) {
-		for i, br := range u.Branches {
-			if len(br.Doc) > 0 && i > 0 {
-				g.Line()
-			}
-			comment(g, br.Doc)
-			g.Id(br.GoName).Op("*").Add(typ(br.Type))
+func unionDecl(w *printer, u *model.Union) {
+	var rows []row
+	for i, br := range u.Branches {
+		if len(br.Doc) > 0 && i > 0 {
+			rows = append(rows, row{})
 		}
-	})
+		rows = fieldDoc(rows, br.Doc)
+		rows = append(rows, row{cells: []string{w.id(br.GoName)}, last: "*" + typ(w, br.Type)})
+	}
+	doc := docComments(u.Doc)
+	if len(doc) > 0 {
+		doc = append(doc, "//")
+	}
+	doc = append(doc, fmt.Sprintf("// %s is a union: set exactly one field.", u.Name))
+	w.topDoc(doc)
+	w.str("type " + w.id(u.Name) + " ")
+	structBody(w, rows)
 	// The branch list is written once, in ocpBranches, for both methods.
-	var list []jen.Code
-	for _, br := range u.Branches {
-		args := []jen.Code{jen.Op("&").Id("u").Dot(br.GoName), kindCode(br.Type), schemaLiteral(br.Schema)}
-		for _, r := range br.Required {
-			args = append(args, jen.Lit(r))
+	w.str("\n")
+	w.constDoc(docBranches...)
+	w.line(0, "func (u *"+u.Name+") "+unionBranches+"() []"+rt+"UnionBranch {")
+	w.tabs(1)
+	w.str("return []" + rt + "UnionBranch{")
+	if len(u.Branches) > 0 {
+		w.str("\n")
+		for _, br := range u.Branches {
+			args := []string{"&u." + br.GoName, kindCode(w, br.Type), schemaLiteral(br.Schema)}
+			for _, r := range br.Required {
+				args = append(args, quote(r))
+			}
+			w.line(2, rt+"Branch("+strings.Join(args, ", ")+"),")
 		}
-		list = append(list, jen.Line().Qual(rtPath, "Branch").Call(args...))
+		w.tabs(1)
 	}
-	list = append(list, jen.Line())
-	branches := jen.Id("u").Dot(unionBranches).Call().Op("...")
-	st.Line().Line().
-		Comment(fmt.Sprintf("// %s returns the fields of u, in schema order, with the JSON kinds,", unionBranches)).Line().
-		Comment("// schema and required properties that select each.").Line().
-		Func().Params(jen.Id("u").Op("*").Id(u.Name)).Id(unionBranches).Params().Index().Qual(rtPath, "UnionBranch").Block(
-		jen.Return(jen.Index().Qual(rtPath, "UnionBranch").Values(list...)),
-	).Line().Line().
-		Comment("// MarshalJSON encodes the field that is set; it fails unless exactly one is.").Line().
-		Func().Params(jen.Id("u").Id(u.Name)).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
-		jen.Return(jen.Qual(rtPath, "MarshalUnion").Call(jen.Lit(u.Name), branches)),
-	).Line().Line().
-		Comment("// UnmarshalJSON sets the field the schema picks: the first, in schema order,").Line().
-		Comment("// whose JSON kind matches, whose schema the value validates against and").Line().
-		Comment("// into which it decodes strictly.").Line().
-		Func().Params(jen.Id("u").Op("*").Id(u.Name)).Id("UnmarshalJSON").Params(jen.Id("b").Index().Byte()).Error().Block(
-		jen.Return(jen.Qual(rtPath, "UnmarshalUnion").Call(jen.Lit(u.Name), jen.Id("b"), branches.Clone())),
-	)
-	return st
+	w.str("}\n")
+	w.line(0, "}")
+	branches := "u." + unionBranches + "()..."
+	w.str("\n")
+	w.constDoc(docMarshalUnion...)
+	w.line(0, "func (u "+u.Name+") MarshalJSON() ([]byte, error) {")
+	w.line(1, "return "+rt+"MarshalUnion("+quote(u.Name)+", "+branches+")")
+	w.line(0, "}")
+	w.str("\n")
+	w.constDoc(docUnmarshalUnion...)
+	w.line(0, "func (u *"+u.Name+") UnmarshalJSON(b []byte) error {")
+	w.line(1, "return "+rt+"UnmarshalUnion("+quote(u.Name)+", b, "+branches+")")
+	w.line(0, "}")
 }
 
-func enumDecl(e *model.Enum) *jen.Statement {
-	st := docStatement(e.Doc)
+func enumDecl(w *printer, e *model.Enum) {
+	base := "string"
 	if e.Kind == model.Int64 {
-		st.Type().Id(e.Name).Int64().Line().Line()
-	} else {
-		st.Type().Id(e.Name).String().Line().Line()
+		base = "int64"
 	}
-	st.Comment(fmt.Sprintf("// The values of %s.", e.Name)).Line()
-	st.Const().DefsFunc(func(g *jen.Group) {
-		for i, v := range e.Values {
-			if len(v.Doc) > 0 && i > 0 {
-				g.Line()
-			}
-			comment(g, v.Doc)
-			if e.Kind == model.Int64 {
-				g.Id(v.GoName).Id(e.Name).Op("=").Lit(int(v.Int))
-			} else {
-				g.Id(v.GoName).Id(e.Name).Op("=").Lit(v.Value)
-			}
+	w.topDoc(docComments(e.Doc))
+	w.line(0, "type "+w.id(e.Name)+" "+base)
+	w.str("\n")
+	w.constDoc("// The values of " + e.Name + ".")
+	if len(e.Values) == 0 {
+		w.line(0, "const ()")
+		return
+	}
+	var rows []row
+	for i, v := range e.Values {
+		if len(v.Doc) > 0 && i > 0 {
+			rows = append(rows, row{})
 		}
-	})
-	return st
+		rows = fieldDoc(rows, v.Doc)
+		val := quote(v.Value)
+		if e.Kind == model.Int64 {
+			val = strconv.FormatInt(int64(int(v.Int)), 10)
+		}
+		rows = append(rows, row{cells: []string{w.id(v.GoName), e.Name}, last: "= " + val})
+	}
+	w.line(0, "const (")
+	w.rows(1, rows)
+	w.line(0, ")")
 }
 
 // schemaLiteral prints a canonical JSON schema as a Go string literal: a raw
@@ -649,7 +714,7 @@ func enumDecl(e *model.Enum) *jen.Statement {
 // return, which a raw string would drop, no byte order mark, no
 // bidirectional control that could make the source read differently from
 // what it holds); an interpreted literal otherwise.
-func schemaLiteral(schema []byte) jen.Code {
+func schemaLiteral(schema []byte) string {
 	s := string(schema)
 	raw := s != "" && utf8.ValidString(s) && !strings.Contains(s, "`")
 	for _, r := range s {
@@ -659,7 +724,7 @@ func schemaLiteral(schema []byte) jen.Code {
 		raw = strconv.IsPrint(r)
 	}
 	if !raw {
-		return jen.Lit(s)
+		return quote(s)
 	}
-	return jen.Op("`" + s + "`")
+	return "`" + s + "`"
 }

@@ -1,9 +1,12 @@
 package emit
 
 import (
-	"fmt"
+	"bytes"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+	"text/tabwriter"
 
 	"github.com/ocpgen/ocpgen/gen/internal/model"
 	"github.com/ocpgen/ocpgen/internal/ocpfile"
@@ -62,13 +65,73 @@ func TestFilesHeader(t *testing.T) {
 	}
 }
 
-// TestFilesFormatError: output that does not format is an error naming the
-// file, never written as is.
-func TestFilesFormatError(t *testing.T) {
+// TestFilesInvalidIdentifier: a name that is not a Go identifier (which the
+// model never makes) is an error naming the file, never written as is.
+func TestFilesInvalidIdentifier(t *testing.T) {
 	_, err := Files(pkg("Get Args"))
-	if err == nil || !strings.Contains(err.Error(), "while formatting source") ||
+	if err == nil || !strings.Contains(err.Error(), `invalid identifier "Get Args"`) ||
 		!(strings.HasPrefix(err.Error(), "get.go: ") || strings.HasPrefix(err.Error(), "catalogue.go: ")) {
-		t.Fatalf("err = %v, want a format error naming the file", err)
+		t.Fatalf("err = %v, want an invalid identifier error naming the file", err)
+	}
+}
+
+// TestConstDocsAreCanonical: the doc comments the printer writes as they
+// are must be what gofmt makes of them.
+func TestConstDocsAreCanonical(t *testing.T) {
+	for _, doc := range [][]string{docTools, docMarkers, docHints, docMarshalExtra, docUnmarshalExtra,
+		docBranches, docMarshalUnion, docUnmarshalUnion, {"// The values of SomeEnum_1x."}} {
+		if got := canonicalDoc(doc); !slices.Equal(got, doc) {
+			t.Errorf("%q is not canonical: gofmt writes %q", doc, got)
+		}
+	}
+}
+
+// TestRowsAgreeWithTabwriter holds rows to text/tabwriter configured as
+// go/format configures it, on random sections: cells of varied widths
+// (ASCII and not), rows with fewer cells, comment rows and blank rows.
+func TestRowsAgreeWithTabwriter(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	words := []string{"", "a", "ID", "Name", "ocpimpl.Write", "map[string]json.RawMessage", "Über", "名前", "*ocpimpl.Nullable[int64]", "x_y_z_w"}
+	for range 5000 {
+		indent := r.IntN(3)
+		rs := make([]row, r.IntN(8))
+		var in bytes.Buffer
+		for i := range rs {
+			switch r.IntN(6) {
+			case 0:
+				rs[i] = row{}
+				in.WriteString("\n")
+				continue
+			case 1:
+				rs[i] = row{last: "// comment " + words[r.IntN(len(words))]}
+			default:
+				cells := make([]string, 1+r.IntN(3))
+				for c := range cells {
+					// A first cell is a name or a key, never empty (an
+					// empty one would be indentation to tabwriter).
+					from := 0
+					if c == 0 {
+						from = 1
+					}
+					cells[c] = words[from+r.IntN(len(words)-from)]
+				}
+				rs[i] = row{cells: cells, last: "`json:\"x\"`"}
+			}
+			in.WriteString(strings.Repeat("\t", indent))
+			for _, c := range rs[i].cells {
+				in.WriteString(c + "\v")
+			}
+			in.WriteString(rs[i].last + "\n")
+		}
+		var want bytes.Buffer
+		tw := tabwriter.NewWriter(&want, 0, 8, 1, ' ', tabwriter.DiscardEmptyColumns|tabwriter.TabIndent)
+		tw.Write(in.Bytes())
+		tw.Flush()
+		var p printer
+		p.rows(indent, rs)
+		if string(p.buf) != want.String() {
+			t.Fatalf("rows %q:\n got %q\nwant %q", rs, p.buf, want.String())
+		}
 	}
 }
 
@@ -80,7 +143,7 @@ func TestSchemaLiteral(t *testing.T) {
 		{"{\"d\":\"\ufeff\"}", `"{\"d\":\"\ufeff\"}"`},
 		{`{"d":"é ü"}`, "`{\"d\":\"é ü\"}`"},
 	} {
-		if got := fmt.Sprintf("%#v", schemaLiteral([]byte(tc.in))); got != tc.want {
+		if got := schemaLiteral([]byte(tc.in)); got != tc.want {
 			t.Errorf("schemaLiteral(%q) = %s, want %s", tc.in, got, tc.want)
 		}
 	}
