@@ -16,7 +16,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dave/jennifer/jen"
 	"github.com/google/jsonschema-go/jsonschema"
 	"golang.org/x/tools/txtar"
 
@@ -405,89 +404,12 @@ func runDriver(t *testing.T, pkgs []tcPackage, samples []rtSample) []rtOut {
 			}
 		}
 	}
-	const rt = "github.com/ocpgen/ocpgen/runtime/ocp"
-	f := jen.NewFile("main")
-	f.ImportAlias(rt, "ocp")
-	for _, p := range pkgs {
-		f.ImportName(importBase+"/"+p.name, p.name)
-	}
-	f.Comment("rt decodes one value strictly into a T and encodes it again.")
-	f.Func().Id("rt").Types(jen.Id("T").Any()).Params(jen.Id("b").Index().Byte()).Params(jen.Index().Byte(), jen.Error()).Block(
-		jen.Var().Id("v").Id("T"),
-		jen.Id("dec").Op(":=").Qual("encoding/json", "NewDecoder").Call(jen.Qual("bytes", "NewReader").Call(jen.Id("b"))),
-		jen.Id("dec").Dot("DisallowUnknownFields").Call(),
-		jen.If(jen.Err().Op(":=").Id("dec").Dot("Decode").Call(jen.Op("&").Id("v")), jen.Err().Op("!=").Nil()).Block(jen.Return(jen.Nil(), jen.Err())),
-		jen.If(jen.Id("dec").Dot("More").Call()).Block(jen.Return(jen.Nil(), jen.Qual("errors", "New").Call(jen.Lit("trailing data")))),
-		jen.Return(jen.Qual("encoding/json", "Marshal").Call(jen.Id("v"))),
-	)
-	f.Var().Id("types").Op("=").Map(jen.String()).Func().Params(jen.Index().Byte()).Params(jen.Index().Byte(), jen.Error()).
-		Values(jen.DictFunc(func(d jen.Dict) {
-			for _, k := range sortedKeys {
-				pkg, typ, _ := strings.Cut(k, ".")
-				d[jen.Lit(k)] = jen.Id("rt").Types(jen.Qual(importBase+"/"+pkg, typ))
-			}
-		}))
-	// Every generated catalogue of a golden case with a classification must
-	// start a gate: the gate binds each tool's resource and confirm prompt
-	// templates to its argument struct, and the generator must accept only
-	// templates the runtime binds.
-	f.Var().Id("catalogues").Op("=").Map(jen.String()).Op("*").Qual(rt, "Catalogue").Values(jen.DictFunc(func(d jen.Dict) {
-		for _, p := range pkgs {
-			if p.gate {
-				d[jen.Lit(p.name)] = jen.Qual(importBase+"/"+p.name, "Catalogue")
-			}
-		}
-	}))
-	f.Func().Id("main").Params().Block(
-		jen.For(jen.List(jen.Id("name"), jen.Id("c")).Op(":=").Range().Id("catalogues")).Block(
-			jen.List(jen.Id("g"), jen.Err()).Op(":=").Id("newGateRun").Call(jen.Id("c")),
-			jen.Id("gates").Index(jen.Id("name")).Op("=").Id("g"),
-			jen.If(jen.Err().Op("!=").Nil()).Block(
-				jen.Qual("fmt", "Fprintf").Call(jen.Qual("os", "Stderr"), jen.Lit("package %s: %v\n"), jen.Id("name"), jen.Err()),
-				jen.Qual("os", "Exit").Call(jen.Lit(2)),
-			),
-		),
-		jen.Id("in").Op(":=").Qual("bufio", "NewScanner").Call(jen.Qual("os", "Stdin")),
-		jen.Id("in").Dot("Buffer").Call(jen.Nil(), jen.Lit(1<<26)),
-		jen.Id("out").Op(":=").Qual("bufio", "NewWriter").Call(jen.Qual("os", "Stdout")),
-		jen.Defer().Id("out").Dot("Flush").Call(),
-		jen.For(jen.Id("in").Dot("Scan").Call()).Block(
-			jen.Var().Id("s").Struct(
-				jen.Id("K").String().Tag(map[string]string{"json": "k"}),
-				jen.Id("V").Qual("encoding/json", "RawMessage").Tag(map[string]string{"json": "v"}),
-				jen.Id("P").String().Tag(map[string]string{"json": "p"}),
-				jen.Id("T").String().Tag(map[string]string{"json": "t"}),
-			),
-			jen.Var().Id("r").Struct(
-				jen.Id("Out").Qual("encoding/json", "RawMessage").Tag(map[string]string{"json": "out,omitempty"}),
-				jen.Id("Err").String().Tag(map[string]string{"json": "err,omitempty"}),
-				jen.Id("Fwd").Qual("encoding/json", "RawMessage").Tag(map[string]string{"json": "fwd,omitempty"}),
-				jen.Id("Refusal").String().Tag(map[string]string{"json": "refusal,omitempty"}),
-			),
-			jen.If(jen.Err().Op(":=").Qual("encoding/json", "Unmarshal").Call(jen.Id("in").Dot("Bytes").Call(), jen.Op("&").Id("s")), jen.Err().Op("!=").Nil()).Block(
-				jen.Id("r").Dot("Err").Op("=").Lit("driver: ").Op("+").Err().Dot("Error").Call(),
-			).Else().If(jen.Id("s").Dot("P").Op("!=").Lit("")).Block(
-				jen.List(jen.Id("r").Dot("Fwd"), jen.Id("r").Dot("Refusal")).Op("=").Id("gateCall").Call(jen.Id("s").Dot("P"), jen.Id("s").Dot("T"), jen.Id("s").Dot("V")),
-			).Else().If(jen.List(jen.Id("fn"), jen.Id("ok")).Op(":=").Id("types").Index(jen.Id("s").Dot("K")), jen.Op("!").Id("ok")).Block(
-				jen.Id("r").Dot("Err").Op("=").Lit("driver: unknown type ").Op("+").Id("s").Dot("K"),
-			).Else().If(jen.List(jen.Id("b"), jen.Err()).Op(":=").Id("fn").Call(jen.Id("s").Dot("V")), jen.Err().Op("!=").Nil()).Block(
-				jen.Id("r").Dot("Err").Op("=").Err().Dot("Error").Call(),
-			).Else().Block(
-				jen.Id("r").Dot("Out").Op("=").Id("b"),
-			),
-			jen.List(jen.Id("line"), jen.Id("_")).Op(":=").Qual("encoding/json", "Marshal").Call(jen.Id("r")),
-			jen.Id("out").Dot("Write").Call(jen.Append(jen.Id("line"), jen.LitRune('\n'))),
-		),
-	)
-	var src bytes.Buffer
-	if err := f.Render(&src); err != nil {
-		t.Fatal(err)
-	}
+	src := driverMain(importBase, pkgs, sortedKeys)
 	mainDir := filepath.Join(dir, "driver")
 	if err := os.MkdirAll(mainDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(mainDir, "main.go"), src.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(mainDir, "main.go"), src, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(mainDir, "gate.go"), []byte(gateDriverSource), 0o644); err != nil {
@@ -606,3 +528,109 @@ func valueDiff(a, b any, ptr string) (string, bool) {
 		return "", true
 	}
 }
+
+// driverMain is the driver program's main.go: rt instantiated for every
+// sampled type (keys are "package.Type"), the catalogues of the packages
+// that start a gate, and a loop that answers one sample a line.
+func driverMain(importBase string, pkgs []tcPackage, keys []string) []byte {
+	used := map[string]bool{}
+	var types, catalogues strings.Builder
+	for _, k := range keys {
+		pkg, typ, _ := strings.Cut(k, ".")
+		used[pkg] = true
+		fmt.Fprintf(&types, "\t%s: rt[%s.%s],\n", strconv.Quote(k), pkg, typ)
+	}
+	// Every generated catalogue of a golden case with a classification must
+	// start a gate: the gate binds each tool's resource and confirm prompt
+	// templates to its argument struct, and the generator must accept only
+	// templates the runtime binds.
+	for _, p := range pkgs {
+		if p.gate {
+			used[p.name] = true
+			fmt.Fprintf(&catalogues, "\t%s: %s.Catalogue,\n", strconv.Quote(p.name), p.name)
+		}
+	}
+	var imports strings.Builder
+	for _, p := range pkgs {
+		if used[p.name] {
+			fmt.Fprintf(&imports, "\t%s %s\n", p.name, strconv.Quote(importBase+"/"+p.name))
+		}
+	}
+	return fmt.Appendf(nil, driverMainSource, imports.String(), types.String(), catalogues.String())
+}
+
+const driverMainSource = `package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	ocp "github.com/ocpgen/ocpgen/runtime/ocp"
+%s)
+
+// rt decodes one value strictly into a T and encodes it again.
+func rt[T any](b []byte) ([]byte, error) {
+	var v T
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, errors.New("trailing data")
+	}
+	return json.Marshal(v)
+}
+
+var types = map[string]func([]byte) ([]byte, error){
+%s}
+
+var catalogues = map[string]*ocp.Catalogue{
+%s}
+
+func main() {
+	for name, c := range catalogues {
+		g, err := newGateRun(c)
+		gates[name] = g
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "package %%s: %%v\n", name, err)
+			os.Exit(2)
+		}
+	}
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(nil, 67108864)
+	out := bufio.NewWriter(os.Stdout)
+	defer out.Flush()
+	for in.Scan() {
+		var s struct {
+			K string          ` + "`json:\"k\"`" + `
+			V json.RawMessage ` + "`json:\"v\"`" + `
+			P string          ` + "`json:\"p\"`" + `
+			T string          ` + "`json:\"t\"`" + `
+		}
+		var r struct {
+			Out     json.RawMessage ` + "`json:\"out,omitempty\"`" + `
+			Err     string          ` + "`json:\"err,omitempty\"`" + `
+			Fwd     json.RawMessage ` + "`json:\"fwd,omitempty\"`" + `
+			Refusal string          ` + "`json:\"refusal,omitempty\"`" + `
+		}
+		if err := json.Unmarshal(in.Bytes(), &s); err != nil {
+			r.Err = "driver: " + err.Error()
+		} else if s.P != "" {
+			r.Fwd, r.Refusal = gateCall(s.P, s.T, s.V)
+		} else if fn, ok := types[s.K]; !ok {
+			r.Err = "driver: unknown type " + s.K
+		} else if b, err := fn(s.V); err != nil {
+			r.Err = err.Error()
+		} else {
+			r.Out = b
+		}
+		line, _ := json.Marshal(r)
+		out.Write(append(line, '\n'))
+	}
+}
+`

@@ -1,6 +1,6 @@
 // Package templates holds the text templates of ocpgen's non-Go outputs,
 // such as the classification skeleton that "ocpgen init" writes. Go code is
-// emitted with jennifer, never from these templates.
+// printed by gen/internal/emit, never from these templates.
 package templates
 
 import "embed"

@@ -186,10 +186,10 @@ func (p *printer) values(indent int, kvs []kv) {
 	p.str("}")
 }
 
-// quote is a Go interpreted string literal, as jennifer's Lit wrote it.
+// quote is a Go interpreted string literal (strconv.Quote).
 func quote(s string) string { return strconv.Quote(s) }
 
-// tag is a struct tag `json:"name"`, as jennifer wrote it: a raw string
+// tag is a struct tag `json:"name"`: a raw string
 // when it can be one, an interpreted literal otherwise.
 func tag(name string) string {
 	s := "json:" + strconv.Quote(name)
