@@ -222,7 +222,7 @@ func formatDoc(lines []string, passes int) []string {
 // each line ending in a line break) is, to go/doc/comment, only paragraphs
 // of plain text it prints as they are, so that formatDoc need not run it:
 // no indented line (code blocks, lists), no line starting with "#" (a
-// heading) or "[" (a link definition), no `` or '' (which it prints as
+// heading) or "[" (a link definition), no “ or ” (which it prints as
 // curly quotes), no blank line at either end or next to another, and no
 // paragraph of one line after the first (an old-style heading), no control
 // character and no line ending in white space. It may say
