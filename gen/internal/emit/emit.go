@@ -222,12 +222,12 @@ func formatDoc(lines []string, passes int) []string {
 // each line ending in a line break) is, to go/doc/comment, only paragraphs
 // of plain text it prints as they are, so that formatDoc need not run it:
 // no indented line (code blocks, lists), no line starting with "#" (a
-// heading) or "[" (a link definition), no “ or ” (which it prints as
-// curly quotes), no blank line at either end or next to another, and no
-// paragraph of one line after the first (an old-style heading), no control
-// character and no line ending in white space. It may say
-// false for text the parser would also leave alone; TestPlainDocAgrees and
-// FuzzPlainDoc hold it to go/doc/comment.
+// heading) or "[" (a link definition), no two backquotes or two single
+// quotes in a row (printed as curly quotes), no blank line at either end
+// or next to another, no paragraph of one line after the first (an
+// old-style heading), no control character and no line ending in white
+// space. It may say false for text the parser would also leave alone;
+// TestPlainDocAgrees and FuzzPlainDoc hold it to go/doc/comment.
 func plainDoc(text string) bool {
 	if strings.Contains(text, "``") || strings.Contains(text, "''") {
 		return false
