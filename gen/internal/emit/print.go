@@ -19,8 +19,10 @@ import (
 //     columns discarded), for cells that never hold a tab;
 //   - which key: value pairs of a composite literal share those columns:
 //     fitsOneLine, go/printer's exprList rule;
-//   - top-level doc comments: canonicalDoc, gofmt's go/doc/comment rewrite;
-//   - every comment line: commentText, go/printer's trimming.
+//   - doc comments: canonicalDoc for top-level ones, gofmt's go/doc/comment
+//     rewrite to its fixed point; fieldDoc for those inside a struct or a
+//     const group (emit.go);
+//   - every comment line: trimComment, go/printer's trimming.
 //
 // gen's TestEmitMatchesGofmt holds the result to go/format on every output
 // of the corpus, goldens, adversarial cases, synthetic catalogues and fuzz
@@ -32,8 +34,8 @@ type printer struct {
 	// json and time record whether the body refers to encoding/json and
 	// time (ocpimpl is imported by every file that has code).
 	json, time bool
-	// err is the first identifier that is not one: an emitter or model bug,
-	// reported rather than written.
+	// err is the first name that is not an identifier (or other model the
+	// printer cannot write): an ocpgen bug, reported rather than written.
 	err error
 	// widths is rows' scratch space.
 	widths []int
