@@ -466,7 +466,13 @@ func (l *snapLoader) schema(t *Tool, key string, raw json.RawMessage) *jsonschem
 	return p.s
 }
 
+// parseSchema parses a schema as jsonschema-go does: with decodeSchema,
+// or jsonschema-go itself for what decodeSchema leaves to it (every error
+// among it).
 func parseSchema(raw []byte) parsedSchema {
+	if s, ok := decodeSchema(raw); ok {
+		return parsedSchema{s: s}
+	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return parsedSchema{err: err}
@@ -474,8 +480,8 @@ func parseSchema(raw []byte) parsedSchema {
 	return parsedSchema{s: &s}
 }
 
-// parseAhead parses the tools' input and output schemas with jsonschema-go,
-// the largest part of loading, on all CPUs. It decides nothing: schema
+// parseAhead parses the tools' input and output schemas (parseSchema), the
+// largest part of loading, on all CPUs. It decides nothing: schema
 // makes every check, in tool order, and takes the parse from here only for
 // a schema that passes them (it parses one itself if it is missing). A
 // schema that is not an object, or nests too deep, is left to schema.
