@@ -1,12 +1,14 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"path"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -186,13 +188,17 @@ var goKeywords = map[string]bool{
 
 func buildTool(mt *Tool, t *load.Tool, snapFile string, c *load.Classification, nodes *int) diag.List {
 	var diags diag.List
-	canon, err := ocpimpl.CanonicalJSON([]byte(t.InputSchemaRaw))
-	if err != nil {
-		return diag.List{{Severity: diag.Error, File: snapFile, Tool: t.Name, Pointer: t.Pointer("inputSchema"),
-			Msg: fmt.Sprintf("input schema: %v", err)}}
+	canon := t.InputSchemaCanonical // the loader's
+	if canon == nil {
+		var err error
+		if canon, err = ocpimpl.CanonicalJSON([]byte(t.InputSchemaRaw)); err != nil {
+			return diag.List{{Severity: diag.Error, File: snapFile, Tool: t.Name, Pointer: t.Pointer("inputSchema"),
+				Msg: fmt.Sprintf("input schema: %v", err)}}
+		}
 	}
 	mt.CanonicalSchema = canon
-	if mt.Fingerprint, err = ocpimpl.SchemaFingerprint(canon); err != nil {
+	var err error
+	if mt.Fingerprint, err = schemaFingerprint(canon); err != nil {
 		return diag.List{{Severity: diag.Error, File: snapFile, Tool: t.Name, Pointer: t.Pointer("inputSchema"),
 			Msg: fmt.Sprintf("input schema: %v (an MCP client reads schema numbers as float64)", err)}}
 	}
@@ -207,7 +213,11 @@ func buildTool(mt *Tool, t *load.Tool, snapFile string, c *load.Classification, 
 	if t.OutputSchemaRaw != nil {
 		// The gate validates structured results against it; a schema it
 		// could not resolve leaves results unchecked, which is said.
-		if out, err := ocpimpl.CanonicalJSON([]byte(t.OutputSchemaRaw)); err == nil && resolvesLike(t.OutputSchemaRaw, t.OutputSchema, out) == nil {
+		out, err := t.OutputSchemaCanonical, error(nil)
+		if out == nil {
+			out, err = ocpimpl.CanonicalJSON([]byte(t.OutputSchemaRaw))
+		}
+		if err == nil && resolvesLike(t.OutputSchemaRaw, t.OutputSchema, out) == nil {
 			mt.CanonicalOutputSchema = out
 		} else {
 			diags = append(diags, diag.Diagnostic{Severity: diag.Warning, File: snapFile, Tool: t.Name, Pointer: t.Pointer("outputSchema"),
@@ -320,6 +330,72 @@ func buildTool(mt *Tool, t *load.Tool, snapFile string, c *load.Classification, 
 // error says what the runtime would.
 func resolvable(t *load.Tool, canon []byte) error {
 	return resolvesLike(t.InputSchemaRaw, t.InputSchema, canon)
+}
+
+// schemaFingerprint is ocpimpl.SchemaFingerprint(canon) for canon, a
+// canonical JSON (ocpimpl.CanonicalJSON). SchemaFingerprint decodes it
+// into float64s and encodes it again; when every number of canon is
+// already written as encoding/json writes its float64, and no string holds
+// the escape \ufffd (the encoding of invalid UTF-8, which decodes to a
+// U+FFFD that encodes as itself), that gives canon back, and the
+// fingerprint is canon's own (TestSchemaFingerprint).
+func schemaFingerprint(canon []byte) (string, error) {
+	if floatsAsWritten(canon) && !bytes.Contains(canon, []byte(`\ufffd`)) {
+		return ocpimpl.Fingerprint(canon), nil
+	}
+	return ocpimpl.SchemaFingerprint(canon)
+}
+
+// floatsAsWritten reports whether every number of the compact JSON canon
+// is written as encoding/json writes the float64 it decodes to.
+func floatsAsWritten(canon []byte) bool {
+	for i := 0; i < len(canon); i++ {
+		switch c := canon[i]; {
+		case c == '"':
+			for i++; i < len(canon) && canon[i] != '"'; i++ {
+				if canon[i] == '\\' {
+					i++
+				}
+			}
+		case c == '-' || '0' <= c && c <= '9':
+			j := i
+			for j < len(canon) && canon[j] != ',' && canon[j] != ']' && canon[j] != '}' {
+				j++
+			}
+			lit := canon[i:j]
+			i = j - 1
+			if smallInteger(lit) {
+				continue
+			}
+			f, err := strconv.ParseFloat(string(lit), 64)
+			if err != nil {
+				return false
+			}
+			if b, err := json.Marshal(f); err != nil || !bytes.Equal(b, lit) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// smallInteger reports whether lit is an integer of at most 15 digits
+// without a leading zero, other than -0: encoding/json writes its float64
+// as lit.
+func smallInteger(lit []byte) bool {
+	d := lit
+	if len(d) > 0 && d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) == 0 || len(d) > 15 || (d[0] == '0' && (len(d) > 1 || len(lit) > 1)) {
+		return false
+	}
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // resolvesLike is resolvable for any schema: raw as loaded, s its parse and
