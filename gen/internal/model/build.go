@@ -229,11 +229,11 @@ func buildTool(mt *Tool, t *load.Tool, snapFile string, c *load.Classification, 
 	}
 
 	// Types.
-	sb := &schemaBuilder{file: snapFile, tool: t.Name, root: t.InputSchema, building: map[*Struct]bool{}, total: nodes}
+	sb := &schemaBuilder{file: snapFile, tool: t.Name, root: t.InputSchema, rootRaw: t.InputSchemaRaw, building: map[*Struct]bool{}, total: nodes}
 	mt.Args = sb.topLevel(t, "inputSchema", mt.GoName+"Args")
 	mt.Args.Doc = []string{fmt.Sprintf("%sArgs are the arguments of the MCP tool %q.", mt.GoName, t.Name)}
 	if t.OutputSchema != nil {
-		sb.root = t.OutputSchema
+		sb.root, sb.rootRaw = t.OutputSchema, t.OutputSchemaRaw
 		mt.Result = sb.topLevel(t, "outputSchema", mt.GoName+"Result")
 		mt.Result.Doc = []string{fmt.Sprintf("%sResult is the structured result of the MCP tool %q, as its output schema describes it.", mt.GoName, t.Name)}
 	}

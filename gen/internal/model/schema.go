@@ -146,9 +146,11 @@ import (
 type schemaBuilder struct {
 	file string
 	tool string
-	// root is the schema that $refs resolve against; rootPtr its pointer.
+	// root is the schema that $refs resolve against; rootPtr its pointer;
+	// rootRaw the JSON it was parsed from (nil if unknown).
 	root    *jsonschema.Schema
 	rootPtr string
+	rootRaw []byte
 	// prefix names definitions: <Tool>Args or <Tool>Result.
 	prefix string
 	// refs is the stack of $refs being resolved (recursion check).
@@ -783,7 +785,7 @@ func (b *schemaBuilder) union(alts []*jsonschema.Schema, ptrs []string, ptr, nam
 
 // checkPatterns warns about the root schema's patterns (patternWarnings).
 func (b *schemaBuilder) checkPatterns() {
-	b.warns = append(b.warns, patternWarnings(b.file, b.tool, b.root, b.rootPtr)...)
+	b.warns = append(b.warns, patternWarnings(b.file, b.tool, b.root, b.rootRaw, b.rootPtr)...)
 }
 
 // patternWarnings are the warnings about every pattern of root (pattern,
@@ -794,7 +796,15 @@ func (b *schemaBuilder) checkPatterns() {
 // pattern Go's regexp cannot even parse makes jsonschema-go, and so the
 // gate, refuse the tool when the gate is built (and the generator reports
 // the schema as an error; these warnings then say which pattern it is).
-func patternWarnings(file, tool string, root *jsonschema.Schema, ptr string) diag.List {
+//
+// src is the JSON root was parsed from, or nil: a schema whose JSON holds
+// neither the word pattern (in any case: encoding/json matches keys to
+// fields so) nor a \u escape (which could spell it) holds no string with
+// it, so its encoding has none, and it has no pattern to check.
+func patternWarnings(file, tool string, root *jsonschema.Schema, src []byte, ptr string) diag.List {
+	if src != nil && !mayHoldPattern(src) {
+		return nil
+	}
 	raw, err := json.Marshal(root)
 	if err != nil {
 		return nil
@@ -860,7 +870,26 @@ func patternWarnings(file, tool string, root *jsonschema.Schema, ptr string) dia
 // with lookaround or a back-reference does not resolve): it names each
 // such pattern's pointer, as an error.
 func PatternDiagnostics(file string, t *load.Tool) diag.List {
-	return patternWarnings(file, t.Name, t.InputSchema, t.Pointer("inputSchema"))
+	return patternWarnings(file, t.Name, t.InputSchema, t.InputSchemaRaw, t.Pointer("inputSchema"))
+}
+
+// mayHoldPattern reports whether the JSON src holds the word "pattern", in
+// any ASCII case, or a \u escape.
+func mayHoldPattern(src []byte) bool {
+	if bytes.Contains(src, []byte(`\u`)) {
+		return true
+	}
+	const word = "pattern"
+	for i := 0; i+len(word) <= len(src); i++ {
+		j := 0
+		for j < len(word) && src[i+j]|0x20 == word[j] {
+			j++
+		}
+		if j == len(word) {
+			return true
+		}
+	}
+	return false
 }
 
 // branchSchema is a union alternative's schema as self-contained canonical
