@@ -403,11 +403,57 @@ func smallInteger(lit []byte) bool {
 // it too is parsed once, not again from its canonical form.
 func resolvesLike(raw []byte, s *jsonschema.Schema, canon []byte) error {
 	if s != nil && foldDistinct(raw) {
+		if resolvesTrivially(s) {
+			return nil
+		}
 		if _, err := s.Resolve(nil); err == nil {
 			return nil
 		}
 	}
 	return resolveCanonical(canon)
+}
+
+// resolvesTrivially reports whether s.Resolve(nil) certainly succeeds,
+// without it: s, a tree as parsed (no schema appears twice), has no nil
+// sub-schema, no keyword Resolve checks or resolves ($id, $anchor,
+// $dynamicAnchor, $ref, $dynamicRef, $vocabulary, pattern,
+// patternProperties), and nothing jsonschema-go's basic checks refuse.
+// Resolve then checks the tree's structure, finds no URI, anchor or
+// reference, and succeeds. TestResolvesTrivially compares it with Resolve.
+func resolvesTrivially(s *jsonschema.Schema) bool {
+	if s == nil || s.ID != "" || s.Anchor != "" || s.DynamicAnchor != "" || s.Ref != "" || s.DynamicRef != "" ||
+		s.Vocabulary != nil || s.Pattern != "" || len(s.PatternProperties) > 0 || len(s.PropertyOrder) > 0 {
+		return false
+	}
+	if (s.Type != "" && s.Types != nil) || (s.Defs != nil && s.Definitions != nil) || (s.Items != nil && s.ItemsArray != nil) {
+		return false
+	}
+	for k := range s.DependencySchemas {
+		if _, both := s.DependencyStrings[k]; both {
+			return false
+		}
+	}
+	for _, c := range []*jsonschema.Schema{s.Items, s.AdditionalItems, s.Contains, s.UnevaluatedItems,
+		s.AdditionalProperties, s.PropertyNames, s.UnevaluatedProperties, s.Not, s.If, s.Then, s.Else, s.ContentSchema} {
+		if c != nil && !resolvesTrivially(c) {
+			return false
+		}
+	}
+	for _, l := range [][]*jsonschema.Schema{s.PrefixItems, s.ItemsArray, s.AllOf, s.AnyOf, s.OneOf} {
+		for _, c := range l {
+			if !resolvesTrivially(c) {
+				return false
+			}
+		}
+	}
+	for _, m := range []map[string]*jsonschema.Schema{s.Defs, s.Definitions, s.DependencySchemas, s.Properties, s.DependentSchemas} {
+		for _, c := range m {
+			if !resolvesTrivially(c) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // resolveCanonical parses and resolves a canonical input schema as the
