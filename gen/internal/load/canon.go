@@ -1,8 +1,8 @@
 package load
 
 import (
+	"bytes"
 	"slices"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
@@ -18,65 +18,137 @@ func canonicalJSON(raw []byte) []byte {
 	return appendCanonical(make([]byte, 0, len(raw)), raw)
 }
 
-// member is one member of an object: its decoded key and its value.
-type member struct {
-	key string
-	val []byte
-}
-
 // appendCanonical appends the canonical form of the valid JSON value raw.
 func appendCanonical(dst, raw []byte) []byte {
-	i := skipSpace(raw, 0)
+	var w canonWriter
+	dst, _ = w.value(dst, raw, skipSpace(raw, 0))
+	return dst
+}
+
+// canonWriter writes canonical JSON in one pass: each object's members are
+// written in the file's order, then, unless their keys were already
+// strictly increasing, put in order again from a copy.
+type canonWriter struct {
+	segs []canonSeg // the members of the objects being written
+	tmp  []byte     // scratch for reordering one object's members
+	buf  []byte     // scratch for unquoting
+}
+
+// canonSeg is one member written at dst[from:to] (its key, a colon and
+// its value; no comma).
+type canonSeg struct {
+	key      []byte // decoded
+	from, to int
+}
+
+// value appends the canonical form of the value at raw[i] (valid JSON, no
+// space before it) and returns the index just past it.
+func (w *canonWriter) value(dst, raw []byte, i int) ([]byte, int) {
 	if i >= len(raw) {
-		return dst
+		return dst, i
 	}
 	switch c := raw[i]; {
 	case c == '{':
-		keys, vals := members(raw[i:])
-		ms := make([]member, len(keys))
-		for j, k := range keys {
-			ms[j] = member{k, vals[j]}
+		return w.object(dst, raw, i)
+	case c == '[':
+		dst = append(dst, '[')
+		i = skipSpace(raw, i+1)
+		for n := 0; i < len(raw) && raw[i] != ']'; n++ {
+			if raw[i] == ',' {
+				i = skipSpace(raw, i+1)
+			}
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			dst, i = w.value(dst, raw, i)
+			i = skipSpace(raw, i)
 		}
-		slices.SortStableFunc(ms, func(a, b member) int { return strings.Compare(a.key, b.key) })
-		dst = append(dst, '{')
+		return append(dst, ']'), i + 1
+	case c == '"':
+		end := skipString(raw, i)
+		q := raw[i:end]
+		if plainString(q) {
+			return append(dst, q...), end
+		}
+		return appendJSONString(dst, w.decode(q)), end
+	case c == '-' || '0' <= c && c <= '9':
+		end := skipValue(raw, i)
+		lit := raw[i:end]
+		if plainInteger(lit) {
+			return append(dst, lit...), end
+		}
+		return append(dst, ocpimpl.CanonicalNumber(string(lit))...), end
+	}
+	// true, false, null
+	end := skipValue(raw, i)
+	return append(dst, raw[i:end]...), end
+}
+
+// object is value for the object at raw[i].
+func (w *canonWriter) object(dst, raw []byte, i int) ([]byte, int) {
+	open := len(dst)
+	dst = append(dst, '{')
+	base := len(w.segs)
+	ordered := true
+	i = skipSpace(raw, i+1)
+	for i < len(raw) && raw[i] != '}' {
+		if raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+		}
+		end := skipString(raw, i)
+		q := raw[i:end]
+		var key []byte
+		if plainString(q) {
+			key = q[1 : len(q)-1]
+		} else {
+			key = []byte(w.decode(q))
+		}
+		if len(w.segs) > base {
+			dst = append(dst, ',')
+			if bytes.Compare(w.segs[len(w.segs)-1].key, key) >= 0 {
+				ordered = false
+			}
+		}
+		from := len(dst)
+		if plainString(q) {
+			dst = append(dst, q...)
+		} else {
+			dst = appendJSONString(dst, string(key))
+		}
+		dst = append(dst, ':')
+		i = skipSpace(raw, skipSpace(raw, end)+1) // past ':'
+		dst, i = w.value(dst, raw, i)
+		w.segs = append(w.segs, canonSeg{key, from, len(dst)})
+		i = skipSpace(raw, i)
+	}
+	if !ordered {
+		segs := w.segs[base:]
+		w.tmp = append(w.tmp[:0], dst[open+1:]...)
+		shift := open + 1
+		slices.SortStableFunc(segs, func(a, b canonSeg) int { return bytes.Compare(a.key, b.key) })
+		dst = dst[:open+1]
 		first := true
-		for j, m := range ms {
-			if j+1 < len(ms) && ms[j+1].key == m.key {
+		for j, sg := range segs {
+			if j+1 < len(segs) && bytes.Equal(segs[j+1].key, sg.key) {
 				continue // the last of repeated keys wins
 			}
 			if !first {
 				dst = append(dst, ',')
 			}
 			first = false
-			dst = appendJSONString(dst, m.key)
-			dst = append(dst, ':')
-			dst = appendCanonical(dst, m.val)
+			dst = append(dst, w.tmp[sg.from-shift:sg.to-shift]...)
 		}
-		return append(dst, '}')
-	case c == '[':
-		dst = append(dst, '[')
-		for j, e := range elements(raw[i:]) {
-			if j > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendCanonical(dst, e)
-		}
-		return append(dst, ']')
-	case c == '"':
-		q := raw[i:skipString(raw, i)]
-		if plainString(q) {
-			return append(dst, q...)
-		}
-		return appendJSONString(dst, decodeKey(q))
-	case c == '-' || '0' <= c && c <= '9':
-		lit := raw[i:skipValue(raw, i)]
-		if plainInteger(lit) {
-			return append(dst, lit...)
-		}
-		return append(dst, ocpimpl.CanonicalNumber(string(lit))...)
 	}
-	// true, false, null
-	return append(dst, raw[i:skipValue(raw, i)]...)
+	w.segs = w.segs[:base]
+	return append(dst, '}'), i + 1
+}
+
+// decode decodes the JSON string quoted (with its quotes) as
+// encoding/json does.
+func (w *canonWriter) decode(quoted []byte) string {
+	var s string
+	s, w.buf = unquoteInto(w.buf, quoted)
+	return s
 }
 
 // plainString reports whether encoding/json writes the string that the

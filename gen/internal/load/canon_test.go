@@ -136,3 +136,37 @@ func FuzzContentDigest(f *testing.F) {
 		checkContentDigest(t, data)
 	})
 }
+
+var unquoteCases = []string{
+	``, `a`, `\"\\\/\b\f\n\r\t`, `\u0000\u001f\u0041\u00e9\u2028\uffff`, `\ud83d\ude00`, `\ud800`, `\udc00`, `\ud800\u0041`,
+	`\ud800\ud800\udc00`, `\ud83d\ude00\ude00`, "\xff", "a\xc3", "é\xe2\x82", `\u12AbX`,
+}
+
+func checkUnquote(t *testing.T, quoted []byte) {
+	t.Helper()
+	var want string
+	if json.Unmarshal(quoted, &want) != nil {
+		return
+	}
+	if got, _ := unquoteInto(nil, quoted); got != want {
+		t.Fatalf("%q: unquoteInto = %q, want %q", quoted, got, want)
+	}
+	if got := decodeKey(quoted); got != want {
+		t.Fatalf("%q: decodeKey = %q, want %q", quoted, got, want)
+	}
+}
+
+func TestUnquote(t *testing.T) {
+	for _, c := range unquoteCases {
+		checkUnquote(t, []byte(`"`+c+`"`))
+	}
+}
+
+func FuzzUnquote(f *testing.F) {
+	for _, c := range unquoteCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, inner []byte) {
+		checkUnquote(t, append(append([]byte{'"'}, inner...), '"'))
+	})
+}

@@ -273,19 +273,28 @@ func isHex(c byte) bool {
 }
 
 // unquote decodes quoted, a syntactically valid JSON string with escapes
-// or invalid UTF-8. A \u escape of a UTF-16 surrogate that is not half of
-// a pair, and invalid UTF-8, are left to encoding/json, which writes U+FFFD
-// for them.
+// or invalid UTF-8 (unquoteInto).
 func (d *schemaDecoder) unquote(quoted []byte) string {
+	var s string
+	s, d.buf = unquoteInto(d.buf, quoted)
+	return s
+}
+
+// unquoteInto decodes the valid JSON string quoted (with its quotes) as
+// encoding/json does, using buf as scratch space, and returns buf for
+// reuse. A \u escape of a UTF-16 surrogate that is not half of a pair,
+// and invalid UTF-8, are left to encoding/json itself, which writes U+FFFD
+// for them.
+func unquoteInto(buf, quoted []byte) (string, []byte) {
 	s := quoted[1 : len(quoted)-1]
-	b := d.buf[:0]
+	b := buf[:0]
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c != '\\' {
 			if c >= utf8.RuneSelf {
 				r, n := utf8.DecodeRune(s[i:])
 				if r == utf8.RuneError && n == 1 {
-					return unquoteJSON(quoted)
+					return unquoteJSON(quoted), b
 				}
 				b = append(b, s[i:i+n]...)
 				i += n
@@ -310,11 +319,11 @@ func (d *schemaDecoder) unquote(quoted []byte) string {
 			r := hex4(s[i+2 : i+6])
 			if utf16.IsSurrogate(r) {
 				if i+12 > len(s) || s[i+6] != '\\' || s[i+7] != 'u' {
-					return unquoteJSON(quoted)
+					return unquoteJSON(quoted), b
 				}
 				r = utf16.DecodeRune(r, hex4(s[i+8:i+12]))
 				if r == utf8.RuneError {
-					return unquoteJSON(quoted)
+					return unquoteJSON(quoted), b
 				}
 				i += 6
 			}
@@ -326,8 +335,7 @@ func (d *schemaDecoder) unquote(quoted []byte) string {
 		}
 		i += 2
 	}
-	d.buf = b
-	return string(b)
+	return string(b), b
 }
 
 func hex4(h []byte) rune {
