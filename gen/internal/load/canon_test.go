@@ -126,6 +126,7 @@ var digestCases = []string{
 	`{"server":{"name":"<s> & \u00e9","version":"1\n"},"tools":[{"name":"b","inputSchema":{"type":"object"}},{"name":"a","z":1,"inputSchema":{"type":"object","properties":{"x":{"enum":[1.0,1e400,9007199254740993]}}},"outputSchema":null}]}`,
 	`{"tools":[{"inputSchema":{"type":"object","b":1,"a":2},"outputSchema":{"type":"object"},"name":"x","annotations":{"readOnlyHint":true},"\u00e9":"\u2028"}]}`,
 	`{"tools":[{"name":"x","inputSchema":{"type":"object","properties":{"a":{},"a":{"type":"string"}}}}],"source":"s"}`,
+	`{"tools":[{"inputSchema":{},"name":"0","":{},"":""}]}`, `{"tools":[{"":1,"inputSchema":{},"name":"0","":2,"z":3,"":{"b":1,"a":2}}]}`,
 }
 
 func FuzzContentDigest(f *testing.F) {

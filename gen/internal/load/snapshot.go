@@ -238,9 +238,9 @@ func (l *snapLoader) load(data []byte) *Snapshot {
 // made), not the file's formatting, key order or tool order.
 //
 // The canonical JSON is assembled, not made again from the whole: each
-// tool object's members (their keys are unique: the loader refuses a
-// repeated one) in key order, the schemas' canonical forms as the loader
-// made them, the other members' made here. Canonical JSON of canonical
+// tool object's members in key order (of a repeated key, which the loader
+// refuses except for the empty key, the last), the schemas' canonical
+// forms as the loader made them, the other members' made here. Canonical JSON of canonical
 // JSON is itself, so this is the bytes CanonicalJSON gives for the whole
 // (TestContentDigest compares them).
 func contentDigest(server ServerInfo, tools []*Tool, raws []json.RawMessage) string {
@@ -260,17 +260,21 @@ func contentDigest(server ServerInfo, tools []*Tool, raws []json.RawMessage) str
 }
 
 // appendToolCanonical appends the canonical JSON of the tool object raw,
-// whose keys are unique, reusing t's canonical schemas.
+// reusing t's canonical schemas (inputSchema and outputSchema are not
+// repeated: the loader refuses that).
 func appendToolCanonical(dst []byte, t *Tool, raw []byte) []byte {
 	keys, vals := members(raw)
 	order := make([]int, len(keys))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int { return strings.Compare(keys[a], keys[b]) })
+	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(keys[a], keys[b]) })
 	dst = append(dst, '{')
 	for n, i := range order {
-		if n > 0 {
+		if n+1 < len(order) && keys[order[n+1]] == keys[i] {
+			continue // the last of repeated keys wins
+		}
+		if dst[len(dst)-1] != '{' {
 			dst = append(dst, ',')
 		}
 		dst = appendJSONString(dst, keys[i])

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -415,15 +416,34 @@ func resolvesLike(raw []byte, s *jsonschema.Schema, canon []byte) error {
 
 // resolvesTrivially reports whether s.Resolve(nil) certainly succeeds,
 // without it: s, a tree as parsed (no schema appears twice), has no nil
-// sub-schema, no keyword Resolve checks or resolves ($id, $anchor,
-// $dynamicAnchor, $ref, $dynamicRef, $vocabulary, pattern,
-// patternProperties), and nothing jsonschema-go's basic checks refuse.
-// Resolve then checks the tree's structure, finds no URI, anchor or
-// reference, and succeeds. TestResolvesTrivially compares it with Resolve.
+// sub-schema, no $id, $anchor, $dynamicAnchor, $dynamicRef or
+// $vocabulary, nothing jsonschema-go's basic checks refuse, patterns that
+// Go's regexp compiles (as Resolve compiles them), and only $refs to the
+// root ("#") or to one of its $defs or definitions by a plain name
+// ("#/$defs/Name": letters, digits, '_', '-', '.'). Resolve then finds no
+// URI or anchor, resolves each such $ref to the root or the definition,
+// and succeeds. TestResolvesTrivially compares it with Resolve.
 func resolvesTrivially(s *jsonschema.Schema) bool {
-	if s == nil || s.ID != "" || s.Anchor != "" || s.DynamicAnchor != "" || s.Ref != "" || s.DynamicRef != "" ||
-		s.Vocabulary != nil || s.Pattern != "" || len(s.PatternProperties) > 0 || len(s.PropertyOrder) > 0 {
+	return trivialIn(s, s)
+}
+
+func trivialIn(root, s *jsonschema.Schema) bool {
+	if s == nil || s.ID != "" || s.Anchor != "" || s.DynamicAnchor != "" || s.DynamicRef != "" ||
+		s.Vocabulary != nil || len(s.PropertyOrder) > 0 {
 		return false
+	}
+	if s.Ref != "" && !localDefRef(root, s.Ref) {
+		return false
+	}
+	if s.Pattern != "" {
+		if _, err := regexp.Compile(s.Pattern); err != nil {
+			return false
+		}
+	}
+	for re := range s.PatternProperties {
+		if _, err := regexp.Compile(re); err != nil {
+			return false
+		}
 	}
 	if (s.Type != "" && s.Types != nil) || (s.Defs != nil && s.Definitions != nil) || (s.Items != nil && s.ItemsArray != nil) {
 		return false
@@ -435,25 +455,54 @@ func resolvesTrivially(s *jsonschema.Schema) bool {
 	}
 	for _, c := range []*jsonschema.Schema{s.Items, s.AdditionalItems, s.Contains, s.UnevaluatedItems,
 		s.AdditionalProperties, s.PropertyNames, s.UnevaluatedProperties, s.Not, s.If, s.Then, s.Else, s.ContentSchema} {
-		if c != nil && !resolvesTrivially(c) {
+		if c != nil && !trivialIn(root, c) {
 			return false
 		}
 	}
 	for _, l := range [][]*jsonschema.Schema{s.PrefixItems, s.ItemsArray, s.AllOf, s.AnyOf, s.OneOf} {
 		for _, c := range l {
-			if !resolvesTrivially(c) {
+			if !trivialIn(root, c) {
 				return false
 			}
 		}
 	}
-	for _, m := range []map[string]*jsonschema.Schema{s.Defs, s.Definitions, s.DependencySchemas, s.Properties, s.DependentSchemas} {
+	for _, m := range []map[string]*jsonschema.Schema{s.Defs, s.Definitions, s.DependencySchemas, s.Properties, s.PatternProperties, s.DependentSchemas} {
 		for _, c := range m {
-			if !resolvesTrivially(c) {
+			if !trivialIn(root, c) {
 				return false
 			}
 		}
 	}
 	return true
+}
+
+// localDefRef reports whether ref is "#", or "#/$defs/Name" or
+// "#/definitions/Name" with Name plain (letters, digits, '_', '-', '.')
+// and a definition of root.
+func localDefRef(root *jsonschema.Schema, ref string) bool {
+	if ref == "#" {
+		return true
+	}
+	var defs map[string]*jsonschema.Schema
+	var name string
+	switch {
+	case strings.HasPrefix(ref, "#/$defs/"):
+		defs, name = root.Defs, ref[len("#/$defs/"):]
+	case strings.HasPrefix(ref, "#/definitions/"):
+		defs, name = root.Definitions, ref[len("#/definitions/"):]
+	default:
+		return false
+	}
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !isLower(c) && !isUpper(c) && !isDigit(c) && c != '_' && c != '-' && c != '.' {
+			return false
+		}
+	}
+	return defs[name] != nil
 }
 
 // resolveCanonical parses and resolves a canonical input schema as the

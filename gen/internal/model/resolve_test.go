@@ -13,7 +13,12 @@ var trivialCases = []string{
 	`{"$defs":{},"definitions":{}}`, `{"items":{},"ItemsArray":[]}`, `{"pattern":"("}`, `{"pattern":"a"}`,
 	`{"patternProperties":{"(":{}}}`, `{"$vocabulary":{"x":true}}`, `{"$id":"x"}`, `{"$anchor":"a"}`,
 	`{"$ref":"#/nope"}`, `{"properties":{"a":{"$ref":"#"}}}`, `{"allOf":[null]}`, `{"not":null}`,
-	`{"dependencies":{"a":["b"],"c":{}}}`, `{"type":"object","TYPE":["x"]}`, `{"$schema":"http://json-schema.org/draft-07/schema#","items":[{}]}`,
+	`{"dependencies":{"a":["b"],"c":{}}}`, `{"pattern":"["}`, `{"pattern":"(?=a)"}`, `{"patternProperties":{"^a$":{"$ref":"#"}}}`,
+	`{"$defs":{"a":{}},"properties":{"x":{"$ref":"#/$defs/a"}}}`, `{"$ref":"#/$defs/missing"}`, `{"$ref":"#"}`,
+	`{"definitions":{"a.b-c_1":{}},"$ref":"#/definitions/a.b-c_1"}`, `{"$defs":{"a":null},"$ref":"#/$defs/a"}`,
+	`{"$defs":{"a b":{}},"$ref":"#/$defs/a b"}`, `{"$defs":{"a":{}},"$ref":"#/$defs/a/"}`, `{"$defs":{"a":{"$ref":"#/$defs/a"}}}`,
+	`{"definitions":{"a":{}},"$ref":"#/$defs/a"}`, `{"$defs":{"a~1":{}},"$ref":"#/$defs/a~1"}`, `{"$defs":{"%61":{}},"$ref":"#/$defs/%61"}`,
+	`{"properties":{"p":{"$defs":{"a":{}},"$ref":"#/$defs/a"}}}`, `{"$schema":"http://json-schema.org/draft-07/schema#","definitions":{"a":{}},"$ref":"#/definitions/a"}`, `{"type":"object","TYPE":["x"]}`, `{"$schema":"http://json-schema.org/draft-07/schema#","items":[{}]}`,
 }
 
 // checkTrivial checks resolvesTrivially's claim on raw against Resolve.
@@ -76,7 +81,7 @@ func TestResolvesTrivially(t *testing.T) {
 			}
 		}
 	}
-	if trivial < all/2 {
+	if trivial < all*9/10 {
 		t.Fatalf("%d of %d corpus schemas resolve trivially, want most", trivial, all)
 	}
 	t.Logf("%d of %d corpus schemas resolve trivially", trivial, all)
