@@ -240,9 +240,9 @@ func (l *snapLoader) load(data []byte) *Snapshot {
 // The canonical JSON is assembled, not made again from the whole: each
 // tool object's members in key order (of a repeated key, which the loader
 // refuses except for the empty key, the last), the schemas' canonical
-// forms as the loader made them, the other members' made here. Canonical JSON of canonical
-// JSON is itself, so this is the bytes CanonicalJSON gives for the whole
-// (TestContentDigest compares them).
+// forms as the loader made them, the other members' made here. Canonical
+// JSON of canonical JSON is itself, so these are the bytes CanonicalJSON
+// gives for the whole (TestContentDigest compares them).
 func contentDigest(server ServerInfo, tools []*Tool, raws []json.RawMessage) string {
 	srv, _ := json.Marshal(server) // a struct of two strings cannot fail
 	b := make([]byte, 0, 1024)
@@ -506,13 +506,13 @@ func (l *snapLoader) schema(t *Tool, key string, raw json.RawMessage) (*jsonsche
 // (a value of the validated snapshot).
 func parseSchema(raw []byte) parsedSchema {
 	if s, ok := decodeSchema(raw); ok {
-		return parsedSchema{s: s, canon: canonicalJSON(raw)}
+		return parsedSchema{s: s, canon: slices.Clip(canonicalJSON(raw))}
 	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return parsedSchema{err: err}
 	}
-	return parsedSchema{s: &s, canon: canonicalJSON(raw)}
+	return parsedSchema{s: &s, canon: slices.Clip(canonicalJSON(raw))}
 }
 
 // parseAhead parses the tools' input and output schemas (parseSchema), the
