@@ -53,6 +53,9 @@ func FuzzCanonicalJSON(f *testing.F) {
 	for _, c := range decodeCases {
 		f.Add([]byte(c.raw))
 	}
+	for _, raw := range schemaSamples(f) {
+		f.Add(raw)
+	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		if json.Valid(raw) {
 			checkCanonical(t, raw)

@@ -144,7 +144,7 @@ func TestSchemaKeys(t *testing.T) {
 
 // schemaSamples returns every input and output schema of the corpus, the
 // goldens and the adversarial cases (those with a tools.json section).
-func schemaSamples(t *testing.T) map[string][]byte {
+func schemaSamples(t testing.TB) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
 	add := func(name string, data []byte) {
@@ -219,6 +219,9 @@ func FuzzDecodeSchema(f *testing.F) {
 		f.Add([]byte(c.raw))
 	}
 	f.Add([]byte(`{"type":"object","properties":{"q":{"type":"string","minLength":1},"n":{"type":"integer","minimum":0,"default":10},"tags":{"type":"array","items":{"type":"string","enum":["a","b"]}}},"required":["q"],"additionalProperties":false,"$schema":"http://json-schema.org/draft-07/schema#"}`))
+	for _, raw := range schemaSamples(f) {
+		f.Add(raw)
+	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		checkDecode(t, raw)
 	})
