@@ -153,8 +153,7 @@ func decodeKey(quoted []byte) string {
 	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
 		return string(inner)
 	}
-	var s string
-	_ = json.Unmarshal(quoted, &s)
+	s, _ := unquoteInto(nil, quoted)
 	return s
 }
 

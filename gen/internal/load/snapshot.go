@@ -89,6 +89,8 @@ type snapLoader struct {
 type parsedSchema struct {
 	s   *jsonschema.Schema
 	err error
+	// canon is the schema's canonical JSON (canonicalJSON).
+	canon []byte
 }
 
 func (l *snapLoader) add(sev diag.Severity, tool, ptr, format string, args ...any) {
@@ -225,12 +227,7 @@ func (l *snapLoader) load(data []byte) *Snapshot {
 		sortedTools[i], sortedRaws[i] = s.Tools[j], raws[j]
 	}
 	s.Tools = sortedTools
-	d, err := contentDigest(s.Server, sortedRaws)
-	if err != nil {
-		l.errorf("", "/tools", "%v", err)
-		return nil
-	}
-	s.Digest = d
+	s.Digest = contentDigest(s.Server, sortedTools, sortedRaws)
 	return s
 }
 
@@ -239,23 +236,59 @@ func (l *snapLoader) load(data []byte) *Snapshot {
 // the tools sorted by name. It is what generation reads, and nothing else:
 // not "source" (which says how, and on which machine, the snapshot was
 // made), not the file's formatting, key order or tool order.
-func contentDigest(server ServerInfo, tools []json.RawMessage) (string, error) {
-	canon := make([]json.RawMessage, len(tools))
-	for i, raw := range tools {
-		c, err := ocpimpl.CanonicalJSON([]byte(raw))
-		if err != nil {
-			return "", err
+//
+// The canonical JSON is assembled, not made again from the whole: each
+// tool object's members in key order (of a repeated key, which the loader
+// refuses except for the empty key, the last), the schemas' canonical
+// forms as the loader made them, the other members' made here. Canonical
+// JSON of canonical JSON is itself, so these are the bytes CanonicalJSON
+// gives for the whole (TestContentDigest compares them).
+func contentDigest(server ServerInfo, tools []*Tool, raws []json.RawMessage) string {
+	srv, _ := json.Marshal(server) // a struct of two strings cannot fail
+	b := make([]byte, 0, 1024)
+	b = append(b, `{"server":`...)
+	b = appendCanonical(b, srv)
+	b = append(b, `,"tools":[`...)
+	for i, raw := range raws {
+		if i > 0 {
+			b = append(b, ',')
 		}
-		canon[i] = c
+		b = appendToolCanonical(b, tools[i], raw)
 	}
-	b, err := ocpimpl.CanonicalJSON(struct {
-		Server ServerInfo        `json:"server"`
-		Tools  []json.RawMessage `json:"tools"`
-	}{server, canon})
-	if err != nil {
-		return "", err
+	b = append(b, "]}"...)
+	return ocpimpl.Fingerprint(b)
+}
+
+// appendToolCanonical appends the canonical JSON of the tool object raw,
+// reusing t's canonical schemas (inputSchema and outputSchema are not
+// repeated: the loader refuses that).
+func appendToolCanonical(dst []byte, t *Tool, raw []byte) []byte {
+	keys, vals := members(raw)
+	order := make([]int, len(keys))
+	for i := range order {
+		order[i] = i
 	}
-	return ocpimpl.Fingerprint(b), nil
+	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(keys[a], keys[b]) })
+	dst = append(dst, '{')
+	for n, i := range order {
+		if n+1 < len(order) && keys[order[n+1]] == keys[i] {
+			continue // the last of repeated keys wins
+		}
+		if dst[len(dst)-1] != '{' {
+			dst = append(dst, ',')
+		}
+		dst = appendJSONString(dst, keys[i])
+		dst = append(dst, ':')
+		switch {
+		case keys[i] == "inputSchema" && t.InputSchemaCanonical != nil:
+			dst = append(dst, t.InputSchemaCanonical...)
+		case keys[i] == "outputSchema" && t.OutputSchemaCanonical != nil:
+			dst = append(dst, t.OutputSchemaCanonical...)
+		default:
+			dst = appendCanonical(dst, vals[i])
+		}
+	}
+	return append(dst, '}')
 }
 
 // syntaxError reports a JSON syntax error at its line and column.
@@ -362,11 +395,11 @@ func (l *snapLoader) tool(i int, raw json.RawMessage) *Tool {
 		l.errorf(t.Name, t.Pointer(), "tool has no inputSchema (MCP requires an object schema)")
 	} else {
 		t.InputSchemaRaw = in
-		t.InputSchema = l.schema(t, "inputSchema", in)
+		t.InputSchema, t.InputSchemaCanonical = l.schema(t, "inputSchema", in)
 	}
 	if out, ok := m["outputSchema"]; ok && !isNull(out) {
 		t.OutputSchemaRaw = out
-		t.OutputSchema = l.schema(t, "outputSchema", out)
+		t.OutputSchema, t.OutputSchemaCanonical = l.schema(t, "outputSchema", out)
 	}
 	if a, ok := m["annotations"]; ok && !isNull(a) {
 		var ann Annotations
@@ -431,17 +464,18 @@ func (l *snapLoader) optString(t *Tool, m map[string]json.RawMessage, key string
 	return s
 }
 
-// schema checks and parses a tool's inputSchema or outputSchema. MCP
-// requires both to be object schemas.
-func (l *snapLoader) schema(t *Tool, key string, raw json.RawMessage) *jsonschema.Schema {
+// schema checks and parses a tool's inputSchema or outputSchema, and
+// returns it with its canonical JSON. MCP requires both to be object
+// schemas.
+func (l *snapLoader) schema(t *Tool, key string, raw json.RawMessage) (*jsonschema.Schema, []byte) {
 	ptr := t.Pointer(key)
 	if firstByte(raw) != '{' {
 		l.errorf(t.Name, ptr, "must be a JSON object (MCP requires an object schema)")
-		return nil
+		return nil, nil
 	}
 	if depthExceeds(raw, MaxSchemaDepth) {
 		l.errorf(t.Name, ptr, "schema nests deeper than the limit of %d levels", MaxSchemaDepth)
-		return nil
+		return nil, nil
 	}
 	if probe := typeMember(raw); len(probe) > 0 {
 		var typ string
@@ -452,7 +486,7 @@ func (l *snapLoader) schema(t *Tool, key string, raw json.RawMessage) *jsonschem
 				typ.Write(probe)
 			}
 			l.errorf(t.Name, t.Pointer(key, "type"), "must be \"object\", not %s (MCP requires an object schema)", typ.String())
-			return nil
+			return nil, nil
 		}
 	}
 	p, ok := l.parsed[&raw[0]]
@@ -461,21 +495,28 @@ func (l *snapLoader) schema(t *Tool, key string, raw json.RawMessage) *jsonschem
 	}
 	if p.err != nil {
 		l.errorf(t.Name, ptr, "invalid JSON Schema: %v", p.err)
-		return nil
+		return nil, nil
 	}
-	return p.s
+	return p.s, p.canon
 }
 
+// parseSchema parses a schema as jsonschema-go does: with decodeSchema,
+// or jsonschema-go itself for what decodeSchema leaves to it (every error
+// among it). It also makes the schema's canonical JSON: raw is valid JSON
+// (a value of the validated snapshot).
 func parseSchema(raw []byte) parsedSchema {
+	if s, ok := decodeSchema(raw); ok {
+		return parsedSchema{s: s, canon: slices.Clip(canonicalJSON(raw))}
+	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return parsedSchema{err: err}
 	}
-	return parsedSchema{s: &s}
+	return parsedSchema{s: &s, canon: slices.Clip(canonicalJSON(raw))}
 }
 
-// parseAhead parses the tools' input and output schemas with jsonschema-go,
-// the largest part of loading, on all CPUs. It decides nothing: schema
+// parseAhead parses the tools' input and output schemas (parseSchema), the
+// largest part of loading, on all CPUs. It decides nothing: schema
 // makes every check, in tool order, and takes the parse from here only for
 // a schema that passes them (it parses one itself if it is missing). A
 // schema that is not an object, or nests too deep, is left to schema.

@@ -15,7 +15,7 @@ import (
 )
 
 // corpusFiles returns the corpus snapshots (see testcorpus).
-func corpusFiles(t *testing.T) []string {
+func corpusFiles(t testing.TB) []string {
 	t.Helper()
 	return testcorpus.Files(t)
 }

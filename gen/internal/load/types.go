@@ -50,6 +50,13 @@ type Tool struct {
 	// OutputSchemaRaw and OutputSchema are nil when the tool has none.
 	OutputSchemaRaw json.RawMessage
 	OutputSchema    *jsonschema.Schema
+	// InputSchemaCanonical and OutputSchemaCanonical are the canonical
+	// JSON (ocpimpl.CanonicalJSON) of InputSchemaRaw and OutputSchemaRaw,
+	// nil when the raw schema is. The loader makes them once, for the
+	// snapshot's digest, and the model reuses them for the descriptor and
+	// its fingerprint.
+	InputSchemaCanonical  []byte
+	OutputSchemaCanonical []byte
 	// Annotations are the server's hints (not trusted); nil when absent.
 	Annotations *Annotations
 	// TaskSupport is the tool's execution.taskSupport (MCP 2025-11-25):

@@ -14,40 +14,58 @@ import (
 // pointer tokens of the string from raw (for a key: of the object holding
 // it), whether it is a key, and why.
 func badText(raw []byte) (tokens []string, key bool, why string) {
-	i := skipSpace(raw, 0)
-	if i >= len(raw) {
-		return nil, false, ""
+	// One pass over the bytes, keeping the path: each open object's
+	// current key (quoted, decoded only for the answer) or each open
+	// array's current index.
+	type frame struct {
+		obj     bool
+		wantKey bool
+		key     []byte
+		index   int
 	}
-	switch raw[i] {
-	case '"':
-		return nil, false, badString(raw[i:skipString(raw, i)])
-	case '[':
-		for j, v := range elements(raw) {
-			if t, k, w := badText(v); w != "" {
-				return append([]string{strconv.Itoa(j)}, t...), k, w
+	var stack []frame
+	path := func(frames []frame) []string {
+		out := make([]string, 0, len(frames)+1)
+		for _, f := range frames {
+			if f.obj {
+				out = append(out, decodeKey(f.key))
+			} else {
+				out = append(out, strconv.Itoa(f.index))
 			}
 		}
-	case '{':
-		i++
-		for {
-			i = skipSpace(raw, i)
-			if i >= len(raw) || raw[i] == '}' {
-				return nil, false, ""
-			}
-			if raw[i] == ',' {
-				i = skipSpace(raw, i+1)
-			}
+		return out
+	}
+	for i := 0; i < len(raw); i++ {
+		switch raw[i] {
+		case '"':
 			end := skipString(raw, i)
-			name := decodeKey(raw[i:end])
-			if w := badString(raw[i:end]); w != "" {
-				return []string{name}, true, w
+			q := raw[i:end]
+			i = end - 1
+			if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].wantKey {
+				stack[n-1].key, stack[n-1].wantKey = q, false
+				if w := badString(q); w != "" {
+					return append(path(stack[:n-1]), decodeKey(q)), true, w
+				}
+				continue
 			}
-			i = skipSpace(raw, skipSpace(raw, end)+1)
-			end = skipValue(raw, i)
-			if t, k, w := badText(raw[i:end]); w != "" {
-				return append([]string{name}, t...), k, w
+			if w := badString(q); w != "" {
+				if len(stack) == 0 {
+					return nil, false, w
+				}
+				return path(stack), false, w
 			}
-			i = end
+		case '{':
+			stack = append(stack, frame{obj: true, wantKey: true})
+		case '[':
+			stack = append(stack, frame{})
+		case '}', ']':
+			stack = stack[:len(stack)-1]
+		case ',':
+			if top := &stack[len(stack)-1]; top.obj {
+				top.wantKey = true
+			} else {
+				top.index++
+			}
 		}
 	}
 	return nil, false, ""

@@ -1,12 +1,15 @@
 package model
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -186,13 +189,17 @@ var goKeywords = map[string]bool{
 
 func buildTool(mt *Tool, t *load.Tool, snapFile string, c *load.Classification, nodes *int) diag.List {
 	var diags diag.List
-	canon, err := ocpimpl.CanonicalJSON([]byte(t.InputSchemaRaw))
-	if err != nil {
-		return diag.List{{Severity: diag.Error, File: snapFile, Tool: t.Name, Pointer: t.Pointer("inputSchema"),
-			Msg: fmt.Sprintf("input schema: %v", err)}}
+	canon := t.InputSchemaCanonical // the loader's
+	if canon == nil {
+		var err error
+		if canon, err = ocpimpl.CanonicalJSON([]byte(t.InputSchemaRaw)); err != nil {
+			return diag.List{{Severity: diag.Error, File: snapFile, Tool: t.Name, Pointer: t.Pointer("inputSchema"),
+				Msg: fmt.Sprintf("input schema: %v", err)}}
+		}
 	}
 	mt.CanonicalSchema = canon
-	if mt.Fingerprint, err = ocpimpl.SchemaFingerprint(canon); err != nil {
+	var err error
+	if mt.Fingerprint, err = schemaFingerprint(canon); err != nil {
 		return diag.List{{Severity: diag.Error, File: snapFile, Tool: t.Name, Pointer: t.Pointer("inputSchema"),
 			Msg: fmt.Sprintf("input schema: %v (an MCP client reads schema numbers as float64)", err)}}
 	}
@@ -207,7 +214,11 @@ func buildTool(mt *Tool, t *load.Tool, snapFile string, c *load.Classification, 
 	if t.OutputSchemaRaw != nil {
 		// The gate validates structured results against it; a schema it
 		// could not resolve leaves results unchecked, which is said.
-		if out, err := ocpimpl.CanonicalJSON([]byte(t.OutputSchemaRaw)); err == nil && resolvesLike(t.OutputSchemaRaw, t.OutputSchema, out) == nil {
+		out, err := t.OutputSchemaCanonical, error(nil)
+		if out == nil {
+			out, err = ocpimpl.CanonicalJSON([]byte(t.OutputSchemaRaw))
+		}
+		if err == nil && resolvesLike(t.OutputSchemaRaw, t.OutputSchema, out) == nil {
 			mt.CanonicalOutputSchema = out
 		} else {
 			diags = append(diags, diag.Diagnostic{Severity: diag.Warning, File: snapFile, Tool: t.Name, Pointer: t.Pointer("outputSchema"),
@@ -219,11 +230,11 @@ func buildTool(mt *Tool, t *load.Tool, snapFile string, c *load.Classification, 
 	}
 
 	// Types.
-	sb := &schemaBuilder{file: snapFile, tool: t.Name, root: t.InputSchema, building: map[*Struct]bool{}, total: nodes}
+	sb := &schemaBuilder{file: snapFile, tool: t.Name, root: t.InputSchema, rootRaw: t.InputSchemaRaw, building: map[*Struct]bool{}, total: nodes}
 	mt.Args = sb.topLevel(t, "inputSchema", mt.GoName+"Args")
 	mt.Args.Doc = []string{fmt.Sprintf("%sArgs are the arguments of the MCP tool %q.", mt.GoName, t.Name)}
 	if t.OutputSchema != nil {
-		sb.root = t.OutputSchema
+		sb.root, sb.rootRaw = t.OutputSchema, t.OutputSchemaRaw
 		mt.Result = sb.topLevel(t, "outputSchema", mt.GoName+"Result")
 		mt.Result.Doc = []string{fmt.Sprintf("%sResult is the structured result of the MCP tool %q, as its output schema describes it.", mt.GoName, t.Name)}
 	}
@@ -322,16 +333,176 @@ func resolvable(t *load.Tool, canon []byte) error {
 	return resolvesLike(t.InputSchemaRaw, t.InputSchema, canon)
 }
 
+// schemaFingerprint is ocpimpl.SchemaFingerprint(canon) for canon, a
+// canonical JSON (ocpimpl.CanonicalJSON). SchemaFingerprint decodes it
+// into float64s and encodes it again; when every number of canon is
+// already written as encoding/json writes its float64, and no string holds
+// the escape \ufffd (the encoding of invalid UTF-8, which decodes to a
+// U+FFFD that encodes as itself), that gives canon back, and the
+// fingerprint is canon's own (TestSchemaFingerprint).
+func schemaFingerprint(canon []byte) (string, error) {
+	if floatsAsWritten(canon) && !bytes.Contains(canon, []byte(`\ufffd`)) {
+		return ocpimpl.Fingerprint(canon), nil
+	}
+	return ocpimpl.SchemaFingerprint(canon)
+}
+
+// floatsAsWritten reports whether every number of the compact JSON canon
+// is written as encoding/json writes the float64 it decodes to.
+func floatsAsWritten(canon []byte) bool {
+	for i := 0; i < len(canon); i++ {
+		switch c := canon[i]; {
+		case c == '"':
+			for i++; i < len(canon) && canon[i] != '"'; i++ {
+				if canon[i] == '\\' {
+					i++
+				}
+			}
+		case c == '-' || '0' <= c && c <= '9':
+			j := i
+			for j < len(canon) && canon[j] != ',' && canon[j] != ']' && canon[j] != '}' {
+				j++
+			}
+			lit := canon[i:j]
+			i = j - 1
+			if smallInteger(lit) {
+				continue
+			}
+			f, err := strconv.ParseFloat(string(lit), 64)
+			if err != nil {
+				return false
+			}
+			if b, err := json.Marshal(f); err != nil || !bytes.Equal(b, lit) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// smallInteger reports whether lit is an integer of at most 15 digits
+// without a leading zero, other than -0: encoding/json writes its float64
+// as lit.
+func smallInteger(lit []byte) bool {
+	d := lit
+	if len(d) > 0 && d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) == 0 || len(d) > 15 || (d[0] == '0' && (len(d) > 1 || len(lit) > 1)) {
+		return false
+	}
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // resolvesLike is resolvable for any schema: raw as loaded, s its parse and
 // canon its canonical form. The output schema takes the same path, so that
 // it too is parsed once, not again from its canonical form.
 func resolvesLike(raw []byte, s *jsonschema.Schema, canon []byte) error {
 	if s != nil && foldDistinct(raw) {
+		if resolvesTrivially(s) {
+			return nil
+		}
 		if _, err := s.Resolve(nil); err == nil {
 			return nil
 		}
 	}
 	return resolveCanonical(canon)
+}
+
+// resolvesTrivially reports whether s.Resolve(nil) certainly succeeds,
+// without it: s, a tree as parsed (no schema appears twice), has no nil
+// sub-schema, no $id, $anchor, $dynamicAnchor, $dynamicRef or
+// $vocabulary, nothing jsonschema-go's basic checks refuse, patterns that
+// Go's regexp compiles (as Resolve compiles them), and only $refs to the
+// root ("#") or to one of its $defs or definitions by a plain name
+// ("#/$defs/Name": letters, digits, '_', '-', '.'). Resolve then finds no
+// URI or anchor, resolves each such $ref to the root or the definition,
+// and succeeds. TestResolvesTrivially compares it with Resolve.
+func resolvesTrivially(s *jsonschema.Schema) bool {
+	return trivialIn(s, s)
+}
+
+func trivialIn(root, s *jsonschema.Schema) bool {
+	if s == nil || s.ID != "" || s.Anchor != "" || s.DynamicAnchor != "" || s.DynamicRef != "" ||
+		s.Vocabulary != nil || len(s.PropertyOrder) > 0 {
+		return false
+	}
+	if s.Ref != "" && !localDefRef(root, s.Ref) {
+		return false
+	}
+	if s.Pattern != "" {
+		if _, err := regexp.Compile(s.Pattern); err != nil {
+			return false
+		}
+	}
+	for re := range s.PatternProperties {
+		if _, err := regexp.Compile(re); err != nil {
+			return false
+		}
+	}
+	if (s.Type != "" && s.Types != nil) || (s.Defs != nil && s.Definitions != nil) || (s.Items != nil && s.ItemsArray != nil) {
+		return false
+	}
+	for k := range s.DependencySchemas {
+		if _, both := s.DependencyStrings[k]; both {
+			return false
+		}
+	}
+	for _, c := range []*jsonschema.Schema{s.Items, s.AdditionalItems, s.Contains, s.UnevaluatedItems,
+		s.AdditionalProperties, s.PropertyNames, s.UnevaluatedProperties, s.Not, s.If, s.Then, s.Else, s.ContentSchema} {
+		if c != nil && !trivialIn(root, c) {
+			return false
+		}
+	}
+	for _, l := range [][]*jsonschema.Schema{s.PrefixItems, s.ItemsArray, s.AllOf, s.AnyOf, s.OneOf} {
+		for _, c := range l {
+			if !trivialIn(root, c) {
+				return false
+			}
+		}
+	}
+	for _, m := range []map[string]*jsonschema.Schema{s.Defs, s.Definitions, s.DependencySchemas, s.Properties, s.PatternProperties, s.DependentSchemas} {
+		for _, c := range m {
+			if !trivialIn(root, c) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// localDefRef reports whether ref is "#", or "#/$defs/Name" or
+// "#/definitions/Name" with Name plain (letters, digits, '_', '-', '.')
+// and a definition of root.
+func localDefRef(root *jsonschema.Schema, ref string) bool {
+	if ref == "#" {
+		return true
+	}
+	var defs map[string]*jsonschema.Schema
+	var name string
+	switch {
+	case strings.HasPrefix(ref, "#/$defs/"):
+		defs, name = root.Defs, ref[len("#/$defs/"):]
+	case strings.HasPrefix(ref, "#/definitions/"):
+		defs, name = root.Definitions, ref[len("#/definitions/"):]
+	default:
+		return false
+	}
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !isLower(c) && !isUpper(c) && !isDigit(c) && c != '_' && c != '-' && c != '.' {
+			return false
+		}
+	}
+	return defs[name] != nil
 }
 
 // resolveCanonical parses and resolves a canonical input schema as the

@@ -7,6 +7,7 @@ import (
 	"maps"
 
 	"math"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -146,9 +147,11 @@ import (
 type schemaBuilder struct {
 	file string
 	tool string
-	// root is the schema that $refs resolve against; rootPtr its pointer.
+	// root is the schema that $refs resolve against; rootPtr its pointer;
+	// rootRaw the JSON it was parsed from (nil if unknown).
 	root    *jsonschema.Schema
 	rootPtr string
+	rootRaw []byte
 	// prefix names definitions: <Tool>Args or <Tool>Result.
 	prefix string
 	// refs is the stack of $refs being resolved (recursion check).
@@ -783,7 +786,7 @@ func (b *schemaBuilder) union(alts []*jsonschema.Schema, ptrs []string, ptr, nam
 
 // checkPatterns warns about the root schema's patterns (patternWarnings).
 func (b *schemaBuilder) checkPatterns() {
-	b.warns = append(b.warns, patternWarnings(b.file, b.tool, b.root, b.rootPtr)...)
+	b.warns = append(b.warns, patternWarnings(b.file, b.tool, b.root, b.rootRaw, b.rootPtr)...)
 }
 
 // patternWarnings are the warnings about every pattern of root (pattern,
@@ -794,73 +797,411 @@ func (b *schemaBuilder) checkPatterns() {
 // pattern Go's regexp cannot even parse makes jsonschema-go, and so the
 // gate, refuse the tool when the gate is built (and the generator reports
 // the schema as an error; these warnings then say which pattern it is).
-func patternWarnings(file, tool string, root *jsonschema.Schema, ptr string) diag.List {
-	raw, err := json.Marshal(root)
-	if err != nil {
+//
+// src is the JSON root was parsed from, or nil: a schema whose JSON holds
+// neither the word pattern (in any case: encoding/json matches keys to
+// fields so) nor a \u escape (which could spell it) holds no string with
+// it, so its encoding has none, and it has no pattern to check.
+func patternWarnings(file, tool string, root *jsonschema.Schema, src []byte, ptr string) diag.List {
+	if src != nil && !mayHoldPattern(src) {
 		return nil
 	}
-	// encoding/json writes an ASCII key as it is, so a schema whose
-	// encoding has no `"pattern` has neither keyword anywhere: skip the
-	// decoding into maps and the walk, most of this function's time.
-	if !bytes.Contains(raw, []byte(`"pattern`)) {
+	// What is walked is root's JSON encoding (jsonschema-go's MarshalJSON),
+	// read on the schemas themselves: the keys that encoding has, in
+	// sorted order. An encoding that fails has nothing to walk.
+	if root == nil || !encodes(root) {
 		return nil
 	}
-	var doc map[string]any
-	if err := json.Unmarshal(raw, &doc); err != nil || doc == nil {
-		return nil // a boolean schema marshals as true or false
-	}
-	var out diag.List
-	check := func(p, ptr string) {
-		if _, err := ecmare.Compile(p); err != nil {
-			d := diag.Diagnostic{Severity: diag.Warning, File: file, Tool: tool, Pointer: ptr,
-				Msg: fmt.Sprintf("%s: calls fail closed: every string it checks is refused as invalid (a schema the gate leaves to jsonschema-go, with $ref or patternProperties, matches it with Go's RE2 meaning instead)", err)}
-			if _, rerr := regexp.Compile(p); rerr != nil {
-				d.Severity = diag.Error
-				d.Msg = fmt.Sprintf("%s: the gate could not validate calls", err)
-			}
-			out = append(out, d)
+	w := &patternWalker{file: file, tool: tool}
+	w.schema(root, ptr)
+	return w.out
+}
+
+// patternWalker walks a schema's JSON encoding for patternWarnings.
+type patternWalker struct {
+	file, tool string
+	out        diag.List
+}
+
+func (w *patternWalker) check(p, ptr string) {
+	if _, err := ecmare.Compile(p); err != nil {
+		d := diag.Diagnostic{Severity: diag.Warning, File: w.file, Tool: w.tool, Pointer: ptr,
+			Msg: fmt.Sprintf("%s: calls fail closed: every string it checks is refused as invalid (a schema the gate leaves to jsonschema-go, with $ref or patternProperties, matches it with Go's RE2 meaning instead)", err)}
+		if _, rerr := regexp.Compile(p); rerr != nil {
+			d.Severity = diag.Error
+			d.Msg = fmt.Sprintf("%s: the gate could not validate calls", err)
 		}
+		w.out = append(w.out, d)
 	}
-	var walk func(v any, ptr string)
-	walk = func(v any, ptr string) {
-		switch x := v.(type) {
-		case map[string]any:
-			for _, k := range slices.Sorted(maps.Keys(x)) { // deterministic order
-				e := x[k]
-				p := ptr + "/" + jsonptr.EscapeToken(k)
-				switch k {
-				case "const", "enum", "default", "examples":
-					continue // values, not schemas
-				case "pattern":
-					if ps, ok := e.(string); ok {
-						check(ps, p)
-						continue
-					}
-				case "patternProperties":
-					if m, ok := e.(map[string]any); ok {
-						for _, re := range slices.Sorted(maps.Keys(m)) {
-							check(re, p+"/"+jsonptr.EscapeToken(re))
-						}
+}
+
+// any walks a JSON value decoded into an any (an Extra member): in every
+// object, a string "pattern" and the keys of an object
+// "patternProperties" are checked, and "const", "enum", "default" and
+// "examples" are values, not schemas.
+func (w *patternWalker) any(v any, ptr string) {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(x)) { // deterministic order
+			e := x[k]
+			p := ptr + "/" + jsonptr.EscapeToken(k)
+			switch k {
+			case "const", "enum", "default", "examples":
+				continue // values, not schemas
+			case "pattern":
+				if ps, ok := e.(string); ok {
+					w.check(ps, p)
+					continue
+				}
+			case "patternProperties":
+				if m, ok := e.(map[string]any); ok {
+					for _, re := range slices.Sorted(maps.Keys(m)) {
+						w.check(re, p+"/"+jsonptr.EscapeToken(re))
 					}
 				}
-				walk(e, p)
 			}
-		case []any:
-			for i, e := range x {
-				walk(e, fmt.Sprintf("%s/%d", ptr, i))
+			w.any(e, p)
+		}
+	case []any:
+		for i, e := range x {
+			w.any(e, fmt.Sprintf("%s/%d", ptr, i))
+		}
+	}
+}
+
+// schema walks the encoding of s, as any walks it decoded: of its
+// members, only sub-schemas, pattern, patternProperties and Extra can hold
+// what any checks (the others are strings, numbers, booleans, arrays of
+// strings, or values it skips).
+func (w *patternWalker) schema(s *jsonschema.Schema, ptr string) {
+	if s == nil {
+		return // null
+	}
+	type member struct {
+		key  string
+		walk func(p string)
+	}
+	one := func(key string, c *jsonschema.Schema) member {
+		return member{key, func(p string) { w.schema(c, p) }}
+	}
+	list := func(key string, l []*jsonschema.Schema) member {
+		return member{key, func(p string) {
+			for i, c := range l {
+				w.schema(c, fmt.Sprintf("%s/%d", p, i))
+			}
+		}}
+	}
+	dict := func(key string, m map[string]*jsonschema.Schema) member {
+		return member{key, func(p string) { w.schemaMap(m, nil, p) }}
+	}
+	var ms []member
+	for _, f := range []struct {
+		key string
+		c   *jsonschema.Schema
+	}{
+		{"additionalItems", s.AdditionalItems}, {"additionalProperties", s.AdditionalProperties},
+		{"contains", s.Contains}, {"contentSchema", s.ContentSchema}, {"else", s.Else}, {"if", s.If},
+		{"not", s.Not}, {"propertyNames", s.PropertyNames}, {"then", s.Then},
+		{"unevaluatedItems", s.UnevaluatedItems}, {"unevaluatedProperties", s.UnevaluatedProperties},
+	} {
+		if f.c != nil {
+			ms = append(ms, one(f.key, f.c))
+		}
+	}
+	for _, f := range []struct {
+		key string
+		l   []*jsonschema.Schema
+	}{{"allOf", s.AllOf}, {"anyOf", s.AnyOf}, {"oneOf", s.OneOf}, {"prefixItems", s.PrefixItems}} {
+		if len(f.l) > 0 {
+			ms = append(ms, list(f.key, f.l))
+		}
+	}
+	switch {
+	case s.Items != nil:
+		ms = append(ms, one("items", s.Items))
+	case s.ItemsArray != nil:
+		ms = append(ms, list("items", s.ItemsArray))
+	}
+	for _, f := range []struct {
+		key string
+		m   map[string]*jsonschema.Schema
+	}{{"$defs", s.Defs}, {"definitions", s.Definitions}, {"dependentSchemas", s.DependentSchemas}, {"properties", s.Properties}} {
+		if len(f.m) > 0 {
+			ms = append(ms, dict(f.key, f.m))
+		}
+	}
+	if len(s.DependencySchemas) > 0 {
+		ms = append(ms, member{"dependencies", func(p string) { w.schemaMap(s.DependencySchemas, s.DependencyStrings, p) }})
+	}
+	if s.Pattern != "" {
+		ms = append(ms, member{"pattern", func(p string) { w.check(s.Pattern, p) }})
+	}
+	if len(s.PatternProperties) > 0 {
+		ms = append(ms, member{"patternProperties", func(p string) {
+			for _, re := range slices.Sorted(maps.Keys(s.PatternProperties)) {
+				w.check(re, p+"/"+jsonptr.EscapeToken(re))
+			}
+			w.schemaMap(s.PatternProperties, nil, p)
+		}})
+	}
+	for k, v := range s.Extra {
+		ms = append(ms, member{k, func(p string) { w.any(v, p) }})
+	}
+	slices.SortFunc(ms, func(a, b member) int { return strings.Compare(a.key, b.key) })
+	for _, m := range ms {
+		m.walk(ptr + "/" + jsonptr.EscapeToken(m.key))
+	}
+}
+
+// schemaMap walks the encoding of a map of schemas (with, for
+// "dependencies", its arrays of strings, which hold nothing to check):
+// any's rules apply to its keys too.
+func (w *patternWalker) schemaMap(m map[string]*jsonschema.Schema, strs map[string][]string, ptr string) {
+	keys := slices.Collect(maps.Keys(m))
+	for k := range strs {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		c, ok := m[k]
+		if !ok {
+			continue // an array of strings
+		}
+		p := ptr + "/" + jsonptr.EscapeToken(k)
+		switch k {
+		case "const", "enum", "default", "examples":
+			continue
+		case "patternProperties":
+			// A schema encoded as an object: its keys are checked.
+			if keys := encodedKeys(c); c != nil && !isBoolEncoding(c, keys) {
+				for _, re := range keys {
+					w.check(re, p+"/"+jsonptr.EscapeToken(re))
+				}
+			}
+		}
+		w.schema(c, p)
+	}
+}
+
+// isBoolEncoding reports whether s (non-nil, with encodedKeys keys) is
+// encoded as true or false: {} and {"not": true} are.
+func isBoolEncoding(s *jsonschema.Schema, keys []string) bool {
+	return len(keys) == 0 || (len(keys) == 1 && keys[0] == "not" && len(encodedKeys(s.Not)) == 0)
+}
+
+// encodedKeys returns the keys of s's JSON encoding (MarshalJSON's, with
+// omitempty), sorted; nil for a nil s.
+func encodedKeys(s *jsonschema.Schema) []string {
+	if s == nil {
+		return nil
+	}
+	var keys []string
+	add := func(key string, present bool) {
+		if present {
+			keys = append(keys, key)
+		}
+	}
+	add("type", s.Type != "" || s.Types != nil)
+	add("properties", s.Properties != nil)
+	add("dependencies", len(s.DependencySchemas)+len(s.DependencyStrings) > 0)
+	add("items", s.Items != nil || s.ItemsArray != nil)
+	add("$id", s.ID != "")
+	add("$schema", s.Schema != "")
+	add("$ref", s.Ref != "")
+	add("$comment", s.Comment != "")
+	add("$defs", len(s.Defs) > 0)
+	add("definitions", len(s.Definitions) > 0)
+	add("$anchor", s.Anchor != "")
+	add("$dynamicAnchor", s.DynamicAnchor != "")
+	add("$dynamicRef", s.DynamicRef != "")
+	add("$vocabulary", len(s.Vocabulary) > 0)
+	add("title", s.Title != "")
+	add("description", s.Description != "")
+	add("default", len(s.Default) > 0)
+	add("deprecated", s.Deprecated)
+	add("readOnly", s.ReadOnly)
+	add("writeOnly", s.WriteOnly)
+	add("examples", len(s.Examples) > 0)
+	add("enum", len(s.Enum) > 0)
+	add("const", s.Const != nil)
+	add("multipleOf", s.MultipleOf != nil)
+	add("minimum", s.Minimum != nil)
+	add("maximum", s.Maximum != nil)
+	add("exclusiveMinimum", s.ExclusiveMinimum != nil)
+	add("exclusiveMaximum", s.ExclusiveMaximum != nil)
+	add("minLength", s.MinLength != nil)
+	add("maxLength", s.MaxLength != nil)
+	add("pattern", s.Pattern != "")
+	add("prefixItems", len(s.PrefixItems) > 0)
+	add("minItems", s.MinItems != nil)
+	add("maxItems", s.MaxItems != nil)
+	add("additionalItems", s.AdditionalItems != nil)
+	add("uniqueItems", s.UniqueItems)
+	add("contains", s.Contains != nil)
+	add("minContains", s.MinContains != nil)
+	add("maxContains", s.MaxContains != nil)
+	add("unevaluatedItems", s.UnevaluatedItems != nil)
+	add("minProperties", s.MinProperties != nil)
+	add("maxProperties", s.MaxProperties != nil)
+	add("required", len(s.Required) > 0)
+	add("dependentRequired", len(s.DependentRequired) > 0)
+	add("patternProperties", len(s.PatternProperties) > 0)
+	add("additionalProperties", s.AdditionalProperties != nil)
+	add("propertyNames", s.PropertyNames != nil)
+	add("unevaluatedProperties", s.UnevaluatedProperties != nil)
+	add("allOf", len(s.AllOf) > 0)
+	add("anyOf", len(s.AnyOf) > 0)
+	add("oneOf", len(s.OneOf) > 0)
+	add("not", s.Not != nil)
+	add("if", s.If != nil)
+	add("then", s.Then != nil)
+	add("else", s.Else != nil)
+	add("dependentSchemas", len(s.DependentSchemas) > 0)
+	add("contentEncoding", s.ContentEncoding != "")
+	add("contentMediaType", s.ContentMediaType != "")
+	add("contentSchema", s.ContentSchema != nil)
+	add("format", s.Format != "")
+	for k := range s.Extra {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// encodes reports whether json.Marshal(s) succeeds: jsonschema-go's
+// MarshalJSON refuses, at any depth, what its basic checks refuse, and an
+// Extra key that is also a keyword; encoding/json refuses an infinite or
+// NaN number.
+func encodes(s *jsonschema.Schema) bool {
+	if s == nil {
+		return true
+	}
+	if (s.Type != "" && s.Types != nil) || (s.Defs != nil && s.Definitions != nil) || (s.Items != nil && s.ItemsArray != nil) {
+		return false
+	}
+	seen := map[string]bool{}
+	for _, p := range s.PropertyOrder {
+		if seen[p] {
+			return false
+		}
+		seen[p] = true
+	}
+	for k := range s.DependencySchemas {
+		if _, both := s.DependencyStrings[k]; both {
+			return false
+		}
+	}
+	for _, f := range []*float64{s.MultipleOf, s.Minimum, s.Maximum, s.ExclusiveMinimum, s.ExclusiveMaximum} {
+		if f != nil && (math.IsInf(*f, 0) || math.IsNaN(*f)) {
+			return false
+		}
+	}
+	for k, v := range s.Extra {
+		if schemaJSONNames[k] || !finite(v) {
+			return false
+		}
+	}
+	if s.Const != nil && !finite(*s.Const) {
+		return false
+	}
+	for _, l := range [][]any{s.Enum, s.Examples} {
+		for _, v := range l {
+			if !finite(v) {
+				return false
 			}
 		}
 	}
-	walk(doc, ptr)
-	return out
+	if len(s.Default) > 0 && !json.Valid(s.Default) {
+		return false
+	}
+	for _, c := range []*jsonschema.Schema{s.Items, s.AdditionalItems, s.Contains, s.UnevaluatedItems,
+		s.AdditionalProperties, s.PropertyNames, s.UnevaluatedProperties, s.Not, s.If, s.Then, s.Else, s.ContentSchema} {
+		if !encodes(c) {
+			return false
+		}
+	}
+	for _, l := range [][]*jsonschema.Schema{s.PrefixItems, s.ItemsArray, s.AllOf, s.AnyOf, s.OneOf} {
+		for _, c := range l {
+			if !encodes(c) {
+				return false
+			}
+		}
+	}
+	for _, m := range []map[string]*jsonschema.Schema{s.Defs, s.Definitions, s.DependencySchemas, s.Properties, s.PatternProperties, s.DependentSchemas} {
+		for _, c := range m {
+			if !encodes(c) {
+				return false
+			}
+		}
+	}
+	return true
 }
+
+// finite reports whether the decoded JSON value v holds no infinite or NaN
+// number.
+func finite(v any) bool {
+	switch x := v.(type) {
+	case float64:
+		return !math.IsInf(x, 0) && !math.IsNaN(x)
+	case map[string]any:
+		for _, e := range x {
+			if !finite(e) {
+				return false
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if !finite(e) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// schemaJSONNames are the keys jsonschema-go's MarshalJSON writes from the
+// fields of a Schema (an Extra key among them makes it fail).
+var schemaJSONNames = func() map[string]bool {
+	m := map[string]bool{"type": true, "properties": true, "dependencies": true, "items": true}
+	st := reflect.TypeFor[jsonschema.Schema]()
+	for i := range st.NumField() {
+		f := st.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.IsExported() && name != "-" {
+			if name == "" {
+				name = f.Name
+			}
+			m[name] = true
+		}
+	}
+	return m
+}()
 
 // PatternDiagnostics is patternWarnings for a tool's input schema, for the
 // path that reports the schema as an error before mapping it (a pattern
 // with lookaround or a back-reference does not resolve): it names each
 // such pattern's pointer, as an error.
 func PatternDiagnostics(file string, t *load.Tool) diag.List {
-	return patternWarnings(file, t.Name, t.InputSchema, t.Pointer("inputSchema"))
+	return patternWarnings(file, t.Name, t.InputSchema, t.InputSchemaRaw, t.Pointer("inputSchema"))
+}
+
+// mayHoldPattern reports whether the JSON src holds the word "pattern", in
+// any ASCII case, or a \u escape.
+func mayHoldPattern(src []byte) bool {
+	if bytes.Contains(src, []byte(`\u`)) {
+		return true
+	}
+	const word = "pattern"
+	for i := 0; i+len(word) <= len(src); i++ {
+		j := 0
+		for j < len(word) && src[i+j]|0x20 == word[j] {
+			j++
+		}
+		if j == len(word) {
+			return true
+		}
+	}
+	return false
 }
 
 // branchSchema is a union alternative's schema as self-contained canonical

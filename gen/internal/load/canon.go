@@ -1,0 +1,250 @@
+package load
+
+import (
+	"bytes"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
+
+// canonicalJSON returns ocpimpl.CanonicalJSON(raw) for raw valid JSON, in
+// one pass over the bytes instead of a decoding into maps and an encoding
+// of them: object keys sorted (a repeated key keeps its last value), no
+// insignificant white space, strings written as encoding/json writes them
+// without HTML escaping, numbers as ocpimpl.CanonicalNumber writes them.
+// TestCanonicalJSON and FuzzCanonicalJSON compare the two.
+func canonicalJSON(raw []byte) []byte {
+	return appendCanonical(make([]byte, 0, len(raw)), raw)
+}
+
+// appendCanonical appends the canonical form of the valid JSON value raw.
+func appendCanonical(dst, raw []byte) []byte {
+	var w canonWriter
+	dst, _ = w.value(dst, raw, skipSpace(raw, 0))
+	return dst
+}
+
+// canonWriter writes canonical JSON in one pass: each object's members are
+// written in the file's order, then, unless their keys were already
+// strictly increasing, put in order again from a copy.
+type canonWriter struct {
+	segs []canonSeg // the members of the objects being written
+	tmp  []byte     // scratch for reordering one object's members
+	buf  []byte     // scratch for unquoting
+}
+
+// canonSeg is one member written at dst[from:to] (its key, a colon and
+// its value; no comma).
+type canonSeg struct {
+	key      []byte // decoded
+	from, to int
+}
+
+// value appends the canonical form of the value at raw[i] (valid JSON, no
+// space before it) and returns the index just past it.
+func (w *canonWriter) value(dst, raw []byte, i int) ([]byte, int) {
+	if i >= len(raw) {
+		return dst, i
+	}
+	switch c := raw[i]; {
+	case c == '{':
+		return w.object(dst, raw, i)
+	case c == '[':
+		dst = append(dst, '[')
+		i = skipSpace(raw, i+1)
+		for n := 0; i < len(raw) && raw[i] != ']'; n++ {
+			if raw[i] == ',' {
+				i = skipSpace(raw, i+1)
+			}
+			if n > 0 {
+				dst = append(dst, ',')
+			}
+			dst, i = w.value(dst, raw, i)
+			i = skipSpace(raw, i)
+		}
+		return append(dst, ']'), i + 1
+	case c == '"':
+		end := skipString(raw, i)
+		q := raw[i:end]
+		if plainString(q) {
+			return append(dst, q...), end
+		}
+		return appendJSONString(dst, w.decode(q)), end
+	case c == '-' || '0' <= c && c <= '9':
+		end := skipValue(raw, i)
+		lit := raw[i:end]
+		if plainInteger(lit) {
+			return append(dst, lit...), end
+		}
+		return append(dst, ocpimpl.CanonicalNumber(string(lit))...), end
+	}
+	// true, false, null
+	end := skipValue(raw, i)
+	return append(dst, raw[i:end]...), end
+}
+
+// object is value for the object at raw[i].
+func (w *canonWriter) object(dst, raw []byte, i int) ([]byte, int) {
+	open := len(dst)
+	dst = append(dst, '{')
+	base := len(w.segs)
+	ordered := true
+	i = skipSpace(raw, i+1)
+	for i < len(raw) && raw[i] != '}' {
+		if raw[i] == ',' {
+			i = skipSpace(raw, i+1)
+		}
+		end := skipString(raw, i)
+		q := raw[i:end]
+		var key []byte
+		if plainString(q) {
+			key = q[1 : len(q)-1]
+		} else {
+			key = []byte(w.decode(q))
+		}
+		if len(w.segs) > base {
+			dst = append(dst, ',')
+			if bytes.Compare(w.segs[len(w.segs)-1].key, key) >= 0 {
+				ordered = false
+			}
+		}
+		from := len(dst)
+		if plainString(q) {
+			dst = append(dst, q...)
+		} else {
+			dst = appendJSONString(dst, string(key))
+		}
+		dst = append(dst, ':')
+		i = skipSpace(raw, skipSpace(raw, end)+1) // past ':'
+		dst, i = w.value(dst, raw, i)
+		w.segs = append(w.segs, canonSeg{key, from, len(dst)})
+		i = skipSpace(raw, i)
+	}
+	if !ordered {
+		segs := w.segs[base:]
+		w.tmp = append(w.tmp[:0], dst[open+1:]...)
+		shift := open + 1
+		slices.SortStableFunc(segs, func(a, b canonSeg) int { return bytes.Compare(a.key, b.key) })
+		dst = dst[:open+1]
+		first := true
+		for j, sg := range segs {
+			if j+1 < len(segs) && bytes.Equal(segs[j+1].key, sg.key) {
+				continue // the last of repeated keys wins
+			}
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = append(dst, w.tmp[sg.from-shift:sg.to-shift]...)
+		}
+	}
+	w.segs = w.segs[:base]
+	return append(dst, '}'), i + 1
+}
+
+// decode decodes the JSON string quoted (with its quotes) as
+// encoding/json does.
+func (w *canonWriter) decode(quoted []byte) string {
+	var s string
+	s, w.buf = unquoteInto(w.buf, quoted)
+	return s
+}
+
+// plainString reports whether encoding/json writes the string that the
+// JSON string quoted (with its quotes, valid JSON) holds as quoted itself:
+// no escape, valid UTF-8, and neither U+2028 nor U+2029 (which it
+// escapes).
+func plainString(quoted []byte) bool {
+	s := quoted[1 : len(quoted)-1]
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c == '\\' {
+			return false
+		}
+		if c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(s[i:])
+		if r == utf8.RuneError && n == 1 || r == '\u2028' || r == '\u2029' {
+			return false
+		}
+		i += n
+	}
+	return true
+}
+
+// plainInteger reports whether lit is an integer literal that
+// ocpimpl.CanonicalNumber keeps as it is: at most 15 digits (a float64
+// holds it exactly, and encoding/json writes it without an exponent), no
+// leading zero, and not -0.
+func plainInteger(lit []byte) bool {
+	d := lit
+	if len(d) > 0 && d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) == 0 || len(d) > 15 || (d[0] == '0' && (len(d) > 1 || len(lit) > 1)) {
+		return false
+	}
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// appendJSONString appends s as encoding/json writes a string without
+// HTML escaping.
+func appendJSONString(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if b := s[i]; b < utf8.RuneSelf {
+			if b >= 0x20 && b != '"' && b != '\\' {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		c, size := utf8.DecodeRuneInString(s[i:])
+		if c == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if c == '\u2028' || c == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hex[c&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
