@@ -32,7 +32,7 @@ type recCall struct {
 	// confirms are the outcomes ConfirmEnded was told, in StepConfirm.
 	confirms []Outcome
 	ended    bool
-	end   Reason
+	end      Reason
 }
 
 type obsStepKey struct{}
