@@ -758,15 +758,19 @@ func (g *Gate) confirm(ctx context.Context, c *call, st *catState, gt *gateTool,
 			// Approved, but the wait had already been voided.
 			// model: gate -> approved_after_cancel
 			c.event(slog.LevelWarn, AuditConfirm, string(OutcomeCancelled), append(attrs, slog.String("detail", "approved after cancellation: "+cause.Error()))...)
+			c.confirmEnded(OutcomeCancelled)
 			return cancelText(cause), false
 		}
 		c.event(slog.LevelInfo, AuditConfirm, string(OutcomeApproved), attrs...)
+		c.confirmEnded(OutcomeApproved)
 		return "", true
 	case OutcomeDenied:
 		c.event(slog.LevelWarn, AuditConfirm, string(OutcomeDenied), attrs...)
+		c.confirmEnded(OutcomeDenied)
 		return textDenied, false
 	case OutcomeExpired:
 		c.event(slog.LevelWarn, AuditConfirm, string(OutcomeExpired), attrs...)
+		c.confirmEnded(OutcomeExpired)
 		return textExpired, false
 	case OutcomeCancelled:
 		cause := context.Cause(cctx)
@@ -774,6 +778,7 @@ func (g *Gate) confirm(ctx context.Context, c *call, st *catState, gt *gateTool,
 			attrs = append(attrs, slog.String("detail", cause.Error()))
 		}
 		c.event(slog.LevelWarn, AuditConfirm, string(OutcomeCancelled), attrs...)
+		c.confirmEnded(OutcomeCancelled)
 		return cancelText(cause), false
 	}
 	c.event(slog.LevelError, AuditConfirm, string(ReasonDenied), append(attrs, slog.String("detail", fmt.Sprintf("unknown outcome %q", d.Outcome)))...)

@@ -48,6 +48,18 @@ type CallObserver interface {
 	End(r Reason)
 }
 
+// ConfirmObserver is implemented by a [CallObserver] that wants to know how
+// a write's confirm ended, which the call's [Reason] does not say: the model
+// is told "denied" whether a peer denied, nobody decided in time, or the
+// wait was cancelled. The gate calls ConfirmEnded once per confirm that the
+// broker answered, from the call's goroutine, during [StepConfirm] (before
+// the next Step or End), with the outcome the gate acted on: an approval
+// that arrived after the call was voided is [OutcomeCancelled]. It is not
+// called when the broker failed (the call ends denied in StepConfirm).
+type ConfirmObserver interface {
+	ConfirmEnded(o Outcome)
+}
+
 // CallInfo is what an [Observer] is told of a call as it begins.
 type CallInfo struct {
 	// Server is the gate's server name in a [Mux] ("" for a gate of its
@@ -160,6 +172,17 @@ func (c *call) end(res ActionResult) {
 	defer c.recoverObserver("CallObserver.End")
 	c.obs.End(res.Reason)
 	c.obs = nil
+}
+
+// confirmEnded tells the call's observer, if it is a [ConfirmObserver],
+// how the confirm ended.
+func (c *call) confirmEnded(o Outcome) {
+	co, ok := c.obs.(ConfirmObserver)
+	if !ok {
+		return
+	}
+	defer c.recoverObserver("ConfirmObserver.ConfirmEnded")
+	co.ConfirmEnded(o)
 }
 
 // recoverObserver, deferred, turns an observer's panic into an audit event

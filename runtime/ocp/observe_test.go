@@ -19,7 +19,8 @@ type recObserver struct {
 	mu    sync.Mutex
 	calls []*recCall
 	syncs []SyncInfo
-	// panicIn makes the observer panic in "start", "step", "end" or "sync".
+	// panicIn makes the observer panic in "start", "step", "confirm",
+	// "end" or "sync".
 	panicIn string
 }
 
@@ -28,8 +29,10 @@ type recCall struct {
 	ctx   context.Context
 	info  CallInfo
 	steps []Step
-	ended bool
-	end   Reason
+	// confirms are the outcomes ConfirmEnded was told, in StepConfirm.
+	confirms []Outcome
+	ended    bool
+	end      Reason
 }
 
 type obsStepKey struct{}
@@ -63,6 +66,18 @@ func (rc *recCall) Step(s Step) context.Context {
 	rc.steps = append(rc.steps, s)
 	rc.o.mu.Unlock()
 	return context.WithValue(rc.ctx, obsStepKey{}, s)
+}
+
+func (rc *recCall) ConfirmEnded(o Outcome) {
+	if rc.o.panicIn == "confirm" {
+		panic("observer bug in ConfirmEnded")
+	}
+	rc.o.mu.Lock()
+	if rc.steps[len(rc.steps)-1] != StepConfirm {
+		panic(fmt.Sprintf("ConfirmEnded in step %v", rc.steps))
+	}
+	rc.confirms = append(rc.confirms, o)
+	rc.o.mu.Unlock()
 }
 
 func (rc *recCall) End(r Reason) {
@@ -192,6 +207,10 @@ func TestObserverSeesEveryStep(t *testing.T) {
 			if !got.ended || got.end != tc.end {
 				t.Errorf("end = %v %q, want %q", got.ended, got.end, tc.end)
 			}
+			wantConfirms := map[string][]Outcome{"write approved": {OutcomeApproved}, "write denied": {OutcomeDenied}}[tc.name]
+			if !slices.Equal(got.confirms, wantConfirms) {
+				t.Errorf("confirms = %v, want %v", got.confirms, wantConfirms)
+			}
 		})
 	}
 	// Each hook got the context of its own step: the ACL is asked at
@@ -256,7 +275,7 @@ func TestObserverSeesSyncs(t *testing.T) {
 
 // A panicking observer is audited and changes no result.
 func TestObserverPanicDoesNotBreakTheGate(t *testing.T) {
-	for _, where := range []string{"start", "step", "end", "sync"} {
+	for _, where := range []string{"start", "step", "confirm", "end", "sync"} {
 		t.Run(where, func(t *testing.T) {
 			obs := &recObserver{panicIn: where}
 			h := newHarness(t, true, func(c *Config) { c.Observer = obs })

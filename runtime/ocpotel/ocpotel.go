@@ -10,7 +10,8 @@
 // a child span for each part the call reaches, in order: "ocp.authorize"
 // (the gate's steps authorize, args and acl: the catalogue, the channel,
 // tier and scopes, the schema and strict decode, the resources and the
-// ACL), for a write "ocp.confirm" (the wait for a peer's decision) and
+// ACL), for a write "ocp.confirm" (the wait for a peer's decision, with
+// ocp.confirm.outcome once the broker answered) and
 // "ocp.reauthorize", and "ocp.server" (the server call, of kind client,
 // and its result). Each child has ocp.step (the gate's step that ended it:
 // "args" on an ocp.authorize span means the arguments were refused) and
@@ -36,6 +37,11 @@
 //     attributes.
 //   - ocp.gate.step.duration (histogram, s): each step, by ocp.tool,
 //     ocp.step and ocp.outcome (a step that did not end the call is "ok").
+//   - ocp.gate.confirms (counter): the confirms that ended, by ocp.tool and
+//     ocp.confirm.outcome ("approved", "denied", "expired" or "cancelled":
+//     the call's ocp.outcome is "denied" for the last three alike). A
+//     confirm the broker failed on is not counted here; its call ends
+//     "denied" in step "confirm".
 //   - ocp.gate.confirms.pending (up-down counter): the confirms this gate is
 //     waiting on now, by ocp.tool.
 //   - ocp.gate.syncs (counter): catalogue syncs, by ocp.changed (the
@@ -55,8 +61,8 @@
 //
 // Attributes carry only the generated tool's name (a call that names no
 // tool of the gate has no ocp.tool: the requested name is the model's
-// text), read or write, the step, the outcome, the gate's name and, on the
-// call span, the catalogue fingerprint. Never an argument value, the
+// text), read or write, the step, the outcome (and a confirm's), the
+// gate's name and, on the call span, the catalogue fingerprint. Never an argument value, the
 // confirm prompt, the rendered resources, the principal, the peer, the
 // call's id, or any error text (a server's error stays in the audit log,
 // which the result's reference points to); the spans have no events. The
@@ -94,6 +100,9 @@ const (
 	KeyCatalogue = attribute.Key("ocp.catalogue") // the catalogue fingerprint (spans only)
 	KeyChanged   = attribute.Key("ocp.changed")   // a sync changed the advertised set
 	KeyDrift     = attribute.Key("ocp.drift")     // what a sync found out of step
+	// KeyConfirm is how a write's confirm ended: an ocp.Outcome
+	// ("approved", "denied", "expired", "cancelled").
+	KeyConfirm = attribute.Key("ocp.confirm.outcome")
 )
 
 // OutcomeOK is the ocp.outcome of a call or step that did not fail.
@@ -146,6 +155,9 @@ func New(opts Options) (ocp.Observer, error) {
 		metric.WithDescription("Duration of each step of a gated call."),
 		metric.WithExplicitBucketBoundaries(durationBounds...))
 	err = errors.Join(err, e)
+	o.confirms, e = m.Int64Counter("ocp.gate.confirms", metric.WithUnit("{confirm}"),
+		metric.WithDescription("Confirms that ended, by how they ended."))
+	err = errors.Join(err, e)
 	o.pending, e = m.Int64UpDownCounter("ocp.gate.confirms.pending", metric.WithUnit("{confirm}"),
 		metric.WithDescription("Confirms the gate is waiting on."))
 	err = errors.Join(err, e)
@@ -173,6 +185,7 @@ type observer struct {
 	gate   []attribute.KeyValue // ocp.gate, or nothing
 
 	calls, syncs, syncTools metric.Int64Counter
+	confirms                metric.Int64Counter
 	callDur, stepDur        metric.Float64Histogram
 	pending                 metric.Int64UpDownCounter
 	advertised              metric.Int64Gauge
@@ -203,6 +216,24 @@ func outcomeIndex(r ocp.Reason) int {
 		}
 	}
 	return len(outcomes) - 1
+}
+
+// The confirm outcomes, as indices of the precomputed attribute sets.
+var confirmOutcomes = [...]string{
+	string(ocp.OutcomeApproved),
+	string(ocp.OutcomeDenied),
+	string(ocp.OutcomeExpired),
+	string(ocp.OutcomeCancelled),
+	"other", // an Outcome this package does not know yet
+}
+
+func confirmIndex(o ocp.Outcome) int {
+	for i, x := range confirmOutcomes[:len(confirmOutcomes)-1] {
+		if string(o) == x {
+			return i
+		}
+	}
+	return len(confirmOutcomes) - 1
 }
 
 // isError reports whether outcome index out is an error of the call (the
@@ -241,7 +272,9 @@ type toolAttrs struct {
 	callDur  [len(outcomes)][]metric.RecordOption
 	stepDur  [len(steps)][len(outcomes)][]metric.RecordOption
 	pending  []metric.AddOption
-	outcomes [len(outcomes)][]attribute.KeyValue // ocp.outcome
+	confirms [len(confirmOutcomes)][]metric.AddOption
+	confirm  [len(confirmOutcomes)][]attribute.KeyValue // ocp.confirm.outcome
+	outcomes [len(outcomes)][]attribute.KeyValue        // ocp.outcome
 	// ended are a step span's attributes as step i ends it with outcome o.
 	ended [len(steps)][len(outcomes)][]attribute.KeyValue
 }
@@ -305,6 +338,11 @@ func (o *observer) toolAttrs(info ocp.CallInfo) *toolAttrs {
 		}
 	}
 	ta.pending = []metric.AddOption{set()}
+	for i, o := range confirmOutcomes {
+		kv := KeyConfirm.String(o)
+		ta.confirm[i] = []attribute.KeyValue{kv}
+		ta.confirms[i] = []metric.AddOption{set(kv)}
+	}
 	o.tools[key] = ta
 	return ta
 }
@@ -406,6 +444,15 @@ func (c *callObs) endStep(now time.Time, out int, endSpan bool) {
 	c.stepSpan, c.stepCtx = nil, nil
 }
 
+// ConfirmEnded implements [ocp.ConfirmObserver].
+func (c *callObs) ConfirmEnded(o ocp.Outcome) {
+	i := confirmIndex(o)
+	if c.step >= 0 && steps[c.step] == ocp.StepConfirm {
+		c.stepSpan.SetAttributes(c.ta.confirm[i]...)
+	}
+	c.o.confirms.Add(c.ctx, 1, c.ta.confirms[i]...)
+}
+
 // End implements [ocp.CallObserver].
 func (c *callObs) End(r ocp.Reason) {
 	if c.ended.Swap(true) {
@@ -422,3 +469,5 @@ func (c *callObs) End(r ocp.Reason) {
 	}
 	c.span.End()
 }
+
+var _ ocp.ConfirmObserver = (*callObs)(nil)

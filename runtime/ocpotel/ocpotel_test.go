@@ -107,6 +107,12 @@ type env struct {
 // by ocpotel into an in-memory span recorder and a manual metric reader.
 func newEnv(t *testing.T) *env {
 	t.Helper()
+	return newEnvWith(t, ocp.NewMemoryBroker())
+}
+
+// newEnvWith is newEnv with the gate's confirms on broker.
+func newEnvWith(t *testing.T, broker ocp.ConfirmBroker) *env {
+	t.Helper()
 	e := &env{srv: &fakeServer{}, spans: tracetest.NewSpanRecorder(), reader: sdkmetric.NewManualReader(), audit: &bytes.Buffer{}}
 	e.tp = sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(e.spans))
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(e.reader))
@@ -127,7 +133,7 @@ func newEnv(t *testing.T) *env {
 			}
 			return nil
 		}),
-		Broker:   ocp.NewMemoryBroker(),
+		Broker:   broker,
 		Audit:    audit,
 		Observer: obs,
 	})
@@ -633,6 +639,96 @@ func TestPendingEndsWithTheCall(t *testing.T) {
 	}
 	if n := e.pending(t, "create_ticket"); n != 0 {
 		t.Fatalf("pending = %d after the call", n)
+	}
+	if got := e.confirms(t); !mapsEqual(got, map[string]int64{"cancelled": 1}) {
+		t.Fatalf("ocp.gate.confirms = %v, want one cancelled", got)
+	}
+}
+
+// confirms returns ocp.gate.confirms of create_ticket by ocp.confirm.outcome.
+func (e *env) confirms(t *testing.T) map[string]int64 {
+	t.Helper()
+	out := map[string]int64{}
+	const prefix, suffix = "ocp.confirm.outcome=", ",ocp.gate=tickets,ocp.tool=create_ticket,ocp.write=true"
+	for k, v := range sums(t, e.collect(t), "ocp.gate.confirms") {
+		o, ok := strings.CutPrefix(k, prefix)
+		if o, ok2 := strings.CutSuffix(o, suffix); ok && ok2 {
+			out[o] = v
+			continue
+		}
+		t.Fatalf("ocp.gate.confirms has a point %q", k)
+	}
+	return out
+}
+
+// fixedBroker answers every confirm at once, with outcome or err.
+type fixedBroker struct {
+	*ocp.MemoryBroker
+	outcome ocp.Outcome
+	err     error
+}
+
+func (b fixedBroker) Request(context.Context, ocp.PendingConfirm) (ocp.Decision, error) {
+	if b.err != nil {
+		return ocp.Decision{}, b.err
+	}
+	return ocp.Decision{Outcome: b.outcome, Peer: "phone", PrincipalID: "bob"}, nil
+}
+
+// How a confirm ended is on the confirm span and in ocp.gate.confirms,
+// which tell apart the denials the call's outcome does not: denied,
+// expired, cancelled. A broker failure is none of them.
+func TestConfirmOutcomes(t *testing.T) {
+	for _, tc := range []struct {
+		outcome ocp.Outcome
+		err     error
+		reason  ocp.Reason
+	}{
+		{outcome: ocp.OutcomeApproved},
+		{outcome: ocp.OutcomeDenied, reason: ocp.ReasonDenied},
+		{outcome: ocp.OutcomeExpired, reason: ocp.ReasonDenied},
+		{outcome: ocp.OutcomeCancelled, reason: ocp.ReasonDenied},
+		{outcome: "SECRET-future-outcome", reason: ocp.ReasonDenied},
+		{err: errors.New("SECRET broker down"), reason: ocp.ReasonDenied},
+	} {
+		e := newEnvWith(t, fixedBroker{ocp.NewMemoryBroker(), tc.outcome, tc.err})
+		res := e.gate.Dispatch(context.Background(), alice, req("w", "create_ticket", `{"title":"t"}`))
+		if res.Reason != tc.reason {
+			t.Fatalf("%q: %+v, want reason %q", tc.outcome, res, tc.reason)
+		}
+		want, attr := map[string]int64{}, ""
+		switch {
+		case tc.err != nil:
+		case tc.outcome == "SECRET-future-outcome":
+			// The gate denies an outcome it does not know, and does not
+			// pass it on.
+		default:
+			attr = string(tc.outcome)
+			want[attr] = 1
+		}
+		if got := e.confirms(t); !mapsEqual(got, want) {
+			t.Errorf("%q: ocp.gate.confirms = %v, want %v", tc.outcome, got, want)
+		}
+		calls := e.calls(t)
+		if len(calls) != 1 || len(calls[0].steps) < 2 || calls[0].steps[1].Name() != "ocp.confirm" {
+			t.Fatalf("%q: spans %+v", tc.outcome, calls)
+		}
+		got, ok := spanAttrs(calls[0].steps[1])["ocp.confirm.outcome"]
+		if got != attr || ok != (attr != "") {
+			t.Errorf("%q: the confirm span's ocp.confirm.outcome = %q (set %v), want %q", tc.outcome, got, ok, attr)
+		}
+	}
+
+	// Through a real broker: a peer approves, then denies.
+	e := newEnv(t)
+	if res, _, _ := e.write(t, `{"title":"a"}`, true); !res.OK {
+		t.Fatalf("approved: %+v", res)
+	}
+	if res, _, _ := e.write(t, `{"title":"d"}`, false); res.Reason != ocp.ReasonDenied {
+		t.Fatalf("denied: %+v", res)
+	}
+	if got := e.confirms(t); !mapsEqual(got, map[string]int64{"approved": 1, "denied": 1}) {
+		t.Fatalf("ocp.gate.confirms = %v, want one approved and one denied", got)
 	}
 }
 
