@@ -313,6 +313,16 @@ func endPrefix(id string) string {
 // announcement may have been missed), and every heartbeat (which also renews
 // the lease); it closes it at the deadline or on cancellation.
 //
+// A check or close that fails is retried with a backoff (retryMin,
+// doubling, at most retryMax and never more than a heartbeat) until one
+// succeeds, as well as at every wake-up: on Redis Cluster a node answers
+// SUBSCRIBE while the cluster is still down, so the check made when the
+// pub/sub connection comes back can fail, and waiting for the next
+// heartbeat would leave a decision made meanwhile uncollected for up to
+// Lease/3. A failed check decides nothing (the decision is only ever read
+// from the confirm's key); the deadline and cancellation still close the
+// confirm while checks fail.
+//
 // A close that cannot reach Redis is retried at each wake-up until it does,
 // or until the lease has run out since the last renewal (the key is gone by
 // then): returning the close's outcome at once would leave the key pending,
@@ -327,6 +337,12 @@ func (b *Broker) wait(ctx context.Context, p ocp.PendingConfirm, kick <-chan str
 	defer deadline.Stop()
 	tick := time.NewTicker(b.heartbeat)
 	defer tick.Stop()
+	retry := time.NewTimer(time.Hour)
+	retry.Stop()
+	defer retry.Stop()
+	var retryC <-chan time.Time // set while a failed check or close waits for its retry
+	maxBackoff := min(retryMax, b.heartbeat)
+	backoff := min(retryMin, maxBackoff)
 	lastOK := time.Now()
 	closing := "" // a close that could not reach Redis yet
 	for {
@@ -338,6 +354,7 @@ func (b *Broker) wait(ctx context.Context, p ocp.PendingConfirm, kick <-chan str
 		select {
 		case <-kick:
 		case <-tick.C:
+		case <-retryC:
 		case <-deadlineC:
 			closeAs = string(ocp.OutcomeExpired) // model: deadline
 		case <-done:
@@ -352,7 +369,17 @@ func (b *Broker) wait(ctx context.Context, p ocp.PendingConfirm, kick <-chan str
 			if time.Since(lastOK) >= b.lease {
 				return ocp.Decision{}, fmt.Errorf("redisbroker: confirm %s: Redis unreachable for the whole lease: %w", id, err)
 			}
-			continue // retried at the next heartbeat or wake-up
+			// Retried after the backoff, or at the next heartbeat or
+			// wake-up if one comes first.
+			retry.Reset(backoff)
+			retryC = retry.C
+			backoff = min(2*backoff, maxBackoff)
+			continue
+		}
+		if retryC != nil {
+			retry.Stop()
+			retryC = nil
+			backoff = min(retryMin, maxBackoff)
 		}
 		switch st.state {
 		case "pending":
@@ -364,6 +391,13 @@ func (b *Broker) wait(ctx context.Context, p ocp.PendingConfirm, kick <-chan str
 		return decision(p, st) // model: finish_collect, finish_expire, finish_cancel
 	}
 }
+
+// The backoff of a failed check or close in wait: retryMin after the first
+// failure, doubling up to retryMax (or the heartbeat, if shorter).
+const (
+	retryMin = 20 * time.Millisecond
+	retryMax = time.Second
+)
 
 // finished is what the finish script returns.
 type finished struct{ state, peer, principal, digest string }
