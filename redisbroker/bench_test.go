@@ -80,6 +80,10 @@ func benchConfirm(b *testing.B, addr string, burst int) {
 	announced := make(chan ocp.ConfirmRequest, 4*burst)
 	stop := rb.Subscribe(func(r ocp.ConfirmRequest) { announced <- r })
 	defer stop()
+	// B's peer also follows the ends (as a gate's Subscribe does): B
+	// decodes every end; A, with no subscriber, reads its end and drops it.
+	stopEnded := rb.SubscribeEnded(func(ocp.ConfirmEnded) {})
+	defer stopEnded()
 
 	// The floor's own subscriber on A's client, and a trivial script.
 	floorCh := opt.Prefix + "floor"
