@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,7 +40,9 @@ import (
 // CPU per confirm of this process (go-cpu-us/confirm: both replicas and the
 // benchmark) and of redis-server (redis-cpu-us/confirm), and the go-redis
 // pool's checkout waits and new connections on A and B during the run
-// (waits, dials).
+// (waits, dials), the allocations per confirm of this process
+// (allocs/confirm: both replicas and the benchmark) and the GC cycles per
+// 1000 confirms, and the tail (p90, p95, p99.9) of both and its ratios.
 //
 //	redis-server --port 6391 --bind 127.0.0.1 --save '' --appendonly no --daemonize yes
 //	REDIS_ADDR=127.0.0.1:6391 go test -run '^$' -bench Confirm -benchtime 2000x ./redisbroker
@@ -77,6 +80,10 @@ func benchConfirm(b *testing.B, addr string, burst int) {
 	announced := make(chan ocp.ConfirmRequest, 4*burst)
 	stop := rb.Subscribe(func(r ocp.ConfirmRequest) { announced <- r })
 	defer stop()
+	// B's peer also follows the ends (as a gate's Subscribe does): B
+	// decodes every end; A, with no subscriber, reads its end and drops it.
+	stopEnded := rb.SubscribeEnded(func(ocp.ConfirmEnded) {})
+	defer stopEnded()
 
 	// The floor's own subscriber on A's client, and a trivial script.
 	floorCh := opt.Prefix + "floor"
@@ -153,6 +160,8 @@ func benchConfirm(b *testing.B, addr string, burst int) {
 
 	var ping, eval, deliver, floor, lat []time.Duration
 	var goCPU, redisCPUUsed time.Duration // of the confirms only
+	var mallocs uint64                    // of the confirms only (both replicas and the benchmark)
+	var gcs uint32                        // GC cycles that ended during the confirms
 	round := func(r int) {
 		// The floor, sequentially: PING, PUBLISH → subscriber, EVALSHA.
 		t0 := time.Now()
@@ -169,6 +178,8 @@ func benchConfirm(b *testing.B, addr string, burst int) {
 		}
 
 		// The confirms: burst requests pending on A, then burst deciders on B.
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
 		cpu0, rcpu0 := processCPU(), redisCPU(b, ca)
 		type ret struct {
 			at time.Time
@@ -235,11 +246,14 @@ func benchConfirm(b *testing.B, addr string, burst int) {
 		}
 		goCPU += processCPU() - cpu0
 		redisCPUUsed += redisCPU(b, ca) - rcpu0
+		runtime.ReadMemStats(&m1)
+		mallocs += m1.Mallocs - m0.Mallocs
+		gcs += m1.NumGC - m0.NumGC
 	}
 
 	round(-1) // warm: scripts cached, connections dialled
 	sa0, sb0 := *ca.PoolStats(), *cb.PoolStats()
-	goCPU, redisCPUUsed = 0, 0
+	goCPU, redisCPUUsed, mallocs, gcs = 0, 0, 0, 0
 	b.ResetTimer()
 	rounds := 0
 	for r := 0; b.Loop(); r++ {
@@ -256,6 +270,14 @@ func benchConfirm(b *testing.B, addr string, burst int) {
 	b.ReportMetric(us(p99), "p99-us")
 	b.ReportMetric(us(f50), "floor-p50-us")
 	b.ReportMetric(us(f99), "floor-p99-us")
+	// The tail of both, in permille, and its ratio: what our path adds at
+	// the tail against what the machine adds to the floor in the same run.
+	for _, pm := range []int{900, 950, 999} {
+		l, f := pctm(lat, pm), pctm(floor, pm)
+		b.ReportMetric(us(l), fmt.Sprintf("p%s-us", permille(pm)))
+		b.ReportMetric(us(f), fmt.Sprintf("floor-p%s-us", permille(pm)))
+		b.ReportMetric(float64(l)/float64(f), fmt.Sprintf("p%s/floor", permille(pm)))
+	}
 	b.ReportMetric(us(pct(ping, 50)), "ping-us")
 	b.ReportMetric(us(pct(eval, 50)), "eval-us")
 	b.ReportMetric(us(pct(deliver, 50)), "deliver-us")
@@ -269,6 +291,8 @@ func benchConfirm(b *testing.B, addr string, burst int) {
 	n := float64(rounds * burst)
 	b.ReportMetric(us(goCPU)/n, "go-cpu-us/confirm")
 	b.ReportMetric(us(redisCPUUsed)/n, "redis-cpu-us/confirm")
+	b.ReportMetric(float64(mallocs)/n, "allocs/confirm")
+	b.ReportMetric(1000*float64(gcs)/n, "gc/1000confirms")
 	b.ReportMetric(0, "ns/op") // a round's wall time says nothing here
 }
 
@@ -332,12 +356,23 @@ func infoField(info, k string) string {
 }
 
 // pct is the p-th percentile of d (d is sorted in place).
-func pct(d []time.Duration, p int) time.Duration {
+func pct(d []time.Duration, p int) time.Duration { return pctm(d, 10*p) }
+
+// pctm is the percentile of d at pm permille (d is sorted in place).
+func pctm(d []time.Duration, pm int) time.Duration {
 	if len(d) == 0 {
 		return 0
 	}
 	slices.Sort(d)
-	return d[min(len(d)*p/100, len(d)-1)]
+	return d[min(len(d)*pm/1000, len(d)-1)]
+}
+
+// permille names a percentile given in permille: 900 → "90", 999 → "99.9".
+func permille(pm int) string {
+	if pm%10 == 0 {
+		return strconv.Itoa(pm / 10)
+	}
+	return strconv.Itoa(pm/10) + "." + strconv.Itoa(pm%10)
 }
 
 // The finish script announces a confirm's end itself, completing the JSON

@@ -123,10 +123,11 @@ type Broker struct {
 	chDecided string // this replica's own: decisions of the confirms it waits for
 	chEnded   string
 	lease     time.Duration
-	grace     time.Duration
 	heartbeat time.Duration
 	pingEvery time.Duration
 	opTimeout time.Duration
+	leaseMS   any              // millis(lease), boxed once: an argument of every finish
+	graceMS   any              // the grace past the expiry a key may outlive (one lease), in ms, boxed once
 	now       func() time.Time // replaced in tests
 	scripts   combiner         // runs open and finish
 
@@ -177,10 +178,11 @@ func New(rdb redis.UniversalClient, opt Options) (*Broker, error) {
 		chDecided: opt.Prefix + "decided:" + rand.Text(),
 		chEnded:   opt.Prefix + "ended",
 		lease:     opt.Lease,
-		grace:     opt.Lease,
 		heartbeat: heartbeat,
 		pingEvery: min(max(heartbeat, 250*time.Millisecond), 5*time.Second),
 		opTimeout: opt.OpTimeout,
+		leaseMS:   millis(opt.Lease),
+		graceMS:   millis(opt.Lease),
 		now:       time.Now,
 		ctx:       ctx,
 		cancel:    cancel,
@@ -276,9 +278,10 @@ func (b *Broker) Request(ctx context.Context, p ocp.PendingConfirm) (ocp.Decisio
 		b.mu.Unlock()
 	}()
 
-	res, err := b.scripts.run(scriptOpen, b.keys(id),
+	keys := b.keys(id)
+	res, err := b.scripts.run(scriptOpen, keys,
 		id, reqJSON, peerHash(p.RequesterPeer), p.Request.Digest,
-		strconv.FormatInt(p.Request.Expires.UnixMicro(), 10), millis(b.lease), millis(b.grace), b.chNew, b.chDecided,
+		strconv.FormatInt(p.Request.Expires.UnixMicro(), 10), b.leaseMS, b.graceMS, b.chNew, b.chDecided,
 	).Text()
 	if err != nil {
 		// The script may have run with its reply lost: withdraw the confirm
@@ -296,7 +299,7 @@ func (b *Broker) Request(ctx context.Context, p ocp.PendingConfirm) (ocp.Decisio
 	default:
 		return ocp.Decision{}, fmt.Errorf("redisbroker: register confirm: unexpected reply %q", res)
 	}
-	return b.wait(ctx, p, kick)
+	return b.wait(ctx, p, keys, kick)
 }
 
 // endPrefix is the JSON of the ConfirmEnded of id up to its outcome's
@@ -313,6 +316,16 @@ func endPrefix(id string) string {
 // announcement may have been missed), and every heartbeat (which also renews
 // the lease); it closes it at the deadline or on cancellation.
 //
+// A check or close that fails is retried with a backoff (retryMin,
+// doubling, at most retryMax and never more than a heartbeat) until one
+// succeeds, as well as at every wake-up: on Redis Cluster a node answers
+// SUBSCRIBE while the cluster is still down, so the check made when the
+// pub/sub connection comes back can fail, and waiting for the next
+// heartbeat would leave a decision made meanwhile uncollected for up to
+// Lease/3. A failed check decides nothing (the decision is only ever read
+// from the confirm's key); the deadline and cancellation still close the
+// confirm while checks fail.
+//
 // A close that cannot reach Redis is retried at each wake-up until it does,
 // or until the lease has run out since the last renewal (the key is gone by
 // then): returning the close's outcome at once would leave the key pending,
@@ -321,12 +334,22 @@ func endPrefix(id string) string {
 // invariant "the accepted decision is the one that acts"; see
 // runtime/brokertest/model). A close retried until the lease ran out is an
 // error, not a decision: the gate denies.
-func (b *Broker) wait(ctx context.Context, p ocp.PendingConfirm, kick <-chan struct{}) (ocp.Decision, error) {
+func (b *Broker) wait(ctx context.Context, p ocp.PendingConfirm, keys []string, kick <-chan struct{}) (ocp.Decision, error) {
 	id := p.Request.ID
+	check := b.finishArgs(id, "") // built once: every check of this confirm runs with it
 	deadline := time.NewTimer(p.Request.Expires.Sub(b.now()))
 	defer deadline.Stop()
 	tick := time.NewTicker(b.heartbeat)
 	defer tick.Stop()
+	var retry *time.Timer       // made at the first failure
+	var retryC <-chan time.Time // set while a failed check or close waits for its retry
+	defer func() {
+		if retry != nil {
+			retry.Stop()
+		}
+	}()
+	maxBackoff := min(retryMax, b.heartbeat)
+	backoff := min(retryMin, maxBackoff)
 	lastOK := time.Now()
 	closing := "" // a close that could not reach Redis yet
 	for {
@@ -338,6 +361,7 @@ func (b *Broker) wait(ctx context.Context, p ocp.PendingConfirm, kick <-chan str
 		select {
 		case <-kick:
 		case <-tick.C:
+		case <-retryC:
 		case <-deadlineC:
 			closeAs = string(ocp.OutcomeExpired) // model: deadline
 		case <-done:
@@ -346,13 +370,31 @@ func (b *Broker) wait(ctx context.Context, p ocp.PendingConfirm, kick <-chan str
 			_, _ = b.finish(id, string(ocp.OutcomeCancelled))
 			return ocp.Decision{}, ErrClosed
 		}
-		st, err := b.finish(id, closeAs)
+		args := check
+		if closeAs != "" {
+			args = b.finishArgs(id, closeAs)
+		}
+		st, err := b.runFinish(keys, args)
 		if err != nil {
 			closing = closeAs // model: finish_retry_close
 			if time.Since(lastOK) >= b.lease {
 				return ocp.Decision{}, fmt.Errorf("redisbroker: confirm %s: Redis unreachable for the whole lease: %w", id, err)
 			}
-			continue // retried at the next heartbeat or wake-up
+			// Retried after the backoff, or at the next heartbeat or
+			// wake-up if one comes first.
+			if retry == nil {
+				retry = time.NewTimer(backoff)
+			} else {
+				retry.Reset(backoff)
+			}
+			retryC = retry.C
+			backoff = min(2*backoff, maxBackoff)
+			continue
+		}
+		if retryC != nil {
+			retry.Stop()
+			retryC = nil
+			backoff = min(retryMin, maxBackoff)
 		}
 		switch st.state {
 		case "pending":
@@ -365,11 +407,31 @@ func (b *Broker) wait(ctx context.Context, p ocp.PendingConfirm, kick <-chan str
 	}
 }
 
+// The backoff of a failed check or close in wait: retryMin after the first
+// failure, doubling up to retryMax (or the heartbeat, if shorter).
+const (
+	retryMin = 20 * time.Millisecond
+	retryMax = time.Second
+)
+
 // finished is what the finish script returns.
 type finished struct{ state, peer, principal, digest string }
 
+// finish runs the finish script on the confirm id: a check (closeAs
+// empty) or a close.
 func (b *Broker) finish(id, closeAs string) (finished, error) {
-	v, err := b.scripts.run(scriptFinish, b.keys(id), id, closeAs, millis(b.lease), millis(b.grace), endPrefix(id), b.chEnded).StringSlice()
+	return b.runFinish(b.keys(id), b.finishArgs(id, closeAs))
+}
+
+// finishArgs is the finish script's ARGV for the confirm id.
+func (b *Broker) finishArgs(id, closeAs string) []any {
+	return []any{id, closeAs, b.leaseMS, b.graceMS, endPrefix(id), b.chEnded}
+}
+
+// runFinish runs the finish script with keys and args (of b.keys and
+// finishArgs; neither is modified).
+func (b *Broker) runFinish(keys []string, args []any) (finished, error) {
+	v, err := b.scripts.run(scriptFinish, keys, args...).StringSlice()
 	if err != nil {
 		return finished{}, err
 	}
@@ -690,14 +752,31 @@ func (b *Broker) receive(ps *redis.PubSub) (wasUp bool) {
 			case b.chDecided:
 				b.kick(m.Payload)
 			case b.chNew, b.chEnded:
+				ended := m.Channel == b.chEnded
+				if !b.subscribed(ended) {
+					continue // nobody to call: no decoding, no wake-up of announce
+				}
 				select {
-				case b.notes <- note{payload: m.Payload, ended: m.Channel == b.chEnded}:
+				case b.notes <- note{payload: m.Payload, ended: ended}:
 				case <-b.ctx.Done():
 					return wasUp
 				}
 			}
 		}
 	}
+}
+
+// subscribed says whether the broker has subscribers of ends (ended) or of
+// new confirms. An announcement read while it has none is dropped: a
+// subscriber is called only for the announcements read after it
+// subscribed.
+func (b *Broker) subscribed(ended bool) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if ended {
+		return len(b.ended) > 0
+	}
+	return len(b.subs) > 0
 }
 
 // loadScripts loads the scripts into Redis (again, after a restart), so
