@@ -5,6 +5,7 @@ import (
 	"slices"
 	"unicode/utf8"
 
+	"github.com/ocpgen/ocpgen/internal/jsontext"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
@@ -74,7 +75,7 @@ func (w *canonWriter) value(dst, raw []byte, i int) ([]byte, int) {
 	case c == '-' || '0' <= c && c <= '9':
 		end := skipValue(raw, i)
 		lit := raw[i:end]
-		if plainInteger(lit) {
+		if jsontext.IsPlainInteger(lit) {
 			return append(dst, lit...), end
 		}
 		return append(dst, ocpimpl.CanonicalNumber(string(lit))...), end
@@ -171,26 +172,6 @@ func plainString(quoted []byte) bool {
 			return false
 		}
 		i += n
-	}
-	return true
-}
-
-// plainInteger reports whether lit is an integer literal that
-// ocpimpl.CanonicalNumber keeps as it is: at most 15 digits (a float64
-// holds it exactly, and encoding/json writes it without an exponent), no
-// leading zero, and not -0.
-func plainInteger(lit []byte) bool {
-	d := lit
-	if len(d) > 0 && d[0] == '-' {
-		d = d[1:]
-	}
-	if len(d) == 0 || len(d) > 15 || (d[0] == '0' && (len(d) > 1 || len(lit) > 1)) {
-		return false
-	}
-	for _, c := range d {
-		if c < '0' || c > '9' {
-			return false
-		}
 	}
 	return true
 }

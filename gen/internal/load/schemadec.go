@@ -4,11 +4,11 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
-	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/ocpgen/ocpgen/internal/jsontext"
 )
 
 // decodeSchema decodes the JSON schema raw in one pass over its bytes into
@@ -684,41 +684,10 @@ var schemaKeys = func() map[string]uint64 {
 var foldedSchemaKeys = func() map[string]bool {
 	m := make(map[string]bool, len(schemaKeys))
 	for k := range schemaKeys {
-		m[string(foldKey([]byte(k)))] = true
+		m[string(jsontext.AppendFoldedName(nil, []byte(k)))] = true
 	}
 	return m
 }()
-
-// foldKey is encoding/json's foldName: ASCII letters upper-cased, every
-// other rune replaced by the smallest rune of its case-folding set.
-func foldKey(in []byte) []byte {
-	out := make([]byte, 0, len(in))
-	for i := 0; i < len(in); {
-		if c := in[i]; c < utf8.RuneSelf {
-			if 'a' <= c && c <= 'z' {
-				c -= 'a' - 'A'
-			}
-			out = append(out, c)
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRune(in[i:])
-		out = utf8.AppendRune(out, foldRune(r))
-		i += n
-	}
-	return out
-}
-
-// foldRune is encoding/json's: the smallest rune of r's case-folding set.
-func foldRune(r rune) rune {
-	for {
-		r2 := unicode.SimpleFold(r)
-		if r2 <= r {
-			return r2
-		}
-		r = r2
-	}
-}
 
 // schemaObject decodes the schema object that comes next.
 func (d *schemaDecoder) schemaObject() *jsonschema.Schema {
@@ -727,7 +696,7 @@ func (d *schemaDecoder) schemaObject() *jsonschema.Schema {
 	d.object(func(key string) {
 		bit, known := schemaKeys[key]
 		if !known {
-			if foldedSchemaKeys[string(foldKey([]byte(key)))] {
+			if foldedSchemaKeys[string(jsontext.AppendFoldedName(nil, []byte(key)))] {
 				d.fail() // encoding/json would fill the field too
 				return
 			}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
 	"github.com/ocpgen/ocpgen/gen/internal/load"
+	"github.com/ocpgen/ocpgen/internal/jsontext"
 	"github.com/ocpgen/ocpgen/internal/tmpl"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
@@ -365,7 +366,7 @@ func floatsAsWritten(canon []byte) bool {
 			}
 			lit := canon[i:j]
 			i = j - 1
-			if smallInteger(lit) {
+			if jsontext.IsPlainInteger(lit) {
 				continue
 			}
 			f, err := strconv.ParseFloat(string(lit), 64)
@@ -375,25 +376,6 @@ func floatsAsWritten(canon []byte) bool {
 			if b, err := json.Marshal(f); err != nil || !bytes.Equal(b, lit) {
 				return false
 			}
-		}
-	}
-	return true
-}
-
-// smallInteger reports whether lit is an integer of at most 15 digits
-// without a leading zero, other than -0: encoding/json writes its float64
-// as lit.
-func smallInteger(lit []byte) bool {
-	d := lit
-	if len(d) > 0 && d[0] == '-' {
-		d = d[1:]
-	}
-	if len(d) == 0 || len(d) > 15 || (d[0] == '0' && (len(d) > 1 || len(lit) > 1)) {
-		return false
-	}
-	for _, c := range d {
-		if c < '0' || c > '9' {
-			return false
 		}
 	}
 	return true

@@ -3,8 +3,9 @@ package model
 import (
 	"bytes"
 	"encoding/json"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/ocpgen/ocpgen/internal/jsontext"
 )
 
 // foldDistinct reports whether every JSON object in raw (valid JSON) has
@@ -64,10 +65,10 @@ func foldDistinct(raw []byte) bool {
 			if top.set == nil {
 				top.set = make(map[string]struct{}, 2*(len(keys)-top.start))
 				for _, k := range keys[top.start:] {
-					top.set[string(appendFoldedName(buf[:0], k))] = struct{}{}
+					top.set[string(jsontext.AppendFoldedName(buf[:0], k))] = struct{}{}
 				}
 			}
-			buf = appendFoldedName(buf[:0], key)
+			buf = jsontext.AppendFoldedName(buf[:0], key)
 			if _, dup := top.set[string(buf)]; dup {
 				return false
 			}
@@ -97,7 +98,7 @@ func foldEqual(a, b []byte) bool {
 		return bytes.EqualFold(a, b)
 	}
 	var x, y [64]byte
-	return bytes.Equal(appendFoldedName(x[:0], a), appendFoldedName(y[:0], b))
+	return bytes.Equal(jsontext.AppendFoldedName(x[:0], a), jsontext.AppendFoldedName(y[:0], b))
 }
 
 func isASCII(b []byte) bool {
@@ -107,33 +108,4 @@ func isASCII(b []byte) bool {
 		}
 	}
 	return true
-}
-
-// appendFoldedName is encoding/json's: ASCII letters upper-cased, every
-// other rune the smallest of its case-folding orbit.
-func appendFoldedName(out, in []byte) []byte {
-	for i := 0; i < len(in); {
-		if c := in[i]; c < utf8.RuneSelf {
-			if 'a' <= c && c <= 'z' {
-				c -= 'a' - 'A'
-			}
-			out = append(out, c)
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRune(in[i:])
-		out = utf8.AppendRune(out, foldRune(r))
-		i += n
-	}
-	return out
-}
-
-func foldRune(r rune) rune {
-	for {
-		r2 := unicode.SimpleFold(r)
-		if r2 <= r {
-			return r2
-		}
-		r = r2
-	}
 }

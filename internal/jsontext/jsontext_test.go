@@ -1,0 +1,107 @@
+package jsontext
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
+
+// decodesInto reports whether encoding/json decodes the object key key
+// into a struct field tagged json:"name" (name a valid tag name): the
+// reference for AppendFoldedName.
+func decodesInto(t testing.TB, name, key string) bool {
+	t.Helper()
+	typ := reflect.StructOf([]reflect.StructField{{
+		Name: "F", Type: reflect.TypeFor[*int](), Tag: reflect.StructTag(`json:"` + name + `"`),
+	}})
+	v := reflect.New(typ)
+	data, err := json.Marshal(map[string]int{key: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, v.Interface()); err != nil {
+		t.Fatal(err)
+	}
+	return !v.Elem().Field(0).IsNil()
+}
+
+// validTag is encoding/json's rule for a tag name it takes as the field's
+// JSON name (else it uses the Go field's name).
+func validTag(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
+		if !strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c) && !unicode.IsLetter(c) && !unicode.IsDigit(c) {
+			return false
+		}
+	}
+	return true
+}
+
+func checkFold(t *testing.T, name, key string) {
+	if !validTag(name) || !json.Valid([]byte(strconv.Quote(key))) || strings.ToValidUTF8(key, "") != key {
+		return
+	}
+	got := bytes.Equal(AppendFoldedName(nil, []byte(name)), AppendFoldedName(nil, []byte(key)))
+	if want := decodesInto(t, name, key); got != want {
+		t.Fatalf("key %q, field %q: folded names equal = %v, encoding/json decodes it = %v", key, name, got, want)
+	}
+}
+
+func TestAppendFoldedName(t *testing.T) {
+	names := []string{"a", "A", "z", "Z", "@", "[", "{", "ß", "ẞ", "K", "k", "\u212a", "ſ", "s", "S",
+		"µ", "μ", "Μ", "ǅ", "ǆ", "Ǆ", "σ", "ς", "Σ", "ﬀ", "straße", "STRASSE", "İ", "ı", "i", "I", "name", "NAME", "nAmE"}
+	for _, a := range names {
+		for _, b := range names {
+			checkFold(t, a, b)
+		}
+	}
+}
+
+func FuzzAppendFoldedName(f *testing.F) {
+	for _, s := range []string{"Name", "nAME", "K", "\u212a", "ſ", "straße"} {
+		f.Add(s, "name")
+	}
+	f.Fuzz(checkFold)
+}
+
+// checkPlainInteger: IsPlainInteger holds exactly for the integer
+// literals of at most 15 digits, other than -0, that encoding/json writes
+// back unchanged from their float64, and ocpimpl.CanonicalNumber keeps
+// every one of them as it is.
+func checkPlainInteger(t *testing.T, lit string) {
+	got := IsPlainInteger([]byte(lit))
+	want := false
+	if json.Valid([]byte(lit)) && !strings.ContainsAny(lit, ".eE") && len(strings.TrimPrefix(lit, "-")) <= 15 && lit != "-0" {
+		f, err := strconv.ParseFloat(lit, 64)
+		b, err2 := json.Marshal(f)
+		want = err == nil && err2 == nil && string(b) == lit
+	}
+	if got != want {
+		t.Fatalf("IsPlainInteger(%q) = %v, want %v", lit, got, want)
+	}
+	if got && ocpimpl.CanonicalNumber(lit) != lit {
+		t.Fatalf("IsPlainInteger(%q), but CanonicalNumber writes %q", lit, ocpimpl.CanonicalNumber(lit))
+	}
+}
+
+func TestIsPlainInteger(t *testing.T) {
+	for _, lit := range []string{"", "-", "0", "-0", "00", "01", "1", "-1", "10", "123456789012345", "1234567890123456",
+		"-123456789012345", "1.0", "1e3", "+1", " 1", "1 ", "9007199254740993", "999999999999999", "x"} {
+		checkPlainInteger(t, lit)
+	}
+}
+
+func FuzzIsPlainInteger(f *testing.F) {
+	for _, s := range []string{"0", "-0", "01", "123456789012345", "1e3"} {
+		f.Add(s)
+	}
+	f.Fuzz(checkPlainInteger)
+}
