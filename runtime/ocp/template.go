@@ -69,6 +69,16 @@ func bindTemplate(typ reflect.Type, t ocpimpl.Template, resource bool) (template
 	return out, nil
 }
 
+// readsArgs reports whether t has a segment that reads an argument.
+func (t template) readsArgs() bool {
+	for _, sg := range t {
+		if sg.field >= 0 || sg.Mode != ocpimpl.BindText {
+			return true
+		}
+	}
+	return false
+}
+
 // rendersAs reports whether a field of type ft can be rendered by mode m.
 func rendersAs(ft reflect.Type, m ocpimpl.BindMode) bool {
 	switch m {
