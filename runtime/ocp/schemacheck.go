@@ -70,6 +70,10 @@ type schemaCheck struct {
 	not          *schemaCheck
 	ifS, thenS   *schemaCheck
 	elseS        *schemaCheck
+
+	// logic: allOf, anyOf, oneOf, not or if is set. values: enum or const
+	// is. The common schema has neither, and check skips their code.
+	logic, values bool
 }
 
 const (
@@ -243,6 +247,8 @@ func compileSchema(s *jsonschema.Schema, draft7, floatNumbers bool, depth int) (
 	if err != nil {
 		return nil, err
 	}
+	c.logic = c.allOf != nil || c.anyOf != nil || c.oneOf != nil || c.not != nil || c.ifS != nil
+	c.values = c.enum != nil || c.hasConst
 	return c, nil
 }
 
@@ -332,31 +338,8 @@ func (c *schemaCheck) check(t *tape, i int, why *string) bool {
 			return fail("type: has type %q", typeName(got))
 		}
 	}
-	if c.enum != nil {
-		ok := false
-		if c.enumSet != nil {
-			_, ok = c.enumSet[t.nodes[i].str]
-			ok = ok && t.nodes[i].kind == tString
-		} else {
-			for _, e := range c.enum {
-				if tapeEqualsAny(t, i, e, !c.floatNumbers) {
-					ok = true
-					break
-				}
-			}
-		}
-		if !ok {
-			// The schema's values are the server's text: name them only
-			// when they are few, so that a refusal costs no more than the
-			// check.
-			if len(c.enum) > 16 {
-				return fail("enum: value is not one of the schema's %d values", len(c.enum))
-			}
-			return fail("enum: value is not one of %v", c.enum)
-		}
-	}
-	if c.hasConst && !tapeEqualsAny(t, i, c.cnst, !c.floatNumbers) {
-		return fail("const: value is not %v", c.cnst)
+	if c.values && !c.checkValues(t, i, why) {
+		return false
 	}
 	switch x.kind {
 	case tNumber:
@@ -406,47 +389,8 @@ func (c *schemaCheck) check(t *tape, i int, why *string) bool {
 		}
 	}
 
-	// Logic (the order does not change a verdict: no unevaluated* keyword is
-	// compiled, so no annotation matters).
-	for _, s := range c.allOf {
-		if !s.check(t, i, why) {
-			return fail("allOf")
-		}
-	}
-	if c.anyOf != nil {
-		ok := false
-		for _, s := range c.anyOf {
-			if s.check(t, i, nil) {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return fail("anyOf: matches none of %d schemas", len(c.anyOf))
-		}
-	}
-	if c.oneOf != nil {
-		n := 0
-		for _, s := range c.oneOf {
-			if s.check(t, i, nil) {
-				n++
-			}
-		}
-		if n != 1 {
-			return fail("oneOf: matches %d of %d schemas, not exactly one", n, len(c.oneOf))
-		}
-	}
-	if c.not != nil && c.not.check(t, i, nil) {
-		return fail("not: matches a schema it must not")
-	}
-	if c.ifS != nil {
-		next := c.elseS
-		if c.ifS.check(t, i, nil) {
-			next = c.thenS
-		}
-		if next != nil && !next.check(t, i, why) {
-			return fail("if/then/else")
-		}
+	if c.logic && !c.checkLogic(t, i, why) {
+		return false
 	}
 
 	switch x.kind {
@@ -498,6 +442,96 @@ func (c *schemaCheck) check(t *tape, i int, why *string) bool {
 					return fail("dependentRequired[%q]: missing property %q", k, r)
 				}
 			}
+		}
+	}
+	return true
+}
+
+// checkValues is check's enum and const.
+func (c *schemaCheck) checkValues(t *tape, i int, why *string) bool {
+	fail := func(format string, args ...any) bool {
+		if why != nil && *why == "" {
+			*why = fmt.Sprintf(format, args...)
+		}
+		return false
+	}
+	if c.enum != nil {
+		ok := false
+		if c.enumSet != nil {
+			_, ok = c.enumSet[t.nodes[i].str]
+			ok = ok && t.nodes[i].kind == tString
+		} else {
+			for _, e := range c.enum {
+				if tapeEqualsAny(t, i, e, !c.floatNumbers) {
+					ok = true
+					break
+				}
+			}
+		}
+		if !ok {
+			// The schema's values are the server's text: name them only
+			// when they are few, so that a refusal costs no more than the
+			// check.
+			if len(c.enum) > 16 {
+				return fail("enum: value is not one of the schema's %d values", len(c.enum))
+			}
+			return fail("enum: value is not one of %v", c.enum)
+		}
+	}
+	if c.hasConst && !tapeEqualsAny(t, i, c.cnst, !c.floatNumbers) {
+		return fail("const: value is not %v", c.cnst)
+	}
+	return true
+}
+
+// checkLogic is check's allOf, anyOf, oneOf, not and if/then/else.
+func (c *schemaCheck) checkLogic(t *tape, i int, why *string) bool {
+	fail := func(format string, args ...any) bool {
+		if why != nil && *why == "" {
+			*why = fmt.Sprintf(format, args...)
+		}
+		return false
+	}
+	// Logic (the order does not change a verdict: no unevaluated* keyword is
+	// compiled, so no annotation matters).
+	for _, s := range c.allOf {
+		if !s.check(t, i, why) {
+			return fail("allOf")
+		}
+	}
+	if c.anyOf != nil {
+		ok := false
+		for _, s := range c.anyOf {
+			if s.check(t, i, nil) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return fail("anyOf: matches none of %d schemas", len(c.anyOf))
+		}
+	}
+	if c.oneOf != nil {
+		n := 0
+		for _, s := range c.oneOf {
+			if s.check(t, i, nil) {
+				n++
+			}
+		}
+		if n != 1 {
+			return fail("oneOf: matches %d of %d schemas, not exactly one", n, len(c.oneOf))
+		}
+	}
+	if c.not != nil && c.not.check(t, i, nil) {
+		return fail("not: matches a schema it must not")
+	}
+	if c.ifS != nil {
+		next := c.elseS
+		if c.ifS.check(t, i, nil) {
+			next = c.thenS
+		}
+		if next != nil && !next.check(t, i, why) {
+			return fail("if/then/else")
 		}
 	}
 	return true
