@@ -74,6 +74,13 @@ type schemaCheck struct {
 	// logic: allOf, anyOf, oneOf, not or if is set. values: enum or const
 	// is. The common schema has neither, and check skips their code.
 	logic, values bool
+
+	// The numeric keywords as integers, when every one present is an
+	// integer of at most 2^53 in magnitude (multipleOf a positive one), so
+	// that an integer literal is checked without a decimal: intBounds.
+	intBounds                bool
+	iMin, iMax, iXMin, iXMax int64
+	iMult                    int64 // 0: no multipleOf
 }
 
 const (
@@ -248,6 +255,7 @@ func compileSchema(s *jsonschema.Schema, draft7, floatNumbers bool, depth int) (
 		return nil, err
 	}
 	c.logic = c.allOf != nil || c.anyOf != nil || c.oneOf != nil || c.not != nil || c.ifS != nil
+	c.compileIntBounds()
 	c.values = c.enum != nil || c.hasConst
 	return c, nil
 }
@@ -537,11 +545,49 @@ func (c *schemaCheck) checkLogic(t *tape, i int, why *string) bool {
 	return true
 }
 
+// compileIntBounds sets intBounds and the integer bounds, if every
+// numeric keyword present is an integer that a float64 holds exactly (and,
+// for multipleOf, positive).
+func (c *schemaCheck) compileIntBounds() {
+	const lim = 1 << 53
+	asInt := func(f *float64, dflt int64) (int64, bool) {
+		if f == nil {
+			return dflt, true
+		}
+		if *f != math.Trunc(*f) || *f > lim || *f < -lim {
+			return 0, false
+		}
+		return int64(*f), true
+	}
+	var ok [5]bool
+	c.iMin, ok[0] = asInt(c.minimum, math.MinInt64)
+	c.iMax, ok[1] = asInt(c.maximum, math.MaxInt64)
+	c.iXMin, ok[2] = asInt(c.exclMin, math.MinInt64)
+	c.iXMax, ok[3] = asInt(c.exclMax, math.MaxInt64)
+	c.iMult, ok[4] = asInt(c.multipleOf, 0)
+	c.intBounds = ok == [5]bool{true, true, true, true, true} && c.iMult >= 0 && (c.multipleOf == nil || c.iMult > 0)
+}
+
+// intValid reports whether the integer k meets every numeric keyword
+// (intBounds is set). The literal of k is an integer of at most 18 digits
+// and every bound an integer of at most 2^53, so the comparison is exact.
+func (c *schemaCheck) intValid(k int64) bool {
+	return k >= c.iMin && k <= c.iMax && (c.exclMin == nil || k > c.iXMin) && (c.exclMax == nil || k < c.iXMax) &&
+		(c.iMult == 0 || k%c.iMult == 0)
+}
+
 // checkNumber applies the numeric keywords to a literal exactly; it
 // returns the failure, or "".
 func (c *schemaCheck) checkNumber(lit string) string {
 	if c.dMultipleOf == nil && c.dMin == nil && c.dMax == nil && c.dExclMin == nil && c.dExclMax == nil {
 		return ""
+	}
+	if c.intBounds {
+		// An integer literal that passes needs no decimal; one that fails
+		// takes the path below, which says why.
+		if k, ok := parseIntLiteral(lit); ok && c.intValid(k) {
+			return ""
+		}
 	}
 	d, _ := parseDecimal(lit) // the tape bounded its exponent
 	switch {
