@@ -352,7 +352,7 @@ func (c *schemaCheck) check(t *tape, i int, why *string) bool {
 	switch x.kind {
 	case tNumber:
 		if !c.floatNumbers {
-			if msg := c.checkNumber(x.str); msg != "" {
+			if msg := c.checkNumber(x.str, x.num); msg != "" {
 				return fail("%s", msg)
 			}
 			break
@@ -576,16 +576,29 @@ func (c *schemaCheck) intValid(k int64) bool {
 		(c.iMult == 0 || k%c.iMult == 0)
 }
 
-// checkNumber applies the numeric keywords to a literal exactly; it
-// returns the failure, or "".
-func (c *schemaCheck) checkNumber(lit string) string {
+// floatValid reports whether f, the float64 of a canonical literal (at
+// most 15 significant digits, no exponent), meets the bounds (intBounds is
+// set, without multipleOf). It is exact: such a literal that differs from
+// an integer bound differs from it by more than half the bound's float64
+// spacing, so its float64 lies on the same side.
+func (c *schemaCheck) floatValid(f float64) bool {
+	return f >= float64(c.iMin) && f <= float64(c.iMax) && (c.exclMin == nil || f > float64(c.iXMin)) && (c.exclMax == nil || f < float64(c.iXMax))
+}
+
+// checkNumber applies the numeric keywords to a literal exactly; num is
+// its float64. It returns the failure, or "".
+func (c *schemaCheck) checkNumber(lit string, num float64) string {
 	if c.dMultipleOf == nil && c.dMin == nil && c.dMax == nil && c.dExclMin == nil && c.dExclMax == nil {
 		return ""
 	}
 	if c.intBounds {
-		// An integer literal that passes needs no decimal; one that fails
-		// takes the path below, which says why.
-		if k, ok := parseIntLiteral(lit); ok && c.intValid(k) {
+		// A literal that passes needs no decimal; one that fails takes the
+		// path below, which says why.
+		if k, ok := parseIntLiteral(lit); ok {
+			if c.intValid(k) {
+				return ""
+			}
+		} else if c.iMult == 0 && canonicalFloatLiteral(lit) && c.floatValid(num) {
 			return ""
 		}
 	}

@@ -392,10 +392,10 @@ func FuzzSchemaCheck(f *testing.F) {
 	})
 }
 
-// TestIntBoundsAgreeWithDecimals holds checkNumber's integer path to its
-// exact decimal one: random numeric keywords (integers, near 2^53, and
-// fractions, which turn the integer path off) against integer literals at,
-// next to and far from them.
+// TestIntBoundsAgreeWithDecimals holds checkNumber's integer and float
+// paths to its exact decimal one: random numeric keywords (integers, near
+// 2^53, and fractions, which turn those paths off) against integer
+// literals at, next to and far from them, and fractions just beside them.
 func TestIntBoundsAgreeWithDecimals(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	bound := func() *float64 {
@@ -454,10 +454,25 @@ func TestIntBoundsAgreeWithDecimals(t *testing.T) {
 			}
 		}
 		near = append(near, 0, r.Int64N(1<<60)-1<<59, r.Int64N(41)-20)
+		var lits []string
 		for _, k := range near {
-			lit := strconv.FormatInt(k, 10)
-			if got, want := c.checkNumber(lit), slow.checkNumber(lit); got != want {
-				t.Fatalf("%s, %s: integer path %q, decimals %q", raw, lit, got, want)
+			lits = append(lits, strconv.FormatInt(k, 10))
+			// Fractions next to it: canonical literals of up to 15
+			// significant digits, and longer ones.
+			for _, frac := range []string{".5", ".25", ".000000000000001", ".999999999999999", ".00000000000001", ".0000000000000001", ".9999999999999999"} {
+				for _, base := range []int64{k, k - 1} {
+					lits = append(lits, strconv.FormatInt(base, 10)+frac)
+				}
+			}
+		}
+		lits = append(lits, strconv.FormatFloat(r.Float64()*4-2, 'f', -1, 64), "0.1", "-0.1", "1.5", "-1.5")
+		for _, lit := range lits {
+			num, err := strconv.ParseFloat(lit, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := c.checkNumber(lit, num), slow.checkNumber(lit, num); got != want {
+				t.Fatalf("%s, %s: fast path %q, decimals %q", raw, lit, got, want)
 			}
 		}
 	}
