@@ -372,3 +372,40 @@ func BenchmarkInmemEvict(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkInmemWarm times gate-nop (median, med-ns) right after a raw
+// call (cold), after the same gate ran once more in between (warm-same),
+// after another gate over the same catalogue ran in between (warm-other:
+// the same code, other per-tool data), and in a loop without raw calls
+// (hot). What warm-same takes back from cold is what the go-sdk call
+// evicted; what warm-other takes back of it is the code's share.
+func BenchmarkInmemWarm(b *testing.B) {
+	nop := nopCaller{res: &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: `{"entities":[{"name":"Ada Lovelace","entityType":"person"}]}`}}}}
+	g1 := gateCall(b, benchGate(b, nop, nil))
+	g2 := gateCall(b, benchGate(b, nop, nil))
+	for _, v := range []struct {
+		name   string
+		raw    bool
+		before func()
+	}{
+		{"hot", false, func() {}},
+		{"cold", true, func() {}},
+		{"warm-same", true, g1},
+		{"warm-other", true, g2},
+	} {
+		b.Run(v.name, func(b *testing.B) {
+			raw := rawCall(b, inmemSession(b))
+			d := make([]time.Duration, 0, 1<<14)
+			for b.Loop() {
+				if v.raw {
+					raw()
+				}
+				v.before()
+				t0 := time.Now()
+				g1()
+				d = append(d, time.Since(t0))
+			}
+			b.ReportMetric(float64(medianDuration(d)), "med-ns")
+		})
+	}
+}
