@@ -15,15 +15,14 @@ package ocp
 // Findings (go-sdk v1.8.0; BENCHMARKS.md §1 has the figures): the Client
 // costs nothing measurable over a plain session once the gate skips its
 // json.Valid; the gate's cost in place is not its hot-loop cost. Right after a
-// go-sdk round trip its work before the call runs 4-6x slower than in the
-// hot loop of BenchmarkCall/gate-nop, and the go-sdk call that follows it
-// is slower too (BenchmarkInmemEvict: the gate's code alone, run between
-// two raw calls and not timed, slows the second by about 7%, where a busy
-// wait or a 128 KiB write in its place changes nothing). Both are the
-// number of distinct code lines the gate runs through (about 660 of 64
-// bytes, by callgrind's cache simulation), which the go-sdk's own code
-// evicts and which evict it in turn; the garbage and GC cycles of the
-// go-sdk are the same on both sides.
+// go-sdk round trip its work runs about 5x slower than in the hot loop of
+// BenchmarkCall/gate-nop, and running the same code once before takes most
+// of that back (BenchmarkInmemWarm): it is the number of distinct code
+// lines the gate runs through (about 500 of 64 bytes), which the go-sdk's
+// own code evicts. BenchmarkInmemEvict measured, in one round, the go-sdk
+// call after the gate slowed by about 7%; a later round at a higher load did
+// not reproduce it. The garbage and GC cycles of the go-sdk are the same on
+// both sides.
 
 import (
 	"context"
