@@ -416,9 +416,9 @@ func TestIntBoundsAgreeWithDecimals(t *testing.T) {
 		}
 		return &f
 	}
-	rounds := 200000
+	rounds := 5000
 	if testing.Short() {
-		rounds = 20000
+		rounds = 1000
 	}
 	used := 0
 	for range rounds {
