@@ -508,3 +508,122 @@ func appendJSONFloat(dst []byte, f float64, bits int) []byte {
 	}
 	return dst
 }
+
+// encodeTape appends what n.encode writes for the value n.decode makes of
+// value i of t, without making it: no reflection and no allocation. It
+// covers only the common case, in which the re-encoding is the arguments
+// themselves (in the plan's member order): strings, booleans, integers
+// written as plain integers, float64s written as canonical literals,
+// non-null pointers, arrays, and objects of known members that the
+// encoding leaves out exactly when they are absent. For anything else (a
+// null, an integer literal with a fraction or an exponent, a
+// non-canonical float, a map, a member the encoding would leave out or
+// write although it is absent, an unknown member, a type mismatch) ok is
+// false and the caller takes the general path, decode and encode, which
+// gives that input's verdict. When ok is true, n.decode of the value
+// succeeds and n.encode of it appends exactly out's bytes
+// (TestEncodeTapeAgreesWithCodec, FuzzArgCodec).
+func (n *codecNode) encodeTape(dst []byte, t *tape, i int) (out []byte, ok bool) {
+	x := &t.nodes[i]
+	switch n.kind {
+	case ckString:
+		if x.kind == tString {
+			return appendJSONString(dst, x.str), true
+		}
+	case ckBool:
+		switch x.kind {
+		case tTrue:
+			return append(dst, "true"...), true
+		case tFalse:
+			return append(dst, "false"...), true
+		}
+	case ckInt:
+		if x.kind == tNumber {
+			if k, ok := parseIntLiteral(x.str); ok && (n.bits == 64 || k >= -1<<(n.bits-1) && k < 1<<(n.bits-1)) {
+				return appendInt64(dst, k), true
+			}
+		}
+	case ckUint:
+		if x.kind == tNumber && x.str[0] != '-' {
+			if k, ok := parseIntLiteral(x.str); ok && (n.bits == 64 || uint64(k) < 1<<n.bits) {
+				return appendUint64(dst, uint64(k)), true
+			}
+		}
+	case ckFloat:
+		// decode keeps x.num for a float64 whose literal integerText leaves
+		// as it is (a canonical literal with a fraction has a digit other
+		// than 0 in it), and encode writes a canonical literal back.
+		if x.kind == tNumber && n.bits == 64 && canonicalFloatLiteral(x.str) && (!notInt(x.str) || fractionOnly(x.str)) {
+			return append(dst, x.str...), true
+		}
+	case ckPtr:
+		if x.kind != tNull {
+			return n.elem.encodeTape(dst, t, i)
+		}
+	case ckSlice:
+		if x.kind == tArray {
+			dst = append(dst, '[')
+			for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
+				if p > i+1 {
+					dst = append(dst, ',')
+				}
+				if dst, ok = n.elem.encodeTape(dst, t, p); !ok {
+					return nil, false
+				}
+			}
+			return append(dst, ']'), true
+		}
+	case ckStruct:
+		if x.kind != tObject || x.n > smallObject {
+			return nil, false
+		}
+		dst = append(dst, '{')
+		first, found := true, int32(0)
+		for k := range n.fields {
+			f := &n.fields[k]
+			p := t.member(i, f.name)
+			if p < 0 {
+				// Absent: the zero value, which the encoding leaves out
+				// under omitzero, and under omitempty unless a struct.
+				if f.omitZero || f.omitEmpty && f.node.kind != ckStruct {
+					continue
+				}
+				return nil, false
+			}
+			found++
+			// Present: left out if its value is empty (omitempty) or
+			// zero (omitzero). A pointer from a non-null is neither, a
+			// slice from an array is not zero, and empty only without
+			// items, a struct is never empty; any other value under
+			// either option is left to the general path.
+			switch f.node.kind {
+			case ckPtr:
+			case ckSlice:
+				if f.omitEmpty && t.nodes[p].n == 0 {
+					return nil, false
+				}
+			case ckStruct:
+				if f.omitZero {
+					return nil, false
+				}
+			default:
+				if f.omitEmpty || f.omitZero {
+					return nil, false
+				}
+			}
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = append(dst, f.prefix...)
+			if dst, ok = f.node.encodeTape(dst, t, p); !ok {
+				return nil, false
+			}
+		}
+		if found != x.n {
+			return nil, false // a member that is no field's
+		}
+		return append(dst, '}'), true
+	}
+	return nil, false
+}

@@ -58,6 +58,37 @@ type codecAll struct {
 	hidden string //nolint:unused // encoding/json ignores it, and so must the codec
 }
 
+// codecFast has the parts that encodeTape writes (and some it leaves to
+// the general path: omitempty on a value, a null), so that many of its
+// arguments take the fast path. (Floats are SearchNodesArgs's: genValue
+// makes few canonical ones.)
+type codecFast struct {
+	Read `json:"-"`
+
+	Str  string          `json:"str"`
+	B    *bool           `json:"b,omitzero"`
+	I8   int8            `json:"i8"`
+	I16  *int16          `json:"i16,omitempty"`
+	I32  int32           `json:"i32"`
+	I64  *int64          `json:"i64,omitzero"`
+	U8   uint8           `json:"u8"`
+	U32  *uint32         `json:"u32,omitzero"`
+	U64  uint64          `json:"u64"`
+	PP   **string        `json:"pp,omitzero"`
+	List []string        `json:"list,omitzero"`
+	LP   []int64         `json:"lp,omitempty"`
+	LL   [][]int16       `json:"ll,omitzero"`
+	In   *codecFastInner `json:"in,omitzero"`
+	InV  codecFastInner  `json:"inv"`
+	InE  codecFastInner  `json:"ine,omitempty"`
+	Esc  string          `json:"a<b>&c,omitempty"`
+}
+
+type codecFastInner struct {
+	S   string           `json:"s"`
+	Arr []codecFastInner `json:"arr,omitzero"`
+}
+
 // Types the codec leaves to encoding/json.
 type (
 	codecRaw struct {
@@ -168,9 +199,33 @@ func codecBoth(t testing.TB, typ reflect.Type, n *codecNode, raw []byte) (ref, g
 }
 
 func checkCodecAgrees(t testing.TB, typ reflect.Type, n *codecNode, raw []byte) {
+	checkCodecAgreesFast(t, typ, n, raw)
+}
+
+// checkCodecAgreesFast is checkCodecAgrees, and holds the codec's fast path
+// (encodeTape) to its general one: where encodeTape takes the arguments,
+// the decode takes them and the encode writes the same bytes. It reports
+// whether encodeTape took them.
+func checkCodecAgreesFast(t testing.TB, typ reflect.Type, n *codecNode, raw []byte) (fast bool) {
 	ref, got, parsed := codecBoth(t, typ, n, raw)
 	if !parsed {
-		return
+		return false
+	}
+	tp := getTape()
+	defer putTape(tp)
+	if err := tp.parse(string(raw)); err != nil {
+		t.Fatalf("%s parses once and not twice: %v", raw, err)
+	}
+	if out, ok := n.encodeTape(nil, tp, 0); ok {
+		switch {
+		case got.err != nil:
+			t.Fatalf("%s into %v: encodeTape writes %s, the decode refuses it: %v", raw, typ, out, got.err)
+		case !bytes.Equal(out, got.fwd):
+			t.Fatalf("%s into %v: re-encoded\n%s by the codec\n%s by encodeTape", raw, typ, got.fwd, out)
+		case !got.ok:
+			t.Fatalf("%s into %v: encodeTape writes %s, which is not the arguments' value", raw, typ, out)
+		}
+		fast = true
 	}
 	switch {
 	case ref.ok != got.ok:
@@ -180,6 +235,7 @@ func checkCodecAgrees(t testing.TB, typ reflect.Type, n *codecNode, raw []byte) 
 	case ref.ok && !reflect.DeepEqual(ref.args, got.args):
 		t.Fatalf("%s into %v: decoded\n%#v by encoding/json\n%#v by the codec", raw, typ, ref.args, got.args)
 	}
+	return fast
 }
 
 // genFor writes a random JSON value shaped like typ, with mistakes: wrong
@@ -403,9 +459,9 @@ func TestArgCodecAgreesWithEncodingJSON(t *testing.T) {
 	if testing.Short() {
 		rounds = 2000
 	}
-	for _, typ := range []reflect.Type{reflect.TypeFor[codecAll](), reflect.TypeFor[SearchNodesArgs](), reflect.TypeFor[AddObservationsArgs](), reflect.TypeFor[DeleteEntitiesArgs]()} {
+	for _, typ := range []reflect.Type{reflect.TypeFor[codecAll](), reflect.TypeFor[codecFast](), reflect.TypeFor[SearchNodesArgs](), reflect.TypeFor[AddObservationsArgs](), reflect.TypeFor[DeleteEntitiesArgs]()} {
 		n := compileCodec(typ)
-		accepted := 0
+		accepted, fast := 0, 0
 		for k := range rounds {
 			var b strings.Builder
 			genFor(r, typ, 0, &b)
@@ -419,15 +475,30 @@ func TestArgCodecAgreesWithEncodingJSON(t *testing.T) {
 					raw = ind.Bytes()
 				}
 			}
-			checkCodecAgrees(t, typ, n, raw)
+			if checkCodecAgreesFast(t, typ, n, raw) {
+				fast++
+			}
 			if ref, _, ok := codecBoth(t, typ, n, raw); ok && ref.ok {
 				accepted++
 			}
 		}
-		// A generator that only made refusals would test little.
-		t.Logf("%v: %d of %d accepted", typ, accepted, rounds)
+		// A generator that only made refusals would test little, and so
+		// would one that never reached the fast path.
+		t.Logf("%v: %d of %d accepted, %d by encodeTape", typ, accepted, rounds, fast)
 		if accepted < rounds/4 {
 			t.Errorf("%v: only %d of %d generated arguments accepted", typ, accepted, rounds)
+		}
+		// codecAll is mostly the parts encodeTape leaves to the general
+		// path, and codecFast has one such part or another in most values.
+		want := rounds / 10
+		switch typ {
+		case reflect.TypeFor[codecAll]():
+			want = 0
+		case reflect.TypeFor[codecFast]():
+			want = rounds / 100
+		}
+		if fast < want {
+			t.Errorf("%v: only %d of %d generated arguments took encodeTape", typ, fast, rounds)
 		}
 	}
 }
@@ -451,9 +522,95 @@ func FuzzArgCodec(f *testing.F) {
 	for _, s := range []string{`{}`, `{"str":"x","i":1.0,"list":["a"],"map":{"b":1,"a":2}}`, `{"in":{"s":"a","p":{"s":"b"}}}`, `{"f32":3.5e38}`} {
 		f.Add([]byte(s))
 	}
-	typ := reflect.TypeFor[codecAll]()
-	n := compileCodec(typ)
+	typ, fastTyp := reflect.TypeFor[codecAll](), reflect.TypeFor[codecFast]()
+	n, fastN := compileCodec(typ), compileCodec(fastTyp)
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		checkCodecAgrees(t, typ, n, raw)
+		checkCodecAgrees(t, fastTyp, fastN, raw)
 	})
+}
+
+// TestCheckArgsFastPathAgrees holds the gate's step 2 with the fast path
+// (the re-encoding written from the tape, the typed arguments made only
+// when asked for) to the same step through encoding/json alone: on random
+// arguments for the benchmark's read and write, the same verdict, the same
+// forwarded bytes, and, when asked for, the same typed arguments.
+func TestCheckArgsFastPathAgrees(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	rounds := 20000
+	if testing.Short() {
+		rounds = 2000
+	}
+	for _, tool := range []*Tool{benchSearchNodes, benchAddObservations} {
+		gt, err := newGateTool(tool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gt.codec == nil {
+			t.Fatalf("%s: no codec", tool.Desc.Name)
+		}
+		ref := *gt
+		ref.codec = nil // decodeArgs and json.Marshal
+		general, accepted := 0, 0
+		for k := range rounds {
+			var b strings.Builder
+			genFor(r, gt.typ, 0, &b)
+			raw := []byte(b.String())
+			if k%2 == 0 {
+				raw, _ = json.Marshal(genValue(r, gt.typ, 0).Addr().Interface())
+			}
+			wantArgs, wantFwd, wantErr := ref.checkArgs(raw)
+			for _, need := range []bool{true, false} {
+				args, fwd, err := gt.checkArgsFor(raw, need)
+				switch {
+				case (err == nil) != (wantErr == nil):
+					t.Fatalf("%s %s (need %v): error %v, through encoding/json %v", tool.Desc.Name, raw, need, err, wantErr)
+				case err != nil:
+					continue
+				case !bytes.Equal(fwd, wantFwd):
+					t.Fatalf("%s %s (need %v): forwards\n%s, through encoding/json\n%s", tool.Desc.Name, raw, need, fwd, wantFwd)
+				case need && !reflect.DeepEqual(args, wantArgs):
+					t.Fatalf("%s %s: typed\n%#v, through encoding/json\n%#v", tool.Desc.Name, raw, args, wantArgs)
+				case !need && args != nil:
+					general++ // only the general path makes them unasked
+				}
+			}
+			if wantErr == nil {
+				accepted++
+			}
+		}
+		fast := accepted - general
+		t.Logf("%s: %d of %d accepted, %d of them by the fast path", tool.Desc.Name, accepted, rounds, fast)
+		if accepted < rounds/10 || fast < accepted/4 {
+			t.Errorf("%s: %d accepted, %d by the fast path: the generator reaches too little", tool.Desc.Name, accepted, fast)
+		}
+	}
+}
+
+// TestEncodeTapeCases holds encodeTape to the codec at the edges of what
+// it takes: integer bounds, nulls, empty and absent members, escapes.
+func TestEncodeTapeCases(t *testing.T) {
+	typ := reflect.TypeFor[codecFast]()
+	n := compileCodec(typ)
+	base := `"str":"x","i8":0,"i32":0,"u8":0,"u64":0,"inv":{"s":""},"ine":{"s":""}`
+	fast := 0
+	for _, m := range []string{
+		``, `"u8":255`, `"u8":256`, `"u8":-1`, `"u8":-0`, `"i8":127`, `"i8":128`, `"i8":-128`, `"i8":-129`, `"i8":-0`, `"i8":1.0`, `"i8":1e1`,
+		`"i32":2147483647`, `"i32":2147483648`, `"i32":-2147483648`, `"i32":-2147483649`, `"u64":18446744073709551615`, `"u64":999999999999999999`,
+		`"u32":4294967295`, `"u32":4294967296`, `"i16":32767`, `"i16":32768`, `"i16":null`, `"i16":0`, `"b":false`, `"b":null`,
+		`"pp":""`, `"pp":null`, `"list":[]`, `"list":null`, `"lp":[]`, `"lp":[0]`, `"ll":[[],[1],null]`, `"in":null`, `"in":{"s":"a","arr":[]}`,
+		`"in":{"s":"a","arr":[{"s":"b","arr":[{"s":"c"}]}]}`, `"in":{"s":"a","x":1}`, `"ine":{}`, `"a<b>&c":""`, `"a<b>&c":"<>"`, `"x":1`, `"Str":"y"`,
+	} {
+		for _, raw := range []string{"{" + base + "}", "{" + m + "," + base + "}", "{" + base + "," + m + "}"} {
+			if m == `` && raw != "{"+base+"}" {
+				continue
+			}
+			if checkCodecAgreesFast(t, typ, n, []byte(raw)) {
+				fast++
+			}
+		}
+	}
+	if fast < 20 {
+		t.Errorf("only %d cases took encodeTape", fast)
+	}
 }

@@ -146,6 +146,13 @@ type gateTool struct {
 	name string
 	// resource and prompt are the policy's templates, bound to typ.
 	resource, prompt template
+	// argsRead: a call needs its typed arguments, because a template reads
+	// them (a write's prompt, a resource placeholder). Without it, a read
+	// whose re-encoding is written from the tape makes none.
+	argsRead bool
+	// resourceText is the resource template's text, when it has no
+	// placeholder (!argsRead).
+	resourceText string
 }
 
 // catState is one advertised catalogue. It is replaced, never modified; ctx
@@ -314,17 +321,19 @@ func newGateTool(h *ocpimpl.Tool) (*gateTool, error) {
 		}
 	}
 	return &gateTool{
-		output:   output,
-		outputFP: outputFP,
-		desc:     d,
-		typ:      typ,
-		schema:   rs,
-		check:    check,
-		codec:    compileCodec(typ),
-		props:    props,
-		confirm:  pol.Kind == KindWrite,
-		resource: resource,
-		prompt:   prompt,
+		output:       output,
+		outputFP:     outputFP,
+		desc:         d,
+		typ:          typ,
+		schema:       rs,
+		check:        check,
+		codec:        compileCodec(typ),
+		props:        props,
+		confirm:      pol.Kind == KindWrite,
+		resource:     resource,
+		prompt:       prompt,
+		argsRead:     pol.Kind == KindWrite || resource.readsArgs(),
+		resourceText: resource.text(),
 	}, nil
 }
 
@@ -442,7 +451,7 @@ func (g *Gate) dispatch(ctx context.Context, p Principal, req ActionRequest) (re
 
 	// 3. Arguments.
 	ctx = c.step(ctx, StepArgs)
-	args, fwd, err := gt.checkArgs(req.Args)
+	args, fwd, err := gt.checkArgsFor(req.Args, gt.argsRead)
 	if err != nil {
 		c.refuse(AuditArgs, ReasonInvalid, err)
 		return refused(req.ID, ReasonInvalid, textInvalid)
@@ -516,6 +525,12 @@ func (g *Gate) dispatch(ctx context.Context, p Principal, req ActionRequest) (re
 // ones: a key the typed decode dropped, matched case-insensitively or
 // altered fails it, at any depth.
 func (gt *gateTool) checkArgs(raw json.RawMessage) (Args, []byte, error) {
+	return gt.checkArgsFor(raw, true)
+}
+
+// checkArgsFor is checkArgs; without needArgs the typed arguments may be
+// nil (see gateTool.argsRead).
+func (gt *gateTool) checkArgsFor(raw json.RawMessage, needArgs bool) (Args, []byte, error) {
 	if len(raw) == 0 {
 		return nil, nil, errors.New("no arguments (an object is required)")
 	}
@@ -528,13 +543,14 @@ func (gt *gateTool) checkArgs(raw json.RawMessage) (Args, []byte, error) {
 	// A private copy: the tape's strings are substrings of it, so nothing
 	// the caller does to raw afterwards changes what was checked.
 	t := getTape()
-	args, fwd, err := gt.checkParsed(t, raw)
+	args, fwd, err := gt.checkParsed(t, raw, needArgs)
 	putTape(t) // not deferred: with this many returns a defer is not open-coded
 	return args, fwd, err
 }
 
-// checkParsed is checkArgs with the tape t.
-func (gt *gateTool) checkParsed(t *tape, raw json.RawMessage) (Args, []byte, error) {
+// checkParsed is checkArgs with the tape t. Without needArgs the typed
+// arguments may be left unmade (nil): the caller reads only the bytes.
+func (gt *gateTool) checkParsed(t *tape, raw json.RawMessage, needArgs bool) (Args, []byte, error) {
 	if err := t.parse(string(raw)); err != nil {
 		return nil, nil, err
 	}
@@ -555,9 +571,24 @@ func (gt *gateTool) checkParsed(t *tape, raw json.RawMessage) (Args, []byte, err
 	} else if err := gt.schema.Validate(t.toAny(0)); err != nil {
 		return nil, nil, fmt.Errorf("schema: %w", err)
 	}
-	args, fwd, err := gt.decodeEncode(t, raw)
-	if err != nil {
-		return nil, nil, err
+	var args Args
+	fwd, ok := gt.fastEncode(t, raw)
+	if ok {
+		// The common case: the re-encoding was written from the tape. The
+		// typed arguments are made only if a template or a confirm reads
+		// them (decode succeeds where encodeTape did).
+		if needArgs {
+			p := reflect.New(gt.typ)
+			if err := gt.codec.decode(t, 0, p.Elem()); err != nil {
+				return nil, nil, fmt.Errorf("decode: %w", err)
+			}
+			args = p.Interface().(Args)
+		}
+	} else {
+		var err error
+		if args, fwd, err = gt.decodeEncode(t, raw); err != nil {
+			return nil, nil, err
+		}
 	}
 	// Anything the typed decode dropped, case-folded or altered would
 	// otherwise be approved in one form and forwarded in another. Identical
@@ -582,6 +613,16 @@ func sameAsTape(t *tape, fwd []byte) error {
 		return errors.New("arguments do not survive the typed round trip (a key in another case, a lost value or precision)")
 	}
 	return nil
+}
+
+// fastEncode is the re-encoding written straight from the tape by the
+// tool's codec (codecNode.encodeTape), for the common case; ok is false
+// when the tool has no codec or the case is not the common one.
+func (gt *gateTool) fastEncode(t *tape, raw json.RawMessage) ([]byte, bool) {
+	if gt.codec == nil {
+		return nil, false
+	}
+	return gt.codec.encodeTape(make([]byte, 0, len(raw)+16), t, 0)
 }
 
 // decodeEncode is the typed decode of the parsed arguments and their
@@ -654,10 +695,20 @@ func (g *Gate) authorizeRights(p Principal, gt *gateTool) error {
 
 // resources renders the call's resources, bounded by Config.MaxResources.
 func (g *Gate) resources(ctx context.Context, gt *gateTool, args Args) ([]string, error) {
+	if !gt.argsRead && !gt.confirm {
+		// A read's template without placeholders: its one resource is its
+		// text, which cannot fail to render (template.resources gives
+		// the same).
+		return []string{gt.resourceText}, nil
+	}
 	var resources []string
 	err := g.protect(ctx, "resources", func() error {
 		var err error
-		resources, err = gt.resource.resources(reflect.ValueOf(args).Elem(), g.cfg.MaxResources)
+		var v reflect.Value // a template without placeholders reads none
+		if args != nil {
+			v = reflect.ValueOf(args).Elem()
+		}
+		resources, err = gt.resource.resources(v, g.cfg.MaxResources)
 		return err
 	})
 	if err != nil {

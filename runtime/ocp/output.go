@@ -21,7 +21,7 @@ func textContentJSON(content []mcp.Content) (out []byte, ok bool) {
 		if !isText || tc == nil || tc.Meta != nil || tc.Annotations != nil {
 			return nil, false
 		}
-		n += len(`{"type":"text","text":""},`) + len(tc.Text) + len(tc.Text)/8
+		n += len(`{"type":"text","text":""},`) + len(tc.Text) + escapeRoom(tc.Text)
 	}
 	out = make([]byte, 0, n)
 	out = append(out, '[')
@@ -34,6 +34,26 @@ func textContentJSON(content []mcp.Content) (out []byte, ok bool) {
 		out = append(out, '}')
 	}
 	return append(out, ']'), true
+}
+
+// escapeRoom is room for the escapes of s in appendJSONString: enough for
+// any valid UTF-8 text up to 4 KiB (a short text is often JSON, full of
+// quotes), and an eighth of a longer one, which append grows if need be.
+func escapeRoom(s string) int {
+	if len(s) > 4096 {
+		return len(s) / 8
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !jsonPlain[c] {
+			if c < utf8.RuneSelf {
+				n += 5 // \u00XX for a byte
+			} else {
+				n++ // \u2028 for three bytes
+			}
+		}
+	}
+	return n
 }
 
 const hexDigits = "0123456789abcdef"

@@ -70,6 +70,17 @@ type schemaCheck struct {
 	not          *schemaCheck
 	ifS, thenS   *schemaCheck
 	elseS        *schemaCheck
+
+	// logic: allOf, anyOf, oneOf, not or if is set. values: enum or const
+	// is. The common schema has neither, and check skips their code.
+	logic, values bool
+
+	// The numeric keywords as integers, when every one present is an
+	// integer of at most 2^53 in magnitude (multipleOf a positive one), so
+	// that an integer literal is checked without a decimal: intBounds.
+	intBounds                bool
+	iMin, iMax, iXMin, iXMax int64
+	iMult                    int64 // 0: no multipleOf
 }
 
 const (
@@ -243,6 +254,9 @@ func compileSchema(s *jsonschema.Schema, draft7, floatNumbers bool, depth int) (
 	if err != nil {
 		return nil, err
 	}
+	c.logic = c.allOf != nil || c.anyOf != nil || c.oneOf != nil || c.not != nil || c.ifS != nil
+	c.compileIntBounds()
+	c.values = c.enum != nil || c.hasConst
 	return c, nil
 }
 
@@ -332,36 +346,13 @@ func (c *schemaCheck) check(t *tape, i int, why *string) bool {
 			return fail("type: has type %q", typeName(got))
 		}
 	}
-	if c.enum != nil {
-		ok := false
-		if c.enumSet != nil {
-			_, ok = c.enumSet[t.nodes[i].str]
-			ok = ok && t.nodes[i].kind == tString
-		} else {
-			for _, e := range c.enum {
-				if tapeEqualsAny(t, i, e, !c.floatNumbers) {
-					ok = true
-					break
-				}
-			}
-		}
-		if !ok {
-			// The schema's values are the server's text: name them only
-			// when they are few, so that a refusal costs no more than the
-			// check.
-			if len(c.enum) > 16 {
-				return fail("enum: value is not one of the schema's %d values", len(c.enum))
-			}
-			return fail("enum: value is not one of %v", c.enum)
-		}
-	}
-	if c.hasConst && !tapeEqualsAny(t, i, c.cnst, !c.floatNumbers) {
-		return fail("const: value is not %v", c.cnst)
+	if c.values && !c.checkValues(t, i, why) {
+		return false
 	}
 	switch x.kind {
 	case tNumber:
 		if !c.floatNumbers {
-			if msg := c.checkNumber(x.str); msg != "" {
+			if msg := c.checkNumber(x.str, x.num); msg != "" {
 				return fail("%s", msg)
 			}
 			break
@@ -406,47 +397,8 @@ func (c *schemaCheck) check(t *tape, i int, why *string) bool {
 		}
 	}
 
-	// Logic (the order does not change a verdict: no unevaluated* keyword is
-	// compiled, so no annotation matters).
-	for _, s := range c.allOf {
-		if !s.check(t, i, why) {
-			return fail("allOf")
-		}
-	}
-	if c.anyOf != nil {
-		ok := false
-		for _, s := range c.anyOf {
-			if s.check(t, i, nil) {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return fail("anyOf: matches none of %d schemas", len(c.anyOf))
-		}
-	}
-	if c.oneOf != nil {
-		n := 0
-		for _, s := range c.oneOf {
-			if s.check(t, i, nil) {
-				n++
-			}
-		}
-		if n != 1 {
-			return fail("oneOf: matches %d of %d schemas, not exactly one", n, len(c.oneOf))
-		}
-	}
-	if c.not != nil && c.not.check(t, i, nil) {
-		return fail("not: matches a schema it must not")
-	}
-	if c.ifS != nil {
-		next := c.elseS
-		if c.ifS.check(t, i, nil) {
-			next = c.thenS
-		}
-		if next != nil && !next.check(t, i, why) {
-			return fail("if/then/else")
-		}
+	if c.logic && !c.checkLogic(t, i, why) {
+		return false
 	}
 
 	switch x.kind {
@@ -503,11 +455,152 @@ func (c *schemaCheck) check(t *tape, i int, why *string) bool {
 	return true
 }
 
-// checkNumber applies the numeric keywords to a literal exactly; it
-// returns the failure, or "".
-func (c *schemaCheck) checkNumber(lit string) string {
+// checkValues is check's enum and const.
+func (c *schemaCheck) checkValues(t *tape, i int, why *string) bool {
+	fail := func(format string, args ...any) bool {
+		if why != nil && *why == "" {
+			*why = fmt.Sprintf(format, args...)
+		}
+		return false
+	}
+	if c.enum != nil {
+		ok := false
+		if c.enumSet != nil {
+			_, ok = c.enumSet[t.nodes[i].str]
+			ok = ok && t.nodes[i].kind == tString
+		} else {
+			for _, e := range c.enum {
+				if tapeEqualsAny(t, i, e, !c.floatNumbers) {
+					ok = true
+					break
+				}
+			}
+		}
+		if !ok {
+			// The schema's values are the server's text: name them only
+			// when they are few, so that a refusal costs no more than the
+			// check.
+			if len(c.enum) > 16 {
+				return fail("enum: value is not one of the schema's %d values", len(c.enum))
+			}
+			return fail("enum: value is not one of %v", c.enum)
+		}
+	}
+	if c.hasConst && !tapeEqualsAny(t, i, c.cnst, !c.floatNumbers) {
+		return fail("const: value is not %v", c.cnst)
+	}
+	return true
+}
+
+// checkLogic is check's allOf, anyOf, oneOf, not and if/then/else.
+func (c *schemaCheck) checkLogic(t *tape, i int, why *string) bool {
+	fail := func(format string, args ...any) bool {
+		if why != nil && *why == "" {
+			*why = fmt.Sprintf(format, args...)
+		}
+		return false
+	}
+	// Logic (the order does not change a verdict: no unevaluated* keyword is
+	// compiled, so no annotation matters).
+	for _, s := range c.allOf {
+		if !s.check(t, i, why) {
+			return fail("allOf")
+		}
+	}
+	if c.anyOf != nil {
+		ok := false
+		for _, s := range c.anyOf {
+			if s.check(t, i, nil) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return fail("anyOf: matches none of %d schemas", len(c.anyOf))
+		}
+	}
+	if c.oneOf != nil {
+		n := 0
+		for _, s := range c.oneOf {
+			if s.check(t, i, nil) {
+				n++
+			}
+		}
+		if n != 1 {
+			return fail("oneOf: matches %d of %d schemas, not exactly one", n, len(c.oneOf))
+		}
+	}
+	if c.not != nil && c.not.check(t, i, nil) {
+		return fail("not: matches a schema it must not")
+	}
+	if c.ifS != nil {
+		next := c.elseS
+		if c.ifS.check(t, i, nil) {
+			next = c.thenS
+		}
+		if next != nil && !next.check(t, i, why) {
+			return fail("if/then/else")
+		}
+	}
+	return true
+}
+
+// compileIntBounds sets intBounds and the integer bounds, if every
+// numeric keyword present is an integer that a float64 holds exactly (and,
+// for multipleOf, positive).
+func (c *schemaCheck) compileIntBounds() {
+	const lim = 1 << 53
+	asInt := func(f *float64, dflt int64) (int64, bool) {
+		if f == nil {
+			return dflt, true
+		}
+		if *f != math.Trunc(*f) || *f > lim || *f < -lim {
+			return 0, false
+		}
+		return int64(*f), true
+	}
+	var ok [5]bool
+	c.iMin, ok[0] = asInt(c.minimum, math.MinInt64)
+	c.iMax, ok[1] = asInt(c.maximum, math.MaxInt64)
+	c.iXMin, ok[2] = asInt(c.exclMin, math.MinInt64)
+	c.iXMax, ok[3] = asInt(c.exclMax, math.MaxInt64)
+	c.iMult, ok[4] = asInt(c.multipleOf, 0)
+	c.intBounds = ok == [5]bool{true, true, true, true, true} && c.iMult >= 0 && (c.multipleOf == nil || c.iMult > 0)
+}
+
+// intValid reports whether the integer k meets every numeric keyword
+// (intBounds is set). The literal of k is an integer of at most 18 digits
+// and every bound an integer of at most 2^53, so the comparison is exact.
+func (c *schemaCheck) intValid(k int64) bool {
+	return k >= c.iMin && k <= c.iMax && (c.exclMin == nil || k > c.iXMin) && (c.exclMax == nil || k < c.iXMax) &&
+		(c.iMult == 0 || k%c.iMult == 0)
+}
+
+// floatValid reports whether f, the float64 of a canonical literal (at
+// most 15 significant digits, no exponent), meets the bounds (intBounds is
+// set, without multipleOf). It is exact: such a literal that differs from
+// an integer bound differs from it by more than half the bound's float64
+// spacing, so its float64 lies on the same side.
+func (c *schemaCheck) floatValid(f float64) bool {
+	return f >= float64(c.iMin) && f <= float64(c.iMax) && (c.exclMin == nil || f > float64(c.iXMin)) && (c.exclMax == nil || f < float64(c.iXMax))
+}
+
+// checkNumber applies the numeric keywords to a literal exactly; num is
+// its float64. It returns the failure, or "".
+func (c *schemaCheck) checkNumber(lit string, num float64) string {
 	if c.dMultipleOf == nil && c.dMin == nil && c.dMax == nil && c.dExclMin == nil && c.dExclMax == nil {
 		return ""
+	}
+	if c.intBounds {
+		// A literal that passes needs no decimal; one that fails takes the
+		// path below, which says why.
+		if k, ok := parseIntLiteral(lit); ok {
+			if c.intValid(k) {
+				return ""
+			}
+		} else if c.iMult == 0 && canonicalFloatLiteral(lit) && c.floatValid(num) {
+			return ""
+		}
 	}
 	d, _ := parseDecimal(lit) // the tape bounded its exponent
 	switch {

@@ -3,10 +3,12 @@ package ocp
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -388,4 +390,93 @@ func FuzzSchemaCheck(f *testing.F) {
 		b, _ := json.Marshal(gen(r, d.rs.Schema(), 0))
 		d.agree(t, b)
 	})
+}
+
+// TestIntBoundsAgreeWithDecimals holds checkNumber's integer and float
+// paths to its exact decimal one: random numeric keywords (integers, near
+// 2^53, and fractions, which turn those paths off) against integer
+// literals at, next to and far from them, and fractions just beside them.
+func TestIntBoundsAgreeWithDecimals(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	bound := func() *float64 {
+		var f float64
+		switch r.IntN(6) {
+		case 0:
+			return nil
+		case 1:
+			f = float64(r.IntN(21) - 10)
+		case 2:
+			f = float64(r.Int64N(1<<54) - 1<<53)
+		case 3:
+			f = float64(1<<53) * float64(1-2*r.IntN(2))
+		case 4:
+			f = float64(r.IntN(2001)-1000) / 4
+		default:
+			f = float64(r.IntN(7) + 1)
+		}
+		return &f
+	}
+	rounds := 5000
+	if testing.Short() {
+		rounds = 1000
+	}
+	used := 0
+	for range rounds {
+		s := jsonschema.Schema{Minimum: bound(), Maximum: bound(), ExclusiveMinimum: bound(), ExclusiveMaximum: bound()}
+		if r.IntN(3) == 0 {
+			s.MultipleOf = bound()
+			if s.MultipleOf != nil && *s.MultipleOf <= 0 {
+				s.MultipleOf = nil
+			}
+		}
+		raw, _ := json.Marshal(&s)
+		var back jsonschema.Schema
+		if json.Unmarshal(raw, &back) != nil {
+			t.Fatal(string(raw))
+		}
+		rs, err := back.Resolve(nil)
+		if err != nil {
+			continue
+		}
+		c, err := compileRoot(rs)
+		if err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		slow := *c
+		slow.intBounds = false
+		if c.intBounds {
+			used++
+		}
+		var near []int64
+		for _, f := range []*float64{s.Minimum, s.Maximum, s.ExclusiveMinimum, s.ExclusiveMaximum, s.MultipleOf} {
+			if f != nil && math.Abs(*f) < 1<<62 {
+				near = append(near, int64(*f)-1, int64(*f), int64(*f)+1)
+			}
+		}
+		near = append(near, 0, r.Int64N(1<<60)-1<<59, r.Int64N(41)-20)
+		var lits []string
+		for _, k := range near {
+			lits = append(lits, strconv.FormatInt(k, 10))
+			// Fractions next to it: canonical literals of up to 15
+			// significant digits, and longer ones.
+			for _, frac := range []string{".5", ".25", ".000000000000001", ".999999999999999", ".00000000000001", ".0000000000000001", ".9999999999999999"} {
+				for _, base := range []int64{k, k - 1} {
+					lits = append(lits, strconv.FormatInt(base, 10)+frac)
+				}
+			}
+		}
+		lits = append(lits, strconv.FormatFloat(r.Float64()*4-2, 'f', -1, 64), "0.1", "-0.1", "1.5", "-1.5")
+		for _, lit := range lits {
+			num, err := strconv.ParseFloat(lit, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := c.checkNumber(lit, num), slow.checkNumber(lit, num); got != want {
+				t.Fatalf("%s, %s: fast path %q, decimals %q", raw, lit, got, want)
+			}
+		}
+	}
+	if used < rounds/10 {
+		t.Errorf("the integer path was on for only %d of %d schemas", used, rounds)
+	}
 }

@@ -69,6 +69,28 @@ func bindTemplate(typ reflect.Type, t ocpimpl.Template, resource bool) (template
 	return out, nil
 }
 
+// readsArgs reports whether t has a segment that reads an argument.
+func (t template) readsArgs() bool {
+	for _, sg := range t {
+		if sg.field >= 0 || sg.Mode != ocpimpl.BindText {
+			return true
+		}
+	}
+	return false
+}
+
+// text is the concatenation of t's text segments: its one rendering when
+// it has no placeholder.
+func (t template) text() string {
+	var b strings.Builder
+	for _, sg := range t {
+		if sg.Mode == ocpimpl.BindText {
+			b.WriteString(sg.Text)
+		}
+	}
+	return b.String()
+}
+
 // rendersAs reports whether a field of type ft can be rendered by mode m.
 func rendersAs(ft reflect.Type, m ocpimpl.BindMode) bool {
 	switch m {

@@ -153,3 +153,30 @@ func TestGateRendersTemplates(t *testing.T) {
 		}
 	}
 }
+
+// TestTemplateTextIsItsRendering: a resource template without
+// placeholders, which the gate does not render for a read, renders as its
+// text.
+func TestTemplateTextIsItsRendering(t *testing.T) {
+	typ := reflect.TypeFor[SearchNodesArgs]()
+	for _, tp := range []ocpimpl.Template{{{Text: "graph"}}, {{Text: "a/"}, {Text: "b%2F"}, {Text: ""}}, {{Text: ""}}} {
+		bt, err := bindTemplate(typ, tp, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bt.readsArgs() {
+			t.Fatalf("%v reads arguments", tp)
+		}
+		got, err := bt.resources(reflect.Value{}, DefaultMaxResources)
+		if err != nil || len(got) != 1 || got[0] != bt.text() {
+			t.Fatalf("%v renders %q (%v), its text is %q", tp, got, err, bt.text())
+		}
+	}
+	bt, err := bindTemplate(reflect.TypeFor[GetNoteArgs](), ocpimpl.Template{{Text: "notes/"}, {Arg: "id", Mode: ocpimpl.BindOptional}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bt.readsArgs() {
+		t.Fatal("a placeholder reads no argument")
+	}
+}
