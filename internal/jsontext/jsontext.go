@@ -61,3 +61,86 @@ func IsPlainInteger(lit []byte) bool {
 	}
 	return true
 }
+
+// AppendString appends s as a JSON string exactly as encoding/json writes
+// it: with HTML escaping (json.Marshal's default: <, > and & as \u003c,
+// \u003e and \u0026) when html, without it (Encoder.SetEscapeHTML(false))
+// otherwise; in both, U+2028 and U+2029 escaped and invalid UTF-8 written
+// as \ufffd.
+func AppendString(dst []byte, s string, html bool) []byte {
+	plain := &plainText
+	if html {
+		plain = &plainHTML
+	}
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		// Most bytes are printable ASCII that needs no escape.
+		for i < len(s) && plain[s[i]] {
+			i++
+		}
+		if i >= len(s) {
+			break
+		}
+		if b := s[i]; b < utf8.RuneSelf {
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// Plain reports whether [AppendString] copies byte c as it is (printable
+// ASCII but '"' and '\\', and with html but '<', '>' and '&' too).
+func Plain(c byte, html bool) bool {
+	if html {
+		return plainHTML[c]
+	}
+	return plainText[c]
+}
+
+const hexDigits = "0123456789abcdef"
+
+// plainText and plainHTML mark the bytes AppendString copies as they are.
+var plainText, plainHTML = func() (t, h [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+		h[c] = t[c] && c != '<' && c != '>' && c != '&'
+	}
+	return t, h
+}()

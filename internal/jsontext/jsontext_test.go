@@ -105,3 +105,50 @@ func FuzzIsPlainInteger(f *testing.F) {
 	}
 	f.Fuzz(checkPlainInteger)
 }
+
+// checkString holds AppendString to encoding/json, with and without HTML
+// escaping, and Plain to what AppendString copies.
+func checkString(t *testing.T, s string) {
+	want, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := AppendString([]byte("x"), s, true); string(got) != "x"+string(want) {
+		t.Fatalf("AppendString(%q, html) = %s, want %s", s, got[1:], want)
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(s); err != nil {
+		t.Fatal(err)
+	}
+	if got := AppendString(nil, s, false); string(got) != strings.TrimSuffix(b.String(), "\n") {
+		t.Fatalf("AppendString(%q) = %s, want %s", s, got, b.String())
+	}
+	for i := 0; i < len(s); i++ {
+		for _, html := range []bool{false, true} {
+			c := s[i : i+1]
+			if got := string(AppendString(nil, c, html)); Plain(c[0], html) != (got == `"`+c+`"`) {
+				t.Fatalf("Plain(%q, %v) = %v, but AppendString writes %s", c, html, Plain(c[0], html), got)
+			}
+		}
+	}
+}
+
+func TestAppendString(t *testing.T) {
+	var all []byte
+	for c := range 256 {
+		all = append(all, byte(c))
+	}
+	for _, s := range []string{"", "plain", `"quoted" \ back`, "<a href='x'>&amp;</a>", "\b\f\n\r\t\x00\x1f\x7f",
+		"\u2028\u2029", "é ü 日本", "\xff", "a\xc3", "\xe2\x80", "\xe2\x80\xa8x", "\xed\xa0\x80", string(all)} {
+		checkString(t, s)
+	}
+}
+
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"plain", "<&>", "\u2028", "\xff", "\"\\\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(checkString)
+}

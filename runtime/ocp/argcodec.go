@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/ocpgen/ocpgen/internal/jsontext"
 )
 
 // The typed decode and re-encoding of step 2, compiled per argument type.
@@ -398,7 +400,7 @@ func integerText(lit string) string {
 func (n *codecNode) encode(dst []byte, v reflect.Value, t *tape) []byte {
 	switch n.kind {
 	case ckString:
-		return appendJSONString(dst, v.String())
+		return jsontext.AppendString(dst, v.String(), true)
 	case ckBool:
 		return strconv.AppendBool(dst, v.Bool())
 	case ckInt:
@@ -451,7 +453,7 @@ func (n *codecNode) encode(dst []byte, v reflect.Value, t *tape) []byte {
 			if k > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendJSONString(dst, m.key)
+			dst = jsontext.AppendString(dst, m.key, true)
 			dst = append(dst, ':')
 			dst = n.elem.encode(dst, m.val, t)
 		}
@@ -528,7 +530,7 @@ func (n *codecNode) encodeTape(dst []byte, t *tape, i int) (out []byte, ok bool)
 	switch n.kind {
 	case ckString:
 		if x.kind == tString {
-			return appendJSONString(dst, x.str), true
+			return jsontext.AppendString(dst, x.str, true), true
 		}
 	case ckBool:
 		switch x.kind {

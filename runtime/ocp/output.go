@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ocpgen/ocpgen/internal/jsontext"
 )
 
 // textContentJSON encodes a content list of plain text blocks (no _meta, no
@@ -30,13 +31,13 @@ func textContentJSON(content []mcp.Content) (out []byte, ok bool) {
 			out = append(out, ',')
 		}
 		out = append(out, `{"type":"text","text":`...)
-		out = appendJSONString(out, c.(*mcp.TextContent).Text)
+		out = jsontext.AppendString(out, c.(*mcp.TextContent).Text, true)
 		out = append(out, '}')
 	}
 	return append(out, ']'), true
 }
 
-// escapeRoom is room for the escapes of s in appendJSONString: enough for
+// escapeRoom is room for the escapes of s in jsontext.AppendString: enough for
 // any valid UTF-8 text up to 4 KiB (a short text is often JSON, full of
 // quotes), and an eighth of a longer one, which append grows if need be.
 func escapeRoom(s string) int {
@@ -45,7 +46,7 @@ func escapeRoom(s string) int {
 	}
 	n := 0
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; !jsonPlain[c] {
+		if c := s[i]; !jsontext.Plain(c, true) {
 			if c < utf8.RuneSelf {
 				n += 5 // \u00XX for a byte
 			} else {
@@ -57,72 +58,6 @@ func escapeRoom(s string) int {
 }
 
 const hexDigits = "0123456789abcdef"
-
-// appendJSONString appends s as encoding/json encodes a string with HTML
-// escaping on (its default): <, > and & as \u003c, \u003e, \u0026, U+2028
-// and U+2029 escaped, invalid UTF-8 as \ufffd.
-func appendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		// Most bytes are printable ASCII that needs no escape.
-		for i < len(s) && jsonPlain[s[i]] {
-			i++
-		}
-		if i >= len(s) {
-			break
-		}
-		if b := s[i]; b < utf8.RuneSelf {
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
-}
-
-// jsonPlain marks the bytes appendJSONString copies as they are: printable
-// ASCII but '"', '\\', '<', '>' and '&'.
-var jsonPlain = func() (t [256]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
-	}
-	return t
-}()
 
 // tripleKeys are the keys of the OCP {card, speech, figures} output.
 var tripleKeys = map[string]bool{"card": true, "speech": true, "figures": true}

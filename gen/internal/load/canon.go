@@ -71,7 +71,7 @@ func (w *canonWriter) value(dst, raw []byte, i int) ([]byte, int) {
 		if plainString(q) {
 			return append(dst, q...), end
 		}
-		return appendJSONString(dst, w.decode(q)), end
+		return jsontext.AppendString(dst, w.decode(q), false), end
 	case c == '-' || '0' <= c && c <= '9':
 		end := skipValue(raw, i)
 		lit := raw[i:end]
@@ -114,7 +114,7 @@ func (w *canonWriter) object(dst, raw []byte, i int) ([]byte, int) {
 		if plainString(q) {
 			dst = append(dst, q...)
 		} else {
-			dst = appendJSONString(dst, string(key))
+			dst = jsontext.AppendString(dst, string(key), false)
 		}
 		dst = append(dst, ':')
 		i = skipSpace(raw, skipSpace(raw, end)+1) // past ':'
@@ -174,58 +174,4 @@ func plainString(quoted []byte) bool {
 		i += n
 	}
 	return true
-}
-
-// appendJSONString appends s as encoding/json writes a string without
-// HTML escaping.
-func appendJSONString(dst []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if b := s[i]; b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' {
-				i++
-				continue
-			}
-			dst = append(dst, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				dst = append(dst, '\\', b)
-			case '\b':
-				dst = append(dst, '\\', 'b')
-			case '\f':
-				dst = append(dst, '\\', 'f')
-			case '\n':
-				dst = append(dst, '\\', 'n')
-			case '\r':
-				dst = append(dst, '\\', 'r')
-			case '\t':
-				dst = append(dst, '\\', 't')
-			default:
-				dst = append(dst, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		if c == utf8.RuneError && size == 1 {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if c == '\u2028' || c == '\u2029' {
-			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[c&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
 }

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
+	"github.com/ocpgen/ocpgen/internal/jsontext"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
@@ -277,7 +278,7 @@ func appendToolCanonical(dst []byte, t *Tool, raw []byte) []byte {
 		if dst[len(dst)-1] != '{' {
 			dst = append(dst, ',')
 		}
-		dst = appendJSONString(dst, keys[i])
+		dst = jsontext.AppendString(dst, keys[i], false)
 		dst = append(dst, ':')
 		switch {
 		case keys[i] == "inputSchema" && t.InputSchemaCanonical != nil:
