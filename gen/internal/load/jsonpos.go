@@ -79,27 +79,27 @@ func countObjects(raw []byte) int {
 	return n
 }
 
-// firstRepeated returns the first key equal to one before it, or "": the
-// first key that occurs twice in an object. encoding/json keeps the last of
-// two equal keys silently; a reviewer reading the file would likely see the
-// first.
-func firstRepeated(keys []string) string {
+// firstRepeated returns the first key equal to one before it: the first
+// key that occurs twice in an object (ok is false if none does; the empty
+// key is a key like any other). encoding/json keeps the last of two equal
+// keys silently; a reviewer reading the file would likely see the first.
+func firstRepeated(keys []string) (key string, ok bool) {
 	if len(keys) <= 8 {
 		for i, k := range keys {
 			if slices.Contains(keys[:i], k) {
-				return k
+				return k, true
 			}
 		}
-		return ""
+		return "", false
 	}
 	seen := make(map[string]bool, len(keys))
 	for _, k := range keys {
 		if seen[k] {
-			return k
+			return k, true
 		}
 		seen[k] = true
 	}
-	return ""
+	return "", false
 }
 
 // members splits the JSON object raw, which must be valid JSON, into its

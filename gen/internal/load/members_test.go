@@ -90,12 +90,22 @@ func TestMembers(t *testing.T) {
 		}
 		checkMembers(t, []byte(c))
 	}
-	if k := firstRepeated([]string{"a", "b", "c", "b", "a"}); k != "b" {
-		t.Errorf("firstRepeated = %q, want b", k)
-	}
 	many := []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "c", "a"}
-	if k := firstRepeated(many); k != "c" {
-		t.Errorf("firstRepeated = %q, want c", k)
+	for _, c := range []struct {
+		keys []string
+		want string
+		ok   bool
+	}{
+		{[]string{"a", "b", "c", "b", "a"}, "b", true},
+		{many, "c", true},
+		{[]string{"a", "", "b", ""}, "", true},
+		{append([]string{""}, append(many[:10:10], "")...), "", true},
+		{[]string{"", "a"}, "", false},
+		{many[:10], "", false},
+	} {
+		if k, ok := firstRepeated(c.keys); k != c.want || ok != c.ok {
+			t.Errorf("firstRepeated(%q) = %q, %v, want %q, %v", c.keys, k, ok, c.want, c.ok)
+		}
 	}
 }
 

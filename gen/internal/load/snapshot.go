@@ -143,7 +143,7 @@ func (l *snapLoader) load(data []byte) *Snapshot {
 	for i, k := range keys {
 		top[k] = vals[i]
 	}
-	if k := firstRepeated(keys); k != "" {
+	if k, ok := firstRepeated(keys); ok {
 		l.errorf("", pointer(k), "duplicate key at the top level")
 		return nil
 	}
@@ -239,8 +239,8 @@ func (l *snapLoader) load(data []byte) *Snapshot {
 // made), not the file's formatting, key order or tool order.
 //
 // The canonical JSON is assembled, not made again from the whole: each
-// tool object's members in key order (of a repeated key, which the loader
-// refuses except for the empty key, the last), the schemas' canonical
+// tool object's members in key order (the loader refuses a repeated key),
+// the schemas' canonical
 // forms as the loader made them, the other members' made here. Canonical
 // JSON of canonical JSON is itself, so these are the bytes CanonicalJSON
 // gives for the whole (TestContentDigest compares them).
@@ -348,7 +348,7 @@ func (l *snapLoader) tool(i int, raw json.RawMessage) *Tool {
 	for j, k := range keys {
 		m[k] = vals[j]
 	}
-	if k := firstRepeated(keys); k != "" {
+	if k, ok := firstRepeated(keys); ok {
 		l.errorf("", toolPointer(i, k), "duplicate key in the tool object")
 		return nil
 	}
