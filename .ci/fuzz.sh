@@ -9,9 +9,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# 5s each keeps the whole step to a few minutes with about 35 targets (most
-# of each run is building the instrumented test binary); the long runs are
-# made by hand, below.
+# 5s each keeps the step to about five minutes with 35 targets (each also
+# builds its instrumented test binary first); long runs are made by hand,
+# as above.
 FUZZTIME=${FUZZTIME:-5s}
 # Every fuzz target of the module, found in the test files (so a new target
 # runs without being listed here): "./pkg FuzzName" per line, sorted.
