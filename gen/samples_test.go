@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/ocpgen/ocpgen/internal/jsontext"
 )
 
 // sampler derives instances of a JSON schema for the round-trip test. One
@@ -436,7 +437,7 @@ func (s *sampler) object(sc *jsonschema.Schema, depth int) (any, bool) {
 	sort.Strings(props)
 	for _, k := range props {
 		req := slices.Contains(sc.Required, k)
-		if !req && (!s.max || !tagName(k)) {
+		if !req && (!s.max || !jsontext.IsValidTagName(k)) {
 			// A name no struct tag can hold has no field, as the
 			// generator warns: calls that set it are refused, by design.
 			continue
@@ -467,18 +468,4 @@ func (s *sampler) object(sc *jsonschema.Schema, depth int) (any, bool) {
 		}
 	}
 	return out, true
-}
-
-// tagName mirrors the generator's rule (model.validTagName, encoding/json's
-// isValidTag) for property names a struct tag can hold.
-func tagName(name string) bool {
-	if name == "" {
-		return false
-	}
-	for _, c := range name {
-		if !strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c) && !unicode.IsLetter(c) && !unicode.IsDigit(c) {
-			return false
-		}
-	}
-	return true
 }

@@ -4,6 +4,7 @@
 package jsontext
 
 import (
+	"strings"
 	"unicode"
 	"unicode/utf8"
 )
@@ -144,3 +145,20 @@ var plainText, plainHTML = func() (t, h [256]bool) {
 	}
 	return t, h
 }()
+
+// IsValidTagName reports whether encoding/json takes name, in a field's
+// `json:"name"` tag, as the field's JSON name (its isValidTag); otherwise
+// it silently uses the Go field's name.
+func IsValidTagName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, c := range name {
+		switch {
+		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
+		case !unicode.IsLetter(c) && !unicode.IsDigit(c):
+			return false
+		}
+	}
+	return true
+}

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"unicode"
 
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
@@ -31,22 +30,8 @@ func decodesInto(t testing.TB, name, key string) bool {
 	return !v.Elem().Field(0).IsNil()
 }
 
-// validTag is encoding/json's rule for a tag name it takes as the field's
-// JSON name (else it uses the Go field's name).
-func validTag(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		if !strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c) && !unicode.IsLetter(c) && !unicode.IsDigit(c) {
-			return false
-		}
-	}
-	return true
-}
-
 func checkFold(t *testing.T, name, key string) {
-	if !validTag(name) || !json.Valid([]byte(strconv.Quote(key))) || strings.ToValidUTF8(key, "") != key {
+	if !IsValidTagName(name) || !json.Valid([]byte(strconv.Quote(key))) || strings.ToValidUTF8(key, "") != key {
 		return
 	}
 	got := bytes.Equal(AppendFoldedName(nil, []byte(name)), AppendFoldedName(nil, []byte(key)))
@@ -151,4 +136,47 @@ func FuzzAppendString(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(checkString)
+}
+
+// checkTagName holds IsValidTagName to encoding/json: a field tagged with
+// a valid name is written under it, else under the Go field's name.
+func checkTagName(t *testing.T, name string) {
+	if name == "" || name == "F" || name == "-" || strings.ContainsAny(name, "`\"\\,") || strings.ToValidUTF8(name, "") != name {
+		// Not a name a tag can spell as it is: a comma starts the
+		// options, Tag.Get unquotes what is between the quotes, and a
+		// bare "-" drops the field (the generator writes "-," for it).
+		if name == "" && IsValidTagName(name) {
+			t.Fatal(`IsValidTagName("") = true`)
+		}
+		return
+	}
+	typ := reflect.StructOf([]reflect.StructField{{
+		Name: "F", Type: reflect.TypeFor[int](), Tag: reflect.StructTag(`json:"` + name + `"`),
+	}})
+	b, err := json.Marshal(reflect.New(typ).Interface())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]int
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	_, used := m[name]
+	if got := IsValidTagName(name); got != used {
+		t.Fatalf("IsValidTagName(%q) = %v, but encoding/json writes %s", name, got, b)
+	}
+}
+
+func TestIsValidTagName(t *testing.T) {
+	for _, s := range []string{"", "a", "F", "name", "a-b", "a b", "a.b", "ü", "日本", "a,b", "a'b", "a\\b", "!#$%&()*+-./:;<=>?@[]^_{|}~ ",
+		"\x00", "\t", "a\u2028", "😀", "١٢", "a\u00a0"} {
+		checkTagName(t, s)
+	}
+}
+
+func FuzzIsValidTagName(f *testing.F) {
+	for _, s := range []string{"name", "a b", "ü", "😀", "a\u00a0"} {
+		f.Add(s)
+	}
+	f.Fuzz(checkTagName)
 }

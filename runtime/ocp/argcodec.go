@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/ocpgen/ocpgen/internal/jsontext"
 )
@@ -170,7 +169,7 @@ func (c *codecCompiler) structFields(n *codecNode) {
 			continue
 		}
 		name, opts, _ := strings.Cut(tag, ",")
-		if !jsonTagNameValid(name) {
+		if !jsontext.IsValidTagName(name) {
 			name = ""
 		}
 		if name == "" {
@@ -204,21 +203,6 @@ func (c *codecCompiler) structFields(n *codecNode) {
 		}
 		n.fields = append(n.fields, f)
 	}
-}
-
-// jsonTagNameValid is encoding/json's isValidTag.
-func jsonTagNameValid(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, c := range s {
-		switch {
-		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
-		case !unicode.IsLetter(c) && !unicode.IsDigit(c):
-			return false
-		}
-	}
-	return true
 }
 
 // htmlEscapeName is encoding/json's appendHTMLEscape, which it applies to

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ocpgen/ocpgen/examples/tickets/ticketsocp"
+	"github.com/ocpgen/ocpgen/internal/jsontext"
 )
 
 // Types that exercise every part of the codec.
@@ -313,7 +314,7 @@ func genTyped(r *rand.Rand, typ reflect.Type, depth int, b *strings.Builder, rat
 				continue
 			}
 			name, _, _ := strings.Cut(tag, ",")
-			if !jsonTagNameValid(name) || mistake() {
+			if !jsontext.IsValidTagName(name) || mistake() {
 				name = sf.Name
 			}
 			if mistake() {

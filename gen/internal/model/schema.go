@@ -13,12 +13,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
 	"github.com/ocpgen/ocpgen/gen/internal/load"
 	"github.com/ocpgen/ocpgen/internal/jsonptr"
+	"github.com/ocpgen/ocpgen/internal/jsontext"
 	"github.com/ocpgen/ocpgen/runtime/ecmare"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
@@ -1645,7 +1645,7 @@ func (b *schemaBuilder) object(s *jsonschema.Schema, ptr, name string, top bool)
 			b.warn(ptr+"/properties", "%s", msg)
 			continue
 		}
-		if !validTagName(k) {
+		if !jsontext.IsValidTagName(k) {
 			msg := "property name cannot be a JSON struct tag: the property is left out, and calls that set it are refused"
 			if slices.Contains(s.Required, k) {
 				msg += "; it is required, so no call can succeed"
@@ -1767,20 +1767,4 @@ func fieldType(t Type, required, nullable bool) (Type, bool) {
 		}
 		return Nullable{t}, true
 	}
-}
-
-// validTagName reports whether encoding/json accepts name as a struct tag
-// name (its isValidTag): otherwise it would silently use the Go field name.
-func validTagName(name string) bool {
-	if name == "" {
-		return false
-	}
-	for _, c := range name {
-		switch {
-		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
-		case !unicode.IsLetter(c) && !unicode.IsDigit(c):
-			return false
-		}
-	}
-	return true
 }
