@@ -296,9 +296,6 @@ func (n *codecNode) decode(t *tape, i int, v reflect.Value) error {
 					return &codecError{"number " + x.str, n.typ}
 				}
 			}
-			if n.bits == 64 && canonicalFloatLiteral(x.str) {
-				t.floats = append(t.floats, floatLiteral{math.Float64bits(f), x.str})
-			}
 			v.SetFloat(f)
 			return nil
 		}
@@ -379,8 +376,7 @@ func integerText(lit string) string {
 }
 
 // encode appends v as json.Marshal encodes it. t is the tape v was decoded
-// from: a float64 read from a canonical literal is written as that literal,
-// which is what strconv would write.
+// from.
 func (n *codecNode) encode(dst []byte, v reflect.Value, t *tape) []byte {
 	switch n.kind {
 	case ckString:
@@ -392,16 +388,7 @@ func (n *codecNode) encode(dst []byte, v reflect.Value, t *tape) []byte {
 	case ckUint:
 		return appendUint64(dst, v.Uint())
 	case ckFloat:
-		f := v.Float()
-		if n.bits == 64 {
-			b := math.Float64bits(f)
-			for k := range t.floats {
-				if t.floats[k].bits == b {
-					return append(dst, t.floats[k].lit...)
-				}
-			}
-		}
-		return appendJSONFloat(dst, f, n.bits)
+		return appendJSONFloat(dst, v.Float(), n.bits)
 	case ckPtr:
 		if v.IsNil() {
 			return append(dst, "null"...)

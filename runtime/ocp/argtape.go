@@ -57,15 +57,6 @@ type tape struct {
 	// ints are the integer-valued literals not written as integers (1.0,
 	// 1e2), with the integer each is: the typed decode reads them so.
 	ints []intLiteral
-	// floats are the float64 values the typed decode read from canonical
-	// literals (canonicalFloatLiteral), for its re-encoding.
-	floats []floatLiteral
-}
-
-// floatLiteral is a canonical literal and its value's bits.
-type floatLiteral struct {
-	bits uint64
-	lit  string
 }
 
 // intLiteral is src[start:end], an integer-valued number literal with a
@@ -85,8 +76,6 @@ func putTape(t *tape) {
 	}
 	clear(t.nodes) // drop references into the arguments
 	t.nodes, t.src, t.pos, t.ints = t.nodes[:0], "", 0, t.ints[:0]
-	clear(t.floats)
-	t.floats = t.floats[:0]
 	tapePool.Put(t)
 }
 
@@ -100,7 +89,7 @@ var (
 
 // parse fills t with the one JSON value of s.
 func (t *tape) parse(s string) error {
-	t.nodes, t.src, t.pos, t.ints, t.floats = t.nodes[:0], s, 0, t.ints[:0], t.floats[:0]
+	t.nodes, t.src, t.pos, t.ints = t.nodes[:0], s, 0, t.ints[:0]
 	if err := t.value("", 0); err != nil {
 		if err == errLoneSurrogate {
 			return &tapeError{err: err}
