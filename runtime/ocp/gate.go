@@ -571,20 +571,16 @@ func (gt *gateTool) checkParsed(t *tape, raw json.RawMessage, needArgs bool) (Ar
 	} else if err := gt.schema.Validate(t.toAny(0)); err != nil {
 		return nil, nil, fmt.Errorf("schema: %w", err)
 	}
+	// What a template or a confirm reads (the prompt, the resources) must
+	// be what is forwarded: then the bytes are the typed arguments' own
+	// encoding. A call that reads no argument needs only the bytes, and
+	// in the common case they are written straight from the tape.
 	var args Args
-	fwd, ok := gt.fastEncode(t, raw)
-	if ok {
-		// The common case: the re-encoding was written from the tape. The
-		// typed arguments are made only if a template or a confirm reads
-		// them (decode succeeds where encodeTape did).
-		if needArgs {
-			p := reflect.New(gt.typ)
-			if err := gt.codec.decode(t, 0, p.Elem()); err != nil {
-				return nil, nil, fmt.Errorf("decode: %w", err)
-			}
-			args = p.Interface().(Args)
-		}
-	} else {
+	fwd, ok := []byte(nil), false
+	if !needArgs {
+		fwd, ok = gt.fastEncode(t, raw)
+	}
+	if !ok {
 		var err error
 		if args, fwd, err = gt.decodeEncode(t, raw); err != nil {
 			return nil, nil, err
