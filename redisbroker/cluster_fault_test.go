@@ -54,17 +54,13 @@ const (
 func TestClusterSlotMasterKilled(t *testing.T) {
 	clusterFault(t, keepsData, withACLUser, func(t *testing.T, c *redistest.Cluster, m *redistest.Node) {
 		c.WaitReplicated(m) // the replica has every confirm: a crash loses none
-		if nm := c.KillMaster(m); nm == m {
-			t.Fatal("the killed master is still master")
-		}
+		c.KillMaster(m)     // returns once m's replica is master
 	})
 }
 
 func TestClusterSlotMasterFailover(t *testing.T) {
 	clusterFault(t, keepsData, withACLUser, func(t *testing.T, c *redistest.Cluster, m *redistest.Node) {
-		if nm := c.Failover(m); nm == m {
-			t.Fatal("the failover kept the master")
-		}
+		c.Failover(m) // returns once m's replica is master
 		// The new master may not have the scripts (SCRIPT LOAD reached it
 		// as a replica, or not): flush them everywhere, so the decisions
 		// and the waiting replica's checks below go through NOSCRIPT and

@@ -118,7 +118,7 @@ func TestClusterConfirmSlotLoad(t *testing.T) {
 			role = "CONFIRM SLOT MASTER"
 		case slices.Contains(c.ReplicasOf(master), nd):
 			role = "its replica"
-		case !isMasterNow(c, nd):
+		case !c.IsMaster(nd):
 			role = "other replica"
 		}
 		idle := time.Duration(float64(idle1[nd.Addr()].cpu-idle0[nd.Addr()].cpu) * float64(elapsed) / float64(idleTime))
@@ -210,11 +210,6 @@ func measureBroadcast(t *testing.T, c *redistest.Cluster, master *redistest.Node
 		_ = sub.Close()
 		_ = rdb.Close()
 	}
-}
-
-func isMasterNow(c *redistest.Cluster, n *redistest.Node) bool {
-	info, err := n.Info("replication")
-	return err == nil && info["role"] == "master"
 }
 
 type cmdStat struct {

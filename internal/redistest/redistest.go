@@ -424,14 +424,14 @@ func (c *Cluster) Failover(master *Node) *Node {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		err := rdb.Do(ctx, "CLUSTER", "FAILOVER").Err()
 		cancel()
-		if err != nil && !c.isMaster(r) {
+		if err != nil && !c.IsMaster(r) {
 			c.t.Fatalf("redistest: CLUSTER FAILOVER on %s: %v", r.Addr(), err)
 		}
 		retry := time.Now().Add(15 * time.Second)
-		for !c.isMaster(r) && time.Now().Before(retry) && time.Now().Before(deadline) {
+		for !c.IsMaster(r) && time.Now().Before(retry) && time.Now().Before(deadline) {
 			time.Sleep(20 * time.Millisecond)
 		}
-		if c.isMaster(r) {
+		if c.IsMaster(r) {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -456,7 +456,7 @@ func (c *Cluster) KillMaster(master *Node) *Node {
 	deadline := time.Now().Add(Bound)
 	for {
 		for _, r := range reps {
-			if c.isMaster(r) {
+			if c.IsMaster(r) {
 				c.WaitHealthy()
 				return r
 			}
@@ -468,7 +468,8 @@ func (c *Cluster) KillMaster(master *Node) *Node {
 	}
 }
 
-func (c *Cluster) isMaster(n *Node) bool {
+// IsMaster reports whether n answers ROLE as a master now.
+func (c *Cluster) IsMaster(n *Node) bool {
 	rdb := redis.NewClient(&redis.Options{Addr: n.Addr(), MaxRetries: -1})
 	defer rdb.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -480,7 +481,7 @@ func (c *Cluster) isMaster(n *Node) bool {
 func (c *Cluster) waitMaster(n *Node) {
 	c.t.Helper()
 	deadline := time.Now().Add(Bound)
-	for !c.isMaster(n) {
+	for !c.IsMaster(n) {
 		if time.Now().After(deadline) {
 			c.t.Fatalf("redistest: %s did not become master within %v", n.Addr(), Bound)
 		}
