@@ -148,7 +148,7 @@ func fieldDoc(rows []row, lines []string) []row {
 }
 
 // docComments turns doc lines into "//" comment lines. Each line goes
-// through model.DocLines again, whatever part of the model it came from, so
+// through model.SafeLines again, whatever part of the model it came from, so
 // a line break, a control character or invalid UTF-8 in any text taken from
 // an input file cannot end the comment: such text is only ever inside a
 // "//" comment (or a quoted string literal), never in code, and no comment
@@ -156,7 +156,7 @@ func fieldDoc(rows []row, lines []string) []row {
 func docComments(lines []string) []string {
 	var out []string
 	for _, l := range lines {
-		parts := model.DocLines(l)
+		parts := model.SafeLines(l)
 		if len(parts) == 0 {
 			out = append(out, "//")
 		}

@@ -203,3 +203,18 @@ func FuzzPlainDoc(f *testing.F) {
 		}
 	})
 }
+
+// The model settles a text's headings for the text as a whole; the
+// emitter only makes each line safe, so a line of a paragraph that would
+// be a heading on its own is printed as the model wrote it.
+func TestDocCommentsKeepTheModelsLines(t *testing.T) {
+	lines := model.DocLines("Computes things and\nReturns the sum\nof two numbers.")
+	want := []string{"// Computes things and", "// Returns the sum", "// of two numbers."}
+	if got := docComments(lines); !slices.Equal(got, want) {
+		t.Fatalf("docComments(%q) = %q, want %q", lines, got, want)
+	}
+	// A line the model did not make safe still is.
+	if got := docComments([]string{"a\n*/ b\x00"}); !slices.Equal(got, []string{"// a", "// */ b"}) {
+		t.Fatalf("docComments kept an unsafe line: %q", got)
+	}
+}

@@ -22,7 +22,13 @@ import (
 //     placed in a comment (see noHeadings).
 //
 // An empty result means there is nothing to say.
-func DocLines(s string) []string {
+func DocLines(s string) []string { return noHeadings(SafeLines(s)) }
+
+// SafeLines is DocLines without the heading rule: the lines are safe to
+// emit as "//" comments, and where they stand in a comment is the
+// caller's. The emitter passes every line through it, the model's own
+// included, whose headings DocLines has already settled for the whole text.
+func SafeLines(s string) []string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
@@ -59,7 +65,7 @@ func DocLines(s string) []string {
 		}
 		out = append(out, line)
 	}
-	return noHeadings(out)
+	return out
 }
 
 // noHeadings rewrites lines so that gofmt (go/doc/comment) reads none of
