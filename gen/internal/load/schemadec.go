@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/ocpgen/ocpgen/gen/internal/schemakw"
 	"github.com/ocpgen/ocpgen/internal/jsontext"
 )
 
@@ -655,47 +656,26 @@ func (d *schemaDecoder) optSchemaMap() map[string]*jsonschema.Schema {
 	return m
 }
 
-// schemaKeys are the keys encoding/json matches to the fields of the
-// struct jsonschema-go's UnmarshalJSON decodes into (and which it leaves
-// out of Extra), each with its bit in a schema object's set of keys seen.
-var schemaKeys = func() map[string]uint64 {
-	names := []string{
-		"$id", "$schema", "$ref", "$comment", "$defs", "definitions",
-		"$anchor", "$dynamicAnchor", "$dynamicRef", "$vocabulary",
-		"title", "description", "default", "deprecated", "readOnly", "writeOnly", "examples",
-		"type", "enum", "const", "multipleOf", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-		"minLength", "maxLength", "pattern",
-		"prefixItems", "items", "minItems", "maxItems", "additionalItems", "uniqueItems", "contains",
-		"minContains", "maxContains", "unevaluatedItems",
-		"minProperties", "maxProperties", "required", "dependentRequired", "properties", "patternProperties",
-		"additionalProperties", "propertyNames", "unevaluatedProperties",
-		"allOf", "anyOf", "oneOf", "not", "if", "then", "else", "dependentSchemas", "dependencies",
-		"contentEncoding", "contentMediaType", "contentSchema", "format",
-	}
-	m := make(map[string]uint64, len(names))
-	for i, n := range names {
-		m[n] = 1 << i
-	}
-	return m
-}()
-
-// foldedSchemaKeys are schemaKeys folded as encoding/json folds a key
-// that matches no field exactly.
+// foldedSchemaKeys are the keywords (schemakw.All) folded as encoding/json
+// folds a key that matches no field exactly.
 var foldedSchemaKeys = func() map[string]bool {
-	m := make(map[string]bool, len(schemaKeys))
-	for k := range schemaKeys {
-		m[string(jsontext.AppendFoldedName(nil, []byte(k)))] = true
+	m := make(map[string]bool, len(schemakw.All))
+	for _, k := range schemakw.All {
+		m[string(jsontext.AppendFoldedName(nil, []byte(k.Name)))] = true
 	}
 	return m
 }()
 
-// schemaObject decodes the schema object that comes next.
+// schemaObject decodes the schema object that comes next: a key
+// encoding/json matches to a field of the struct jsonschema-go's
+// UnmarshalJSON decodes into (a schemakw keyword) fills it, any other goes
+// to Extra.
 func (d *schemaDecoder) schemaObject() *jsonschema.Schema {
 	s := &jsonschema.Schema{}
-	var seen uint64
+	var seen uint64 // the keywords seen, by Index
 	d.object(func(key string) {
-		bit, known := schemaKeys[key]
-		if !known {
+		k := schemakw.Lookup(key)
+		if k == nil {
 			if foldedSchemaKeys[string(jsontext.AppendFoldedName(nil, []byte(key)))] {
 				d.fail() // encoding/json would fill the field too
 				return
@@ -706,114 +686,78 @@ func (d *schemaDecoder) schemaObject() *jsonschema.Schema {
 			s.Extra[key] = d.anyValue()
 			return
 		}
-		if seen&bit != 0 {
+		if k.Index >= 64 || seen&(1<<k.Index) != 0 {
 			d.fail() // encoding/json merges a repeated keyword
 			return
 		}
-		seen |= bit
-		d.keyword(s, key)
+		seen |= 1 << k.Index
+		d.keyword(s, k)
 	})
 	return s
 }
 
-// keyword decodes the value of the schema keyword key into s.
-func (d *schemaDecoder) keyword(s *jsonschema.Schema, key string) {
-	switch key {
-	case "$id":
-		s.ID = d.optString()
-	case "$schema":
-		s.Schema = d.optString()
-	case "$ref":
-		s.Ref = d.optString()
-	case "$comment":
-		s.Comment = d.optString()
-	case "$anchor":
-		s.Anchor = d.optString()
-	case "$dynamicAnchor":
-		s.DynamicAnchor = d.optString()
-	case "$dynamicRef":
-		s.DynamicRef = d.optString()
-	case "title":
-		s.Title = d.optString()
-	case "description":
-		s.Description = d.optString()
-	case "pattern":
-		s.Pattern = d.optString()
-	case "contentEncoding":
-		s.ContentEncoding = d.optString()
-	case "contentMediaType":
-		s.ContentMediaType = d.optString()
-	case "format":
-		s.Format = d.optString()
+// keyword decodes the value of the keyword k into s, by its kind.
+func (d *schemaDecoder) keyword(s *jsonschema.Schema, k *schemakw.Keyword) {
+	switch k.Kind {
+	case schemakw.String:
+		*schemakw.Field[string](k, s) = d.optString()
+	case schemakw.Bool:
+		*schemakw.Field[bool](k, s) = d.optBool()
+	case schemakw.Number:
+		*schemakw.Field[*float64](k, s) = d.optFloat()
+	case schemakw.Integer:
+		*schemakw.Field[*int](k, s) = d.optInt()
+	case schemakw.Strings:
+		*schemakw.Field[[]string](k, s) = d.optStrings()
+	case schemakw.Values:
+		*schemakw.Field[[]any](k, s) = d.optAnys()
+	case schemakw.Value:
+		// jsonschema-go reads null as a pointer to a nil any.
+		v := d.anyValue()
+		*schemakw.Field[*any](k, s) = &v
+	case schemakw.Raw:
+		// A json.RawMessage keeps the bytes, null included.
+		*schemakw.Field[json.RawMessage](k, s) = d.rawValue()
+	case schemakw.Schema:
+		*schemakw.Field[*jsonschema.Schema](k, s) = d.schemaValue(false)
+	case schemakw.Schemas:
+		*schemakw.Field[[]*jsonschema.Schema](k, s) = d.optSchemas()
+	case schemakw.SchemaMap:
+		*schemakw.Field[map[string]*jsonschema.Schema](k, s) = d.optSchemaMap()
 
-	case "deprecated":
-		s.Deprecated = d.optBool()
-	case "readOnly":
-		s.ReadOnly = d.optBool()
-	case "writeOnly":
-		s.WriteOnly = d.optBool()
-	case "uniqueItems":
-		s.UniqueItems = d.optBool()
-
-	case "$vocabulary":
+	case schemakw.BoolMap:
 		if d.isNull() {
 			return
 		}
-		s.Vocabulary = map[string]bool{}
-		d.object(func(k string) {
+		m := map[string]bool{}
+		*schemakw.Field[map[string]bool](k, s) = m
+		d.object(func(key string) {
 			switch d.peek() {
 			case 't':
 				d.literal("true")
-				s.Vocabulary[k] = true
+				m[key] = true
 			case 'f':
 				d.literal("false")
-				s.Vocabulary[k] = false
+				m[key] = false
 			default:
 				d.fail()
 			}
 		})
+	case schemakw.StringsMap:
+		if d.isNull() {
+			return
+		}
+		m := map[string][]string{}
+		*schemakw.Field[map[string][]string](k, s) = m
+		d.object(func(key string) {
+			if d.peek() != '[' {
+				d.fail()
+				return
+			}
+			m[key] = d.strings()
+		})
 
-	case "default":
-		// A json.RawMessage keeps the bytes, null included.
-		s.Default = d.rawValue()
-	case "examples":
-		s.Examples = d.optAnys()
-	case "enum":
-		s.Enum = d.optAnys()
-	case "const":
-		// jsonschema-go reads null as a pointer to a nil any.
-		v := d.anyValue()
-		s.Const = &v
-
-	case "multipleOf":
-		s.MultipleOf = d.optFloat()
-	case "minimum":
-		s.Minimum = d.optFloat()
-	case "maximum":
-		s.Maximum = d.optFloat()
-	case "exclusiveMinimum":
-		s.ExclusiveMinimum = d.optFloat()
-	case "exclusiveMaximum":
-		s.ExclusiveMaximum = d.optFloat()
-
-	case "minLength":
-		s.MinLength = d.optInt()
-	case "maxLength":
-		s.MaxLength = d.optInt()
-	case "minItems":
-		s.MinItems = d.optInt()
-	case "maxItems":
-		s.MaxItems = d.optInt()
-	case "minProperties":
-		s.MinProperties = d.optInt()
-	case "maxProperties":
-		s.MaxProperties = d.optInt()
-	case "minContains":
-		s.MinContains = d.optInt()
-	case "maxContains":
-		s.MaxContains = d.optInt()
-
-	case "type":
+	case schemakw.Type:
 		switch d.peek() {
 		case '"':
 			s.Type = d.str()
@@ -822,57 +766,22 @@ func (d *schemaDecoder) keyword(s *jsonschema.Schema, key string) {
 		default:
 			d.fail() // jsonschema-go refuses it
 		}
-	case "required":
-		s.Required = d.optStrings()
-	case "dependentRequired":
-		if d.isNull() {
-			return
-		}
-		s.DependentRequired = map[string][]string{}
-		d.object(func(k string) {
-			if d.peek() != '[' {
-				d.fail()
-				return
-			}
-			s.DependentRequired[k] = d.strings()
-		})
-
-	case "items":
+	case schemakw.Items:
 		if d.peek() == '[' {
 			s.ItemsArray = d.schemas()
 		} else {
 			s.Items = d.schemaValue(true)
 		}
-	case "prefixItems":
-		s.PrefixItems = d.optSchemas()
-	case "allOf":
-		s.AllOf = d.optSchemas()
-	case "anyOf":
-		s.AnyOf = d.optSchemas()
-	case "oneOf":
-		s.OneOf = d.optSchemas()
-
-	case "$defs":
-		s.Defs = d.optSchemaMap()
-	case "definitions":
-		s.Definitions = d.optSchemaMap()
-	case "properties":
-		s.Properties = d.optSchemaMap()
-	case "patternProperties":
-		s.PatternProperties = d.optSchemaMap()
-	case "dependentSchemas":
-		s.DependentSchemas = d.optSchemaMap()
-
-	case "dependencies":
+	case schemakw.Dependencies:
 		if d.isNull() {
 			return
 		}
-		d.object(func(k string) {
-			if _, dup := s.DependencyStrings[k]; dup {
+		d.object(func(key string) {
+			if _, dup := s.DependencyStrings[key]; dup {
 				d.fail() // the last of repeated keys wins
 				return
 			}
-			if _, dup := s.DependencySchemas[k]; dup {
+			if _, dup := s.DependencySchemas[key]; dup {
 				d.fail()
 				return
 			}
@@ -880,38 +789,15 @@ func (d *schemaDecoder) keyword(s *jsonschema.Schema, key string) {
 				if s.DependencyStrings == nil {
 					s.DependencyStrings = map[string][]string{}
 				}
-				s.DependencyStrings[k] = d.strings()
+				s.DependencyStrings[key] = d.strings()
 				return
 			}
 			if s.DependencySchemas == nil {
 				s.DependencySchemas = map[string]*jsonschema.Schema{}
 			}
-			s.DependencySchemas[k] = d.schemaValue(true)
+			s.DependencySchemas[key] = d.schemaValue(true)
 		})
-
-	case "additionalItems":
-		s.AdditionalItems = d.schemaValue(false)
-	case "contains":
-		s.Contains = d.schemaValue(false)
-	case "unevaluatedItems":
-		s.UnevaluatedItems = d.schemaValue(false)
-	case "additionalProperties":
-		s.AdditionalProperties = d.schemaValue(false)
-	case "propertyNames":
-		s.PropertyNames = d.schemaValue(false)
-	case "unevaluatedProperties":
-		s.UnevaluatedProperties = d.schemaValue(false)
-	case "not":
-		s.Not = d.schemaValue(false)
-	case "if":
-		s.If = d.schemaValue(false)
-	case "then":
-		s.Then = d.schemaValue(false)
-	case "else":
-		s.Else = d.schemaValue(false)
-	case "contentSchema":
-		s.ContentSchema = d.schemaValue(false)
 	default:
-		d.fail() // a key of schemaKeys without a case here
+		d.fail() // a keyword of a kind this decoder does not know: jsonschema-go decodes it
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
 	"github.com/ocpgen/ocpgen/gen/internal/load"
+	"github.com/ocpgen/ocpgen/gen/internal/schemakw"
 	"github.com/ocpgen/ocpgen/internal/jsontext"
 	"github.com/ocpgen/ocpgen/internal/tmpl"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
@@ -411,7 +412,7 @@ func resolvesTrivially(s *jsonschema.Schema) bool {
 
 func trivialIn(root, s *jsonschema.Schema) bool {
 	if s == nil || s.ID != "" || s.Anchor != "" || s.DynamicAnchor != "" || s.DynamicRef != "" ||
-		s.Vocabulary != nil || len(s.PropertyOrder) > 0 {
+		s.Vocabulary != nil || len(s.PropertyOrder) > 0 || schemakw.HasUnknown(s) {
 		return false
 	}
 	if s.Ref != "" && !localDefRef(root, s.Ref) {
@@ -427,35 +428,10 @@ func trivialIn(root, s *jsonschema.Schema) bool {
 			return false
 		}
 	}
-	if (s.Type != "" && s.Types != nil) || (s.Defs != nil && s.Definitions != nil) || (s.Items != nil && s.ItemsArray != nil) {
+	if !basicChecks(s) {
 		return false
 	}
-	for k := range s.DependencySchemas {
-		if _, both := s.DependencyStrings[k]; both {
-			return false
-		}
-	}
-	for _, c := range []*jsonschema.Schema{s.Items, s.AdditionalItems, s.Contains, s.UnevaluatedItems,
-		s.AdditionalProperties, s.PropertyNames, s.UnevaluatedProperties, s.Not, s.If, s.Then, s.Else, s.ContentSchema} {
-		if c != nil && !trivialIn(root, c) {
-			return false
-		}
-	}
-	for _, l := range [][]*jsonschema.Schema{s.PrefixItems, s.ItemsArray, s.AllOf, s.AnyOf, s.OneOf} {
-		for _, c := range l {
-			if !trivialIn(root, c) {
-				return false
-			}
-		}
-	}
-	for _, m := range []map[string]*jsonschema.Schema{s.Defs, s.Definitions, s.DependencySchemas, s.Properties, s.PatternProperties, s.DependentSchemas} {
-		for _, c := range m {
-			if !trivialIn(root, c) {
-				return false
-			}
-		}
-	}
-	return true
+	return schemakw.Children(s, false, func(c schemakw.Sub) bool { return trivialIn(root, c.Schema) })
 }
 
 // localDefRef reports whether ref is "#", or "#/$defs/Name" or

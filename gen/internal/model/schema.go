@@ -7,7 +7,6 @@ import (
 	"maps"
 
 	"math"
-	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -17,6 +16,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
 	"github.com/ocpgen/ocpgen/gen/internal/load"
+	"github.com/ocpgen/ocpgen/gen/internal/schemakw"
 	"github.com/ocpgen/ocpgen/internal/jsonptr"
 	"github.com/ocpgen/ocpgen/internal/jsontext"
 	"github.com/ocpgen/ocpgen/runtime/ecmare"
@@ -307,48 +307,45 @@ func unpercent(s string) string {
 
 // schemaAt walks the JSON pointer tokens from s through the keywords that
 // hold schemas: a keyword holding one schema takes no more token, one
-// holding a map or a list takes the key or the index next.
+// holding a map or a list takes the key or the index next ("items" is a
+// list when Items is nil). "dependencies" is not walked.
 func schemaAt(s *jsonschema.Schema, tokens []string) (*jsonschema.Schema, bool) {
 	for i := 0; i < len(tokens); i++ {
 		if s == nil {
 			return nil, false
 		}
-		maps := map[string]map[string]*jsonschema.Schema{
-			"$defs": s.Defs, "definitions": s.Definitions, "properties": s.Properties,
-			"patternProperties": s.PatternProperties, "dependentSchemas": s.DependentSchemas,
+		k := schemakw.Lookup(tokens[i])
+		if k == nil {
+			return nil, false
 		}
-		lists := map[string][]*jsonschema.Schema{
-			"prefixItems": s.PrefixItems, "allOf": s.AllOf, "anyOf": s.AnyOf, "oneOf": s.OneOf,
-		}
-		if s.Items == nil {
-			lists["items"] = s.ItemsArray
-		}
-		single := map[string]*jsonschema.Schema{
-			"items": s.Items, "additionalItems": s.AdditionalItems, "contains": s.Contains,
-			"unevaluatedItems": s.UnevaluatedItems, "additionalProperties": s.AdditionalProperties,
-			"propertyNames": s.PropertyNames, "unevaluatedProperties": s.UnevaluatedProperties,
-			"not": s.Not, "if": s.If, "then": s.Then, "else": s.Else, "contentSchema": s.ContentSchema,
-		}
-		key := tokens[i]
-		if m, ok := maps[key]; ok && i+1 < len(tokens) {
+		more := i+1 < len(tokens)
+		switch {
+		case k.Kind == schemakw.SchemaMap && more:
 			i++
-			s = m[tokens[i]]
-			continue
-		}
-		if l, ok := lists[key]; ok && i+1 < len(tokens) {
+			s = (*schemakw.Field[map[string]*jsonschema.Schema](k, s))[tokens[i]]
+		case (k.Kind == schemakw.Schemas || k.Kind == schemakw.Items && s.Items == nil) && more:
+			l := s.ItemsArray
+			if k.Kind == schemakw.Schemas {
+				l = *schemakw.Field[[]*jsonschema.Schema](k, s)
+			}
 			i++
 			n, err := strconv.Atoi(tokens[i])
 			if err != nil || n < 0 || n >= len(l) || strconv.Itoa(n) != tokens[i] {
 				return nil, false
 			}
 			s = l[n]
-			continue
-		}
-		c, ok := single[key]
-		if !ok || c == nil {
+		case k.Kind == schemakw.Schema || k.Kind == schemakw.Items:
+			c := s.Items
+			if k.Kind == schemakw.Schema {
+				c = *schemakw.Field[*jsonschema.Schema](k, s)
+			}
+			if c == nil {
+				return nil, false
+			}
+			s = c
+		default:
 			return nil, false
 		}
-		s = c
 	}
 	return s, s != nil
 }
@@ -872,200 +869,103 @@ func (w *patternWalker) any(v any, ptr string) {
 // schema walks the encoding of s, as any walks it decoded: of its
 // members, only sub-schemas, pattern, patternProperties and Extra can hold
 // what any checks (the others are strings, numbers, booleans, arrays of
-// strings, or values it skips).
+// strings, or values it skips). The members come in the order of their
+// keys: the sub-schemas' (schemakw.Children, sorted) merged with pattern
+// and Extra's, which are no keywords (encodes has checked).
 func (w *patternWalker) schema(s *jsonschema.Schema, ptr string) {
 	if s == nil {
 		return // null
 	}
-	type member struct {
-		key  string
-		walk func(p string)
-	}
-	one := func(key string, c *jsonschema.Schema) member {
-		return member{key, func(p string) { w.schema(c, p) }}
-	}
-	list := func(key string, l []*jsonschema.Schema) member {
-		return member{key, func(p string) {
-			for i, c := range l {
-				w.schema(c, fmt.Sprintf("%s/%d", p, i))
-			}
-		}}
-	}
-	dict := func(key string, m map[string]*jsonschema.Schema) member {
-		return member{key, func(p string) { w.schemaMap(m, nil, p) }}
-	}
-	var ms []member
-	for _, f := range []struct {
-		key string
-		c   *jsonschema.Schema
-	}{
-		{"additionalItems", s.AdditionalItems}, {"additionalProperties", s.AdditionalProperties},
-		{"contains", s.Contains}, {"contentSchema", s.ContentSchema}, {"else", s.Else}, {"if", s.If},
-		{"not", s.Not}, {"propertyNames", s.PropertyNames}, {"then", s.Then},
-		{"unevaluatedItems", s.UnevaluatedItems}, {"unevaluatedProperties", s.UnevaluatedProperties},
-	} {
-		if f.c != nil {
-			ms = append(ms, one(f.key, f.c))
+	if schemakw.HasUnknown(s) {
+		// A keyword schemakw cannot read: walk the encoding itself.
+		var v any
+		if raw, err := json.Marshal(s); err == nil && json.Unmarshal(raw, &v) == nil {
+			w.any(v, ptr)
 		}
+		return
 	}
-	for _, f := range []struct {
-		key string
-		l   []*jsonschema.Schema
-	}{{"allOf", s.AllOf}, {"anyOf", s.AnyOf}, {"oneOf", s.OneOf}, {"prefixItems", s.PrefixItems}} {
-		if len(f.l) > 0 {
-			ms = append(ms, list(f.key, f.l))
-		}
-	}
-	switch {
-	case s.Items != nil:
-		ms = append(ms, one("items", s.Items))
-	case s.ItemsArray != nil:
-		ms = append(ms, list("items", s.ItemsArray))
-	}
-	for _, f := range []struct {
-		key string
-		m   map[string]*jsonschema.Schema
-	}{{"$defs", s.Defs}, {"definitions", s.Definitions}, {"dependentSchemas", s.DependentSchemas}, {"properties", s.Properties}} {
-		if len(f.m) > 0 {
-			ms = append(ms, dict(f.key, f.m))
-		}
-	}
-	if len(s.DependencySchemas) > 0 {
-		ms = append(ms, member{"dependencies", func(p string) { w.schemaMap(s.DependencySchemas, s.DependencyStrings, p) }})
-	}
+	var rest []string // the keys of the members that hold no sub-schema, sorted
 	if s.Pattern != "" {
-		ms = append(ms, member{"pattern", func(p string) { w.check(s.Pattern, p) }})
+		rest = append(rest, "pattern")
 	}
-	if len(s.PatternProperties) > 0 {
-		ms = append(ms, member{"patternProperties", func(p string) {
-			for _, re := range slices.Sorted(maps.Keys(s.PatternProperties)) {
-				w.check(re, p+"/"+jsonptr.EscapeToken(re))
+	for k := range s.Extra {
+		rest = append(rest, k)
+	}
+	slices.Sort(rest)
+	walkRest := func(before string) {
+		for len(rest) > 0 && (before == "" || rest[0] < before) {
+			p := ptr + "/" + jsonptr.EscapeToken(rest[0])
+			if rest[0] == "pattern" {
+				w.check(s.Pattern, p)
+			} else {
+				w.any(s.Extra[rest[0]], p)
 			}
-			w.schemaMap(s.PatternProperties, nil, p)
-		}})
-	}
-	for k, v := range s.Extra {
-		ms = append(ms, member{k, func(p string) { w.any(v, p) }})
-	}
-	slices.SortFunc(ms, func(a, b member) int { return strings.Compare(a.key, b.key) })
-	for _, m := range ms {
-		m.walk(ptr + "/" + jsonptr.EscapeToken(m.key))
-	}
-}
-
-// schemaMap walks the encoding of a map of schemas (with, for
-// "dependencies", its arrays of strings, which hold nothing to check):
-// any's rules apply to its keys too.
-func (w *patternWalker) schemaMap(m map[string]*jsonschema.Schema, strs map[string][]string, ptr string) {
-	keys := slices.Collect(maps.Keys(m))
-	for k := range strs {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		c, ok := m[k]
-		if !ok {
-			continue // an array of strings
+			rest = rest[1:]
 		}
-		p := ptr + "/" + jsonptr.EscapeToken(k)
-		switch k {
-		case "const", "enum", "default", "examples":
-			continue
-		case "patternProperties":
-			// A schema encoded as an object: its keys are checked.
-			if keys := encodedKeys(c); c != nil && !isBoolEncoding(c, keys) {
-				for _, re := range keys {
+	}
+	var last *schemakw.Keyword
+	schemakw.Children(s, true, func(c schemakw.Sub) bool {
+		k := c.Keyword
+		p := ptr + "/" + jsonptr.EscapeToken(k.Name)
+		if k != last {
+			walkRest(k.Name)
+			last = k
+			if k.Name == "patternProperties" {
+				for _, re := range slices.Sorted(maps.Keys(s.PatternProperties)) {
 					w.check(re, p+"/"+jsonptr.EscapeToken(re))
 				}
 			}
 		}
-		w.schema(c, p)
-	}
+		switch {
+		case k.Kind == schemakw.SchemaMap || k.Kind == schemakw.Dependencies:
+			// A map of schemas: any's rules apply to its keys too.
+			p += "/" + jsonptr.EscapeToken(c.Key)
+			switch c.Key {
+			case "const", "enum", "default", "examples":
+				return true
+			case "patternProperties":
+				// A schema encoded as an object: its keys are checked.
+				if keys := schemakw.Encoded(c.Schema); c.Schema != nil && !isBoolEncoding(c.Schema, keys) {
+					for _, re := range keys {
+						w.check(re, p+"/"+jsonptr.EscapeToken(re))
+					}
+				}
+			}
+		case c.Index >= 0:
+			p = fmt.Sprintf("%s/%d", p, c.Index)
+		}
+		w.schema(c.Schema, p)
+		return true
+	})
+	walkRest("")
 }
 
-// isBoolEncoding reports whether s (non-nil, with encodedKeys keys) is
+// isBoolEncoding reports whether s (non-nil, with schemakw.Encoded keys) is
 // encoded as true or false: {} and {"not": true} are.
 func isBoolEncoding(s *jsonschema.Schema, keys []string) bool {
-	return len(keys) == 0 || (len(keys) == 1 && keys[0] == "not" && len(encodedKeys(s.Not)) == 0)
+	return len(keys) == 0 || (len(keys) == 1 && keys[0] == "not" && len(schemakw.Encoded(s.Not)) == 0)
 }
 
-// encodedKeys returns the keys of s's JSON encoding (MarshalJSON's, with
-// omitempty), sorted; nil for a nil s.
-func encodedKeys(s *jsonschema.Schema) []string {
-	if s == nil {
-		return nil
+// basicChecks reports whether s passes jsonschema-go's basic checks
+// (Schema.basicChecks, not exported), which MarshalJSON makes at every
+// schema: at most one of Type and Types, of Defs and Definitions, of
+// Items and ItemsArray; no key both in DependencySchemas and
+// DependencyStrings; no repeated name in PropertyOrder.
+func basicChecks(s *jsonschema.Schema) bool {
+	if (s.Type != "" && s.Types != nil) || (s.Defs != nil && s.Definitions != nil) || (s.Items != nil && s.ItemsArray != nil) {
+		return false
 	}
-	var keys []string
-	add := func(key string, present bool) {
-		if present {
-			keys = append(keys, key)
+	for k := range s.DependencySchemas {
+		if _, both := s.DependencyStrings[k]; both {
+			return false
 		}
 	}
-	add("type", s.Type != "" || s.Types != nil)
-	add("properties", s.Properties != nil)
-	add("dependencies", len(s.DependencySchemas)+len(s.DependencyStrings) > 0)
-	add("items", s.Items != nil || s.ItemsArray != nil)
-	add("$id", s.ID != "")
-	add("$schema", s.Schema != "")
-	add("$ref", s.Ref != "")
-	add("$comment", s.Comment != "")
-	add("$defs", len(s.Defs) > 0)
-	add("definitions", len(s.Definitions) > 0)
-	add("$anchor", s.Anchor != "")
-	add("$dynamicAnchor", s.DynamicAnchor != "")
-	add("$dynamicRef", s.DynamicRef != "")
-	add("$vocabulary", len(s.Vocabulary) > 0)
-	add("title", s.Title != "")
-	add("description", s.Description != "")
-	add("default", len(s.Default) > 0)
-	add("deprecated", s.Deprecated)
-	add("readOnly", s.ReadOnly)
-	add("writeOnly", s.WriteOnly)
-	add("examples", len(s.Examples) > 0)
-	add("enum", len(s.Enum) > 0)
-	add("const", s.Const != nil)
-	add("multipleOf", s.MultipleOf != nil)
-	add("minimum", s.Minimum != nil)
-	add("maximum", s.Maximum != nil)
-	add("exclusiveMinimum", s.ExclusiveMinimum != nil)
-	add("exclusiveMaximum", s.ExclusiveMaximum != nil)
-	add("minLength", s.MinLength != nil)
-	add("maxLength", s.MaxLength != nil)
-	add("pattern", s.Pattern != "")
-	add("prefixItems", len(s.PrefixItems) > 0)
-	add("minItems", s.MinItems != nil)
-	add("maxItems", s.MaxItems != nil)
-	add("additionalItems", s.AdditionalItems != nil)
-	add("uniqueItems", s.UniqueItems)
-	add("contains", s.Contains != nil)
-	add("minContains", s.MinContains != nil)
-	add("maxContains", s.MaxContains != nil)
-	add("unevaluatedItems", s.UnevaluatedItems != nil)
-	add("minProperties", s.MinProperties != nil)
-	add("maxProperties", s.MaxProperties != nil)
-	add("required", len(s.Required) > 0)
-	add("dependentRequired", len(s.DependentRequired) > 0)
-	add("patternProperties", len(s.PatternProperties) > 0)
-	add("additionalProperties", s.AdditionalProperties != nil)
-	add("propertyNames", s.PropertyNames != nil)
-	add("unevaluatedProperties", s.UnevaluatedProperties != nil)
-	add("allOf", len(s.AllOf) > 0)
-	add("anyOf", len(s.AnyOf) > 0)
-	add("oneOf", len(s.OneOf) > 0)
-	add("not", s.Not != nil)
-	add("if", s.If != nil)
-	add("then", s.Then != nil)
-	add("else", s.Else != nil)
-	add("dependentSchemas", len(s.DependentSchemas) > 0)
-	add("contentEncoding", s.ContentEncoding != "")
-	add("contentMediaType", s.ContentMediaType != "")
-	add("contentSchema", s.ContentSchema != nil)
-	add("format", s.Format != "")
-	for k := range s.Extra {
-		keys = append(keys, k)
+	for i, p := range s.PropertyOrder {
+		if slices.Contains(s.PropertyOrder[:i], p) {
+			return false
+		}
 	}
-	slices.Sort(keys)
-	return keys
+	return true
 }
 
 // encodes reports whether json.Marshal(s) succeeds: jsonschema-go's
@@ -1076,65 +976,41 @@ func encodes(s *jsonschema.Schema) bool {
 	if s == nil {
 		return true
 	}
-	if (s.Type != "" && s.Types != nil) || (s.Defs != nil && s.Definitions != nil) || (s.Items != nil && s.ItemsArray != nil) {
+	if schemakw.HasUnknown(s) {
+		_, err := json.Marshal(s)
+		return err == nil
+	}
+	if !basicChecks(s) {
 		return false
 	}
-	seen := map[string]bool{}
-	for _, p := range s.PropertyOrder {
-		if seen[p] {
-			return false
-		}
-		seen[p] = true
-	}
-	for k := range s.DependencySchemas {
-		if _, both := s.DependencyStrings[k]; both {
-			return false
-		}
-	}
-	for _, f := range []*float64{s.MultipleOf, s.Minimum, s.Maximum, s.ExclusiveMinimum, s.ExclusiveMaximum} {
-		if f != nil && (math.IsInf(*f, 0) || math.IsNaN(*f)) {
+	for _, k := range schemakw.OfKind(schemakw.Number) {
+		if f := *schemakw.Field[*float64](k, s); f != nil && (math.IsInf(*f, 0) || math.IsNaN(*f)) {
 			return false
 		}
 	}
 	for k, v := range s.Extra {
-		if schemaJSONNames[k] || !finite(v) {
+		if schemakw.Lookup(k) != nil || !finite(v) {
 			return false
 		}
 	}
-	if s.Const != nil && !finite(*s.Const) {
-		return false
+	for _, k := range schemakw.OfKind(schemakw.Value) {
+		if v := *schemakw.Field[*any](k, s); v != nil && !finite(*v) {
+			return false
+		}
 	}
-	for _, l := range [][]any{s.Enum, s.Examples} {
-		for _, v := range l {
+	for _, k := range schemakw.OfKind(schemakw.Values) {
+		for _, v := range *schemakw.Field[[]any](k, s) {
 			if !finite(v) {
 				return false
 			}
 		}
 	}
-	if len(s.Default) > 0 && !json.Valid(s.Default) {
-		return false
-	}
-	for _, c := range []*jsonschema.Schema{s.Items, s.AdditionalItems, s.Contains, s.UnevaluatedItems,
-		s.AdditionalProperties, s.PropertyNames, s.UnevaluatedProperties, s.Not, s.If, s.Then, s.Else, s.ContentSchema} {
-		if !encodes(c) {
+	for _, k := range schemakw.OfKind(schemakw.Raw) {
+		if v := *schemakw.Field[json.RawMessage](k, s); len(v) > 0 && !json.Valid(v) {
 			return false
 		}
 	}
-	for _, l := range [][]*jsonschema.Schema{s.PrefixItems, s.ItemsArray, s.AllOf, s.AnyOf, s.OneOf} {
-		for _, c := range l {
-			if !encodes(c) {
-				return false
-			}
-		}
-	}
-	for _, m := range []map[string]*jsonschema.Schema{s.Defs, s.Definitions, s.DependencySchemas, s.Properties, s.PatternProperties, s.DependentSchemas} {
-		for _, c := range m {
-			if !encodes(c) {
-				return false
-			}
-		}
-	}
-	return true
+	return schemakw.Children(s, false, func(c schemakw.Sub) bool { return encodes(c.Schema) })
 }
 
 // finite reports whether the decoded JSON value v holds no infinite or NaN
@@ -1158,24 +1034,6 @@ func finite(v any) bool {
 	}
 	return true
 }
-
-// schemaJSONNames are the keys jsonschema-go's MarshalJSON writes from the
-// fields of a Schema (an Extra key among them makes it fail).
-var schemaJSONNames = func() map[string]bool {
-	m := map[string]bool{"type": true, "properties": true, "dependencies": true, "items": true}
-	st := reflect.TypeFor[jsonschema.Schema]()
-	for i := range st.NumField() {
-		f := st.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if f.IsExported() && name != "-" {
-			if name == "" {
-				name = f.Name
-			}
-			m[name] = true
-		}
-	}
-	return m
-}()
 
 // PatternDiagnostics is patternWarnings for a tool's input schema, for the
 // path that reports the schema as an error before mapping it (a pattern
