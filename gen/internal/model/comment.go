@@ -29,6 +29,42 @@ func DocLines(s string) []string { return noHeadings(SafeLines(s)) }
 // caller's. The emitter passes every line through it, the model's own
 // included, whose headings DocLines has already settled for the whole text.
 func SafeLines(s string) []string {
+	text := s
+	if !plainText(s) {
+		text = safeText(s)
+	}
+	var out []string
+	blank := false
+	for line := range strings.SplitSeq(text, "\n") {
+		line = strings.TrimRightFunc(line, unicode.IsSpace)
+		if line == "" {
+			blank = len(out) > 0
+			continue
+		}
+		if blank {
+			out = append(out, "")
+			blank = false
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// plainText reports whether safeText leaves s as it is: s is printable
+// ASCII and line feeds, the text of most descriptions.
+func plainText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < ' ' && c != '\n') || c > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+// safeText is SafeLines' rewrite of s's characters (see DocLines): line
+// ends become "\n", and what cannot stand in a "//" comment is replaced
+// or dropped.
+func safeText(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
@@ -51,21 +87,7 @@ func SafeLines(s string) []string {
 			b.WriteRune(r)
 		}
 	}
-	var out []string
-	blank := false
-	for _, line := range strings.Split(b.String(), "\n") {
-		line = strings.TrimRightFunc(line, unicode.IsSpace)
-		if line == "" {
-			blank = len(out) > 0
-			continue
-		}
-		if blank {
-			out = append(out, "")
-			blank = false
-		}
-		out = append(out, line)
-	}
-	return out
+	return b.String()
 }
 
 // noHeadings rewrites lines so that gofmt (go/doc/comment) reads none of
