@@ -133,57 +133,36 @@ func (d *schemaDecoder) isNull() bool {
 // its key decoded; member reads the value. It returns false (and sets bad)
 // if what comes next is not an object.
 func (d *schemaDecoder) object(member func(key string)) bool {
-	if d.peek() != '{' || d.depth >= maxDecodeDepth {
-		d.fail()
-		return false
-	}
-	d.depth++
-	defer func() { d.depth-- }()
-	d.i++
-	if d.peek() == '}' {
-		d.i++
-		return true
-	}
-	for !d.bad {
+	return d.container('{', '}', func() {
 		if d.peek() != '"' {
 			d.fail()
-			return false
+			return
 		}
 		key := d.str()
 		if d.peek() != ':' {
 			d.fail()
-			return false
+			return
 		}
 		d.i++
 		member(key)
-		if d.bad {
-			return false
-		}
-		switch d.peek() {
-		case ',':
-			d.i++
-		case '}':
-			d.i++
-			return true
-		default:
-			d.fail()
-			return false
-		}
-	}
-	return false
+	})
 }
 
 // array calls elem for each element of the array that comes next. It
 // returns false (and sets bad) if what comes next is not an array.
-func (d *schemaDecoder) array(elem func()) bool {
-	if d.peek() != '[' || d.depth >= maxDecodeDepth {
+func (d *schemaDecoder) array(elem func()) bool { return d.container('[', ']', elem) }
+
+// container calls elem for each element of the object or array that comes
+// next, which open and close delimit, and reads the commas between them.
+func (d *schemaDecoder) container(open, close byte, elem func()) bool {
+	if d.peek() != open || d.depth >= maxDecodeDepth {
 		d.fail()
 		return false
 	}
 	d.depth++
 	defer func() { d.depth-- }()
 	d.i++
-	if d.peek() == ']' {
+	if d.peek() == close {
 		d.i++
 		return true
 	}
@@ -195,7 +174,7 @@ func (d *schemaDecoder) array(elem func()) bool {
 		switch d.peek() {
 		case ',':
 			d.i++
-		case ']':
+		case close:
 			d.i++
 			return true
 		default:

@@ -29,10 +29,16 @@ func DocLines(s string) []string { return noHeadings(SafeLines(s)) }
 // caller's. The emitter passes every line through it, the model's own
 // included, whose headings DocLines has already settled for the whole text.
 func SafeLines(s string) []string {
-	text := s
-	if !plainText(s) {
-		text = safeText(s)
+	if plainText(s) {
+		return safeLines(s)
 	}
+	return safeLines(safeText(s))
+}
+
+// safeLines splits text, which safeText leaves as it is, into SafeLines'
+// lines: trailing white space trimmed, no blank line first or last, and
+// runs of blank lines made one.
+func safeLines(text string) []string {
 	var out []string
 	blank := false
 	for line := range strings.SplitSeq(text, "\n") {

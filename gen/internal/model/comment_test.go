@@ -2,30 +2,12 @@ package model
 
 import (
 	"slices"
-	"strings"
 	"testing"
-	"unicode"
 )
 
 // safeLinesRef is SafeLines without its fast path for plain text: every
 // input through safeText.
-func safeLinesRef(s string) []string {
-	var out []string
-	blank := false
-	for _, line := range strings.Split(safeText(s), "\n") {
-		line = strings.TrimRightFunc(line, unicode.IsSpace)
-		if line == "" {
-			blank = len(out) > 0
-			continue
-		}
-		if blank {
-			out = append(out, "")
-			blank = false
-		}
-		out = append(out, line)
-	}
-	return out
-}
+func safeLinesRef(s string) []string { return safeLines(safeText(s)) }
 
 var safeLinesSeeds = []string{
 	"", " ", "\n", "a", "a \n\n\n b  ", "Returns the sum.\n\nArgs:\n  x: int", "~\x7f", "\x1fx", "a\tb", "a\r\nb\rc",
