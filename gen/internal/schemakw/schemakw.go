@@ -13,7 +13,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"unsafe"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -56,9 +55,8 @@ type Keyword struct {
 	// Index is the keyword's position in All.
 	Index int
 
-	field  int // index of the field in Schema (the first, for Type, Items and Dependencies)
-	offset uintptr
-	typ    reflect.Type
+	field int // index of the field in Schema (the first, for Type, Items and Dependencies)
+	typ   reflect.Type
 }
 
 var (
@@ -123,7 +121,7 @@ func init() {
 		} else if name == "" {
 			name = f.Name
 		}
-		All = append(All, &Keyword{Name: name, Kind: kind, field: i, offset: f.Offset, typ: f.Type})
+		All = append(All, &Keyword{Name: name, Kind: kind, field: i, typ: f.Type})
 	}
 	slices.SortFunc(All, func(a, b *Keyword) int { return strings.Compare(a.Name, b.Name) })
 	for i, k := range All {
@@ -155,12 +153,12 @@ func Field[T any](k *Keyword, s *jsonschema.Schema) *T {
 	if reflect.TypeFor[T]() != k.typ {
 		return nil
 	}
-	return (*T)(unsafe.Add(unsafe.Pointer(s), k.offset))
+	return field(k, s).Addr().Interface().(*T)
 }
 
-// ptr is Field without the type check, for the kinds whose type is known.
-func ptr[T any](k *Keyword, s *jsonschema.Schema) *T {
-	return (*T)(unsafe.Add(unsafe.Pointer(s), k.offset))
+// field is the field of s that holds k's value.
+func field(k *Keyword, s *jsonschema.Schema) reflect.Value {
+	return reflect.ValueOf(s).Elem().Field(k.field)
 }
 
 // Present reports whether s's JSON encoding (jsonschema-go's MarshalJSON)
@@ -169,36 +167,6 @@ func ptr[T any](k *Keyword, s *jsonschema.Schema) *T {
 // are written from either of their fields.
 func Present(k *Keyword, s *jsonschema.Schema) bool {
 	switch k.Kind {
-	case String:
-		return *ptr[string](k, s) != ""
-	case Bool:
-		return *ptr[bool](k, s)
-	case Number:
-		return *ptr[*float64](k, s) != nil
-	case Integer:
-		return *ptr[*int](k, s) != nil
-	case Value:
-		return *ptr[*any](k, s) != nil
-	case Schema:
-		return *ptr[*jsonschema.Schema](k, s) != nil
-	case Strings:
-		return len(*ptr[[]string](k, s)) > 0
-	case Values:
-		return len(*ptr[[]any](k, s)) > 0
-	case Raw:
-		return len(*ptr[json.RawMessage](k, s)) > 0
-	case BoolMap:
-		return len(*ptr[map[string]bool](k, s)) > 0
-	case StringsMap:
-		return len(*ptr[map[string][]string](k, s)) > 0
-	case Schemas:
-		return len(*ptr[[]*jsonschema.Schema](k, s)) > 0
-	case SchemaMap:
-		m := *ptr[map[string]*jsonschema.Schema](k, s)
-		if k.Name == "properties" {
-			return m != nil
-		}
-		return len(m) > 0
 	case Type:
 		return s.Type != "" || s.Types != nil
 	case Items:
@@ -206,9 +174,14 @@ func Present(k *Keyword, s *jsonschema.Schema) bool {
 	case Dependencies:
 		return len(s.DependencySchemas)+len(s.DependencyStrings) > 0
 	}
-	v := reflect.ValueOf(s).Elem().Field(k.field)
+	v := field(k, s)
 	switch v.Kind() {
-	case reflect.Array, reflect.Map, reflect.Slice, reflect.String:
+	case reflect.Map:
+		if k.Name == "properties" {
+			return !v.IsNil()
+		}
+		return v.Len() > 0
+	case reflect.Array, reflect.Slice, reflect.String:
 		return v.Len() > 0
 	}
 	return !v.IsZero() // encoding/json's omitempty for the rest
@@ -267,15 +240,15 @@ func Children(s *jsonschema.Schema, sorted bool, f func(Sub) bool) bool {
 	for _, k := range subs {
 		switch k.Kind {
 		case Schema:
-			if c := *ptr[*jsonschema.Schema](k, s); c != nil && !f(Sub{k, "", -1, c}) {
+			if c := *Field[*jsonschema.Schema](k, s); c != nil && !f(Sub{k, "", -1, c}) {
 				return false
 			}
 		case Schemas:
-			if !list(k, *ptr[[]*jsonschema.Schema](k, s), f) {
+			if !list(k, *Field[[]*jsonschema.Schema](k, s), f) {
 				return false
 			}
 		case SchemaMap:
-			if !dict(k, *ptr[map[string]*jsonschema.Schema](k, s), sorted, f) {
+			if !dict(k, *Field[map[string]*jsonschema.Schema](k, s), sorted, f) {
 				return false
 			}
 		case Items:
