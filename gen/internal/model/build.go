@@ -258,27 +258,12 @@ func buildTool(mt *Tool, t *load.Tool, snapFile string, c *load.Classification, 
 
 	// Resource template (the tool's name, escaped, when the classification
 	// sets none: it parses to that one literal).
-	segs, err := tmpl.Parse(pol.Resource)
-	if err != nil {
-		errAt(r.resourcePos, "resource template: %v", err)
-	}
-	for _, sg := range segs {
-		if sg.Placeholder == "" {
-			pol.ResourceSegments = append(pol.ResourceSegments, Segment{Mode: ocpimpl.BindText, Text: sg.Text})
-			continue
+	pol.ResourceSegments = bindSegments(mt.Args, pol.Resource, "resource template", "resource", r.resourcePos, errAt, func(f *Field) (ocpimpl.BindMode, string) {
+		if mode := bindMode(f.Type); mode != ocpimpl.BindText {
+			return mode, ""
 		}
-		f := mt.Args.field(sg.Placeholder)
-		if f == nil {
-			errAt(r.resourcePos, "resource placeholder {%s} names no property of the input schema%s", sg.Placeholder, mt.Args.propertyList())
-			continue
-		}
-		mode := bindMode(f.Type)
-		if mode == ocpimpl.BindText {
-			errAt(r.resourcePos, "resource placeholder {%s} names a property that is not a scalar (string, integer, number, boolean, string enum) or an array of scalars", sg.Placeholder)
-			continue
-		}
-		pol.ResourceSegments = append(pol.ResourceSegments, Segment{Mode: mode, Field: f})
-	}
+		return 0, "names a property that is not a scalar (string, integer, number, boolean, string enum) or an array of scalars"
+	})
 	var arrays []string
 	for _, sg := range pol.ResourceSegments {
 		if sg.Mode == ocpimpl.BindEach || sg.Mode == ocpimpl.BindNullableEach {
@@ -297,24 +282,42 @@ func buildTool(mt *Tool, t *load.Tool, snapFile string, c *load.Classification, 
 			{Mode: ocpimpl.BindAll},
 		}
 	} else {
-		segs, err := tmpl.Parse(pol.ConfirmPrompt)
-		if err != nil {
-			errAt(r.promptPos, "confirm prompt: %v", err)
-		}
-		for _, sg := range segs {
-			if sg.Placeholder == "" {
-				pol.PromptSegments = append(pol.PromptSegments, Segment{Mode: ocpimpl.BindText, Text: sg.Text})
-				continue
-			}
-			f := mt.Args.field(sg.Placeholder)
-			if f == nil {
-				errAt(r.promptPos, "confirm prompt placeholder {%s} names no property of the input schema%s", sg.Placeholder, mt.Args.propertyList())
-				continue
-			}
-			pol.PromptSegments = append(pol.PromptSegments, Segment{Mode: ocpimpl.BindJSON, Field: f})
-		}
+		pol.PromptSegments = bindSegments(mt.Args, pol.ConfirmPrompt, "confirm prompt", "confirm prompt", r.promptPos, errAt, func(*Field) (ocpimpl.BindMode, string) {
+			return ocpimpl.BindJSON, ""
+		})
 	}
 	return diags
+}
+
+// bindSegments parses a classification template, src, and binds each of
+// its placeholders to the argument property it names, in the mode bind
+// gives that property (or refuses it with the reason bind returns). A parse
+// error is reported as "<what>: …", a placeholder's as "<placeholder>
+// placeholder {name} …", both at pos; a placeholder that fails is left out.
+func bindSegments(args *Struct, src, what, placeholder string, pos load.Pos, errAt func(load.Pos, string, ...any), bind func(*Field) (ocpimpl.BindMode, string)) []Segment {
+	segs, err := tmpl.Parse(src)
+	if err != nil {
+		errAt(pos, "%s: %v", what, err)
+	}
+	var out []Segment
+	for _, sg := range segs {
+		if sg.Placeholder == "" {
+			out = append(out, Segment{Mode: ocpimpl.BindText, Text: sg.Text})
+			continue
+		}
+		f := args.field(sg.Placeholder)
+		if f == nil {
+			errAt(pos, "%s placeholder {%s} names no property of the input schema%s", placeholder, sg.Placeholder, args.propertyList())
+			continue
+		}
+		mode, why := bind(f)
+		if why != "" {
+			errAt(pos, "%s placeholder {%s} %s", placeholder, sg.Placeholder, why)
+			continue
+		}
+		out = append(out, Segment{Mode: mode, Field: f})
+	}
+	return out
 }
 
 // resolvable checks that the runtime can use a canonical input schema: the
