@@ -150,9 +150,6 @@ type gateTool struct {
 	// them (a write's prompt, a resource placeholder). Without it, a read
 	// whose re-encoding is written from the tape makes none.
 	argsRead bool
-	// resourceText is the resource template's text, when it has no
-	// placeholder (!argsRead).
-	resourceText string
 }
 
 // catState is one advertised catalogue. It is replaced, never modified; ctx
@@ -321,19 +318,18 @@ func newGateTool(h *ocpimpl.Tool) (*gateTool, error) {
 		}
 	}
 	return &gateTool{
-		output:       output,
-		outputFP:     outputFP,
-		desc:         d,
-		typ:          typ,
-		schema:       rs,
-		check:        check,
-		codec:        compileCodec(typ),
-		props:        props,
-		confirm:      pol.Kind == KindWrite,
-		resource:     resource,
-		prompt:       prompt,
-		argsRead:     pol.Kind == KindWrite || resource.readsArgs(),
-		resourceText: resource.text(),
+		output:   output,
+		outputFP: outputFP,
+		desc:     d,
+		typ:      typ,
+		schema:   rs,
+		check:    check,
+		codec:    compileCodec(typ),
+		props:    props,
+		confirm:  pol.Kind == KindWrite,
+		resource: resource,
+		prompt:   prompt,
+		argsRead: pol.Kind == KindWrite || resource.readsArgs(),
 	}, nil
 }
 
@@ -691,12 +687,6 @@ func (g *Gate) authorizeRights(p Principal, gt *gateTool) error {
 
 // resources renders the call's resources, bounded by Config.MaxResources.
 func (g *Gate) resources(ctx context.Context, gt *gateTool, args Args) ([]string, error) {
-	if !gt.argsRead && !gt.confirm {
-		// A read's template without placeholders: its one resource is its
-		// text, which cannot fail to render (template.resources gives
-		// the same).
-		return []string{gt.resourceText}, nil
-	}
 	var resources []string
 	err := g.protect(ctx, "resources", func() error {
 		var err error

@@ -154,9 +154,20 @@ func TestGateRendersTemplates(t *testing.T) {
 	}
 }
 
+// text is the concatenation of t's text segments: what a template without
+// placeholders must render as.
+func (t template) text() string {
+	var b strings.Builder
+	for _, sg := range t {
+		if sg.Mode == ocpimpl.BindText {
+			b.WriteString(sg.Text)
+		}
+	}
+	return b.String()
+}
+
 // TestTemplateTextIsItsRendering: a resource template without
-// placeholders, which the gate does not render for a read, renders as its
-// text.
+// placeholders renders as its text.
 func TestTemplateTextIsItsRendering(t *testing.T) {
 	typ := reflect.TypeFor[SearchNodesArgs]()
 	for _, tp := range []ocpimpl.Template{{{Text: "graph"}}, {{Text: "a/"}, {Text: "b%2F"}, {Text: ""}}, {{Text: ""}}} {
