@@ -330,20 +330,14 @@ func (m *Mux) Call(ctx context.Context, p Principal, args Args) ActionResult {
 	return m.unknown(ctx, p, "call-"+newRef(), fmt.Sprintf("(%T)", args), detail)
 }
 
-// unknown refuses a call no gate owns, audited as a gate audits it.
+// unknown refuses a call no gate owns, audited as a gate audits it (a
+// call event of no server).
 func (m *Mux) unknown(ctx context.Context, p Principal, id, tool, detail string) ActionResult {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	m.audit.LogAttrs(ctx, slog.LevelWarn, AuditCatalogue,
-		slog.String("call", id),
-		slog.String("tool", boundText(tool)),
-		slog.String("principal", p.ID),
-		slog.String("tier", p.Tier),
-		slog.String("peer", p.Peer),
-		slog.String("outcome", string(ReasonUnknown)),
-		slog.String("detail", detail),
-	)
+	c := &call{ctx: ctx, id: id, p: p, tool: tool}
+	c.log(m.audit, "", slog.LevelWarn, AuditCatalogue, string(ReasonUnknown), []slog.Attr{slog.String("detail", detail)})
 	return refused(id, ReasonUnknown, textUnknown)
 }
 
