@@ -127,6 +127,13 @@ var durationBounds = []float64{
 	1, 2.5, 5, 10, 30, 60, 120, 300,
 }
 
+// durationHistogram makes a histogram of durations, in seconds, with the
+// buckets durationBounds.
+func durationHistogram(m metric.Meter, name, desc string) (metric.Float64Histogram, error) {
+	return m.Float64Histogram(name, metric.WithUnit("s"), metric.WithDescription(desc),
+		metric.WithExplicitBucketBoundaries(durationBounds...))
+}
+
 // New returns an [ocp.Observer] that records the gate's traces and metrics
 // with opts' providers. Its error is the meter's, for an instrument it
 // could not make.
@@ -147,13 +154,9 @@ func New(opts Options) (ocp.Observer, error) {
 	o.calls, e = m.Int64Counter("ocp.gate.calls", metric.WithUnit("{call}"),
 		metric.WithDescription("Gated calls, by tool and outcome."))
 	err = errors.Join(err, e)
-	o.callDur, e = m.Float64Histogram("ocp.gate.call.duration", metric.WithUnit("s"),
-		metric.WithDescription("Duration of gated calls, confirm wait included."),
-		metric.WithExplicitBucketBoundaries(durationBounds...))
+	o.callDur, e = durationHistogram(m, "ocp.gate.call.duration", "Duration of gated calls, confirm wait included.")
 	err = errors.Join(err, e)
-	o.stepDur, e = m.Float64Histogram("ocp.gate.step.duration", metric.WithUnit("s"),
-		metric.WithDescription("Duration of each step of a gated call."),
-		metric.WithExplicitBucketBoundaries(durationBounds...))
+	o.stepDur, e = durationHistogram(m, "ocp.gate.step.duration", "Duration of each step of a gated call.")
 	err = errors.Join(err, e)
 	o.confirms, e = m.Int64Counter("ocp.gate.confirms", metric.WithUnit("{confirm}"),
 		metric.WithDescription("Confirms that ended, by how they ended."))
