@@ -392,6 +392,84 @@ func FuzzSchemaCheck(f *testing.F) {
 	})
 }
 
+// TestIntBoundsClauseRedundant: compileIntBounds decides as it did with
+// the clause iMult >= 0, which it dropped. iMult is 0 (asInt's default)
+// when multipleOf is absent, and the clause that stays requires it to be
+// positive when multipleOf is present, so iMult >= 0 held whenever the rest
+// did. The old form, kept here, and the new agree on every field, over
+// every combination of keywords at the edges of 2^53 (asInt's limit) and of
+// int64 (the defaults, and 2^63, which int64 cannot hold), and beside them.
+func TestIntBoundsClauseRedundant(t *testing.T) {
+	old := func(c schemaCheck) schemaCheck {
+		const lim = 1 << 53
+		asInt := func(f *float64, dflt int64) (int64, bool) {
+			if f == nil {
+				return dflt, true
+			}
+			if *f != math.Trunc(*f) || *f > lim || *f < -lim {
+				return 0, false
+			}
+			return int64(*f), true
+		}
+		var ok [5]bool
+		c.iMin, ok[0] = asInt(c.minimum, math.MinInt64)
+		c.iMax, ok[1] = asInt(c.maximum, math.MaxInt64)
+		c.iXMin, ok[2] = asInt(c.exclMin, math.MinInt64)
+		c.iXMax, ok[3] = asInt(c.exclMax, math.MaxInt64)
+		c.iMult, ok[4] = asInt(c.multipleOf, 0)
+		c.intBounds = ok == [5]bool{true, true, true, true, true} && c.iMult >= 0 && (c.multipleOf == nil || c.iMult > 0)
+		return c
+	}
+	const p53 = float64(1 << 53)
+	edges := []float64{
+		0, math.Copysign(0, -1), 1, -1, 3, 0.5, -0.5,
+		p53 - 1, p53, p53 + 2, math.Nextafter(p53, math.Inf(1)), math.Nextafter(p53, 0),
+		-p53 + 1, -p53, -p53 - 2, math.Nextafter(-p53, math.Inf(-1)),
+		math.MaxInt64, math.MinInt64, math.Nextafter(math.MaxInt64, 0), math.Nextafter(math.MinInt64, 0),
+		math.MaxFloat64, math.SmallestNonzeroFloat64, math.Inf(1), math.Inf(-1), math.NaN(),
+	}
+	vals := []*float64{nil}
+	for i := range edges {
+		vals = append(vals, &edges[i])
+	}
+	few := []*float64{nil, &edges[2], &edges[9]} // absent, 1, 2^53+2
+	n, on := 0, 0
+	for _, mult := range vals {
+		for _, lo := range vals {
+			for _, hi := range vals {
+				for _, xlo := range few {
+					for _, xhi := range few {
+						c := schemaCheck{multipleOf: mult, minimum: lo, maximum: hi, exclMin: xlo, exclMax: xhi}
+						want := old(c)
+						c.compileIntBounds()
+						if c.intBounds != want.intBounds || c.iMin != want.iMin || c.iMax != want.iMax ||
+							c.iXMin != want.iXMin || c.iXMax != want.iXMax || c.iMult != want.iMult {
+							t.Fatalf("multipleOf %v, minimum %v, maximum %v, exclusive %v %v: intBounds %v (%d %d %d %d %d), the old form %v (%d %d %d %d %d)",
+								deref(mult), deref(lo), deref(hi), deref(xlo), deref(xhi),
+								c.intBounds, c.iMin, c.iMax, c.iXMin, c.iXMax, c.iMult,
+								want.intBounds, want.iMin, want.iMax, want.iXMin, want.iXMax, want.iMult)
+						}
+						n++
+						if c.intBounds {
+							on++
+						}
+					}
+				}
+			}
+		}
+	}
+	if on == 0 || on == n {
+		t.Fatalf("intBounds was on for %d of %d combinations: the grid does not reach both sides", on, n)
+	}
+}
+
+func deref(f *float64) any {
+	if f == nil {
+		return "absent"
+	}
+	return *f
+}
+
 // TestIntBoundsAgreeWithDecimals holds checkNumber's integer and float
 // paths to its exact decimal one: random numeric keywords (integers, near
 // 2^53, and fractions, which turn those paths off) against integer
