@@ -686,17 +686,19 @@ func (g *Gate) authorizeRights(p Principal, gt *gateTool) error {
 }
 
 // resources renders the call's resources, bounded by Config.MaxResources.
-func (g *Gate) resources(ctx context.Context, gt *gateTool, args Args) ([]string, error) {
-	var resources []string
-	err := g.protect(ctx, "resources", func() error {
-		var err error
-		var v reflect.Value // a template without placeholders reads none
-		if args != nil {
-			v = reflect.ValueOf(args).Elem()
-		}
-		resources, err = gt.resource.resources(v, g.cfg.MaxResources)
-		return err
-	})
+// Without typed arguments (a read whose template reads none: see
+// gateTool.argsRead) the rendering reflects on nothing, and runs without
+// the guard that turns a panic in the reflection on args into an error.
+func (g *Gate) resources(ctx context.Context, gt *gateTool, args Args) (resources []string, err error) {
+	if args == nil {
+		resources, err = gt.resource.resources(reflect.Value{}, g.cfg.MaxResources)
+	} else {
+		err = g.protect(ctx, "resources", func() error {
+			var err error
+			resources, err = gt.resource.resources(reflect.ValueOf(args).Elem(), g.cfg.MaxResources)
+			return err
+		})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("resources: %w", err)
 	}

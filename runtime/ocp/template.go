@@ -159,15 +159,18 @@ func nullableElem(t reflect.Type) reflect.Type {
 var errTooManyResources = errors.New("too many resources")
 
 // resources renders a bound resource template with a call's arguments (the
-// argument struct, addressable; a template without placeholders reads
-// none, and takes the zero Value): the cartesian product of the
-// placeholders' values, each path-escaped so that a value cannot add a path
-// segment ("../x", "a/b", and "." or ".." as a whole value). A template
-// without placeholders renders as its one text segment (bindTemplate joined
-// them), in one allocation. A product of more than max resources, or of
-// more than maxResourceBytes, fails with errTooManyResources before it is
-// built.
+// argument struct, addressable, or the zero Value when there are none: a
+// placeholder then fails with ErrMissingResourceArg): the cartesian product
+// of the placeholders' values, each path-escaped so that a value cannot add
+// a path segment ("../x", "a/b", and "." or ".." as a whole value). A
+// template without placeholders is one text segment (bindTemplate joins
+// them), its one resource, in one allocation. A product of more than max
+// resources, or of more than maxResourceBytes, fails with
+// errTooManyResources before it is built.
 func (t template) resources(args reflect.Value, max int) ([]string, error) {
+	if len(t) == 1 && t[0].field < 0 {
+		return []string{t[0].Text}, nil
+	}
 	parts := []string{""}
 	var vals []string
 	for _, sg := range t {
@@ -176,6 +179,9 @@ func (t template) resources(args reflect.Value, max int) ([]string, error) {
 				parts[i] += sg.Text
 			}
 			continue
+		}
+		if !args.IsValid() {
+			return nil, fmt.Errorf("%w: {%s} (no arguments)", ErrMissingResourceArg, sg.Arg)
 		}
 		vals = vals[:0]
 		f := args.Field(sg.field)

@@ -191,3 +191,17 @@ func TestTemplateTextIsItsRendering(t *testing.T) {
 		t.Fatal("a placeholder reads no argument")
 	}
 }
+
+// TestTemplateWithoutArgumentsFailsClosed: the gate renders a template
+// without typed arguments (the zero Value) unguarded, for a read whose
+// template reads none; a placeholder there fails closed instead of
+// panicking.
+func TestTemplateWithoutArgumentsFailsClosed(t *testing.T) {
+	bt, err := bindTemplate(reflect.TypeFor[GetNoteArgs](), ocpimpl.Template{{Text: "notes/"}, {Arg: "id", Mode: ocpimpl.BindOptional}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := bt.resources(reflect.Value{}, DefaultMaxResources); !errors.Is(err, ErrMissingResourceArg) {
+		t.Fatalf("a placeholder without arguments renders %q, %v", got, err)
+	}
+}
