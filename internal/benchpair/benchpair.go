@@ -20,7 +20,11 @@ import (
 // and the ratio of the medians (med-b/a). A GC cycle or another job's burst
 // lands on a few calls of either side and moves the means by several
 // percent from run to run; the medians are the typical call.
-func Run(bb *testing.B, a, b func()) {
+func Run(bb *testing.B, a, b func()) { Between(bb, a, nil, b) }
+
+// Between is [Run] with between, unless nil, called after each call of a
+// and before the call of b, untimed: what it costs the call after it.
+func Between(bb *testing.B, a, between, b func()) {
 	a()
 	b()
 	var ta, tb time.Duration
@@ -29,11 +33,16 @@ func Run(bb *testing.B, a, b func()) {
 		t0 := time.Now()
 		a()
 		t1 := time.Now()
+		t2 := t1
+		if between != nil {
+			between()
+			t2 = time.Now()
+		}
 		b()
-		t2 := time.Now()
+		t3 := time.Now()
 		ta += t1.Sub(t0)
-		tb += t2.Sub(t1)
-		da, db = append(da, t1.Sub(t0)), append(db, t2.Sub(t1))
+		tb += t3.Sub(t2)
+		da, db = append(da, t1.Sub(t0)), append(db, t3.Sub(t2))
 	}
 	n := len(da)
 	bb.ReportMetric(float64(ta)/float64(n), "a-ns/op")

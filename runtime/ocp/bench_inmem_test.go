@@ -319,22 +319,7 @@ func BenchmarkInmemEvict(b *testing.B) {
 	} {
 		b.Run(v.name, func(bb *testing.B) {
 			between := v.f(bb)
-			ra, rb := rawCall(bb, inmemSession(bb)), rawCall(bb, inmemSession(bb))
-			var ta, tb time.Duration
-			da, db := make([]time.Duration, 0, 1<<14), make([]time.Duration, 0, 1<<14)
-			for bb.Loop() {
-				t0 := time.Now()
-				ra()
-				t1 := time.Now()
-				between()
-				t2 := time.Now()
-				rb()
-				t3 := time.Now()
-				ta, tb = ta+t1.Sub(t0), tb+t3.Sub(t2)
-				da, db = append(da, t1.Sub(t0)), append(db, t3.Sub(t2))
-			}
-			bb.ReportMetric(float64(tb)/float64(ta), "b/a")
-			bb.ReportMetric(float64(benchpair.Median(db))/float64(benchpair.Median(da)), "med-b/a")
+			benchpair.Between(bb, rawCall(bb, inmemSession(bb)), between, rawCall(bb, inmemSession(bb)))
 		})
 	}
 }
