@@ -15,6 +15,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ocpgen/ocpgen/internal/redistest"
 	"github.com/ocpgen/ocpgen/runtime/ocp"
 )
 
@@ -47,7 +48,7 @@ import (
 //	redis-server --port 6391 --bind 127.0.0.1 --save '' --appendonly no --daemonize yes
 //	REDIS_ADDR=127.0.0.1:6391 go test -run '^$' -bench Confirm -benchtime 2000x ./redisbroker
 func BenchmarkConfirm(b *testing.B) {
-	addr := redisAddr(b)
+	addr := redistest.Addr(b)
 	for _, burst := range []int{1, 16} {
 		name := "sequential"
 		if burst > 1 {
@@ -380,7 +381,7 @@ func permille(pm int) string {
 // exactly, whatever it holds, and the outcome. An approval without the
 // request's digest, which the waiting replica refuses, is not announced.
 func TestFinishAnnouncesEnd(t *testing.T) {
-	a, b := newPair(t, redisAddr(t), Options{})
+	a, b := newPair(t, redistest.Addr(t), Options{})
 	ends := make(chan ocp.ConfirmEnded, 8)
 	stop := b.SubscribeEnded(func(e ocp.ConfirmEnded) { ends <- e })
 	defer stop()
@@ -415,7 +416,7 @@ func TestFinishAnnouncesEnd(t *testing.T) {
 	p = pending("c-forged-end", time.Hour)
 	res = requestAsync(context.Background(), a, p)
 	awaitPending(t, b, p.Request.ID)
-	rdb := newClient(t, redisAddr(t))
+	rdb := newClient(t, redistest.Addr(t))
 	ctx := context.Background()
 	if err := rdb.HSet(ctx, a.keyPrefix+p.Request.ID, "state", "approved", "ddigest", "sha256:forged").Err(); err != nil {
 		t.Fatal(err)
@@ -443,7 +444,7 @@ func TestFinishAnnouncesEnd(t *testing.T) {
 // one pipeline, each getting its own reply; a script Redis no longer has
 // (SCRIPT FLUSH, as after a restart) is loaded and run.
 func TestCombinerGroupsQueuedCalls(t *testing.T) {
-	rdb := newClient(t, redisAddr(t))
+	rdb := newClient(t, redistest.Addr(t))
 	echo := redis.NewScript(`return ARGV[1] .. '/' .. redis.call('TIME')[1]`)
 	c := &combiner{rdb: rdb, timeout: time.Minute}
 	if got, err := c.run(echo, nil, "alone").Text(); err != nil || !strings.HasPrefix(got, "alone/") {

@@ -126,10 +126,12 @@ type Broker struct {
 	heartbeat time.Duration
 	pingEvery time.Duration
 	opTimeout time.Duration
-	leaseMS   any              // millis(lease), boxed once: an argument of every finish
-	graceMS   any              // the grace past the expiry a key may outlive (one lease), in ms, boxed once
-	now       func() time.Time // replaced in tests
-	scripts   combiner         // runs open and finish
+	// leaseMS is millis(lease), boxed once: the lease and the grace (a key
+	// may outlive its expiry by one lease) in every open and finish, which
+	// would otherwise format and box it: two allocations a value, each time.
+	leaseMS any
+	now     func() time.Time // replaced in tests
+	scripts combiner         // runs open and finish
 
 	ctx    context.Context // done at Close
 	cancel context.CancelFunc
@@ -182,7 +184,6 @@ func New(rdb redis.UniversalClient, opt Options) (*Broker, error) {
 		pingEvery: min(max(heartbeat, 250*time.Millisecond), 5*time.Second),
 		opTimeout: opt.OpTimeout,
 		leaseMS:   millis(opt.Lease),
-		graceMS:   millis(opt.Lease),
 		now:       time.Now,
 		ctx:       ctx,
 		cancel:    cancel,
@@ -281,7 +282,7 @@ func (b *Broker) Request(ctx context.Context, p ocp.PendingConfirm) (ocp.Decisio
 	keys := b.keys(id)
 	res, err := b.scripts.run(scriptOpen, keys,
 		id, reqJSON, peerHash(p.RequesterPeer), p.Request.Digest,
-		strconv.FormatInt(p.Request.Expires.UnixMicro(), 10), b.leaseMS, b.graceMS, b.chNew, b.chDecided,
+		strconv.FormatInt(p.Request.Expires.UnixMicro(), 10), b.leaseMS, b.leaseMS, b.chNew, b.chDecided, // lease, grace
 	).Text()
 	if err != nil {
 		// The script may have run with its reply lost: withdraw the confirm
@@ -425,7 +426,7 @@ func (b *Broker) finish(id, closeAs string) (finished, error) {
 
 // finishArgs is the finish script's ARGV for the confirm id.
 func (b *Broker) finishArgs(id, closeAs string) []any {
-	return []any{id, closeAs, b.leaseMS, b.graceMS, endPrefix(id), b.chEnded}
+	return []any{id, closeAs, b.leaseMS, b.leaseMS, endPrefix(id), b.chEnded} // lease, grace
 }
 
 // runFinish runs the finish script with keys and args (of b.keys and

@@ -27,7 +27,7 @@ import (
 // opt (see steady) and, unless zero, the given heartbeat.
 func conformance(opt Options, heartbeat time.Duration) func(t *testing.T) (a, b ocp.ConfirmBroker) {
 	return func(t *testing.T) (a, b ocp.ConfirmBroker) {
-		ra, rb := newPair(t, redisAddr(t), opt)
+		ra, rb := newPair(t, redistest.Addr(t), opt)
 		if heartbeat > 0 {
 			// Before any Request: wait reads it on the Request's goroutine.
 			ra.heartbeat, rb.heartbeat = heartbeat, heartbeat
@@ -41,7 +41,7 @@ func conformance(opt Options, heartbeat time.Duration) func(t *testing.T) (a, b 
 // lease is an hour (see steady), so the heartbeat never fires during a
 // test: every decision reaches the waiting replica through pub/sub.
 func TestConformanceRedisPubSubOnly(t *testing.T) {
-	redisAddr(t)
+	redistest.Addr(t)
 	brokertest.Run(t, conformance(Options{}, 0))
 }
 
@@ -52,7 +52,7 @@ func TestConformanceRedisPubSubOnly(t *testing.T) {
 // past it (that is the lease working; TestReplicaDiesConfirmVanishes
 // checks it), and a test may not depend on the scheduler.
 func TestConformanceRedisHeartbeat(t *testing.T) {
-	redisAddr(t)
+	redistest.Addr(t)
 	brokertest.Run(t, conformance(Options{}, time.Millisecond))
 }
 
@@ -60,7 +60,7 @@ func TestConformanceRedisHeartbeat(t *testing.T) {
 // (runtime/brokertest/model) against two replicas' brokers, with heartbeats
 // every millisecond interleaving with the trace's steps.
 func TestConformanceRedisModelTraces(t *testing.T) {
-	redisAddr(t)
+	redistest.Addr(t)
 	brokertest.Replay(t, conformance(Options{}, time.Millisecond))
 }
 
@@ -220,7 +220,7 @@ func runChild() {
 // no peer can approve it afterwards, and nothing is called (the process that
 // would call is gone).
 func TestReplicaDiesConfirmVanishes(t *testing.T) {
-	addr := redisAddr(t)
+	addr := redistest.Addr(t)
 	const lease = 3 * time.Second
 	prefix := testPrefix()
 	b := newBroker(t, addr, Options{Prefix: prefix}) // the survivor: steady
@@ -293,11 +293,11 @@ func TestReplicaDiesConfirmVanishes(t *testing.T) {
 // script compares, nothing else: not the requester's channel identity, no
 // principal's tier or scopes, no token.
 func TestKeyHoldsNoMoreThanNeeded(t *testing.T) {
-	a, b := newPair(t, redisAddr(t), Options{})
+	a, b := newPair(t, redistest.Addr(t), Options{})
 	p := pending("c-fields", time.Hour)
 	res := requestAsync(context.Background(), a, p)
 	awaitPending(t, b, p.Request.ID)
-	rdb := newClient(t, redisAddr(t))
+	rdb := newClient(t, redistest.Addr(t))
 	h, err := rdb.HGetAll(context.Background(), a.keyPrefix+p.Request.ID).Result()
 	if err != nil {
 		t.Fatal(err)
@@ -342,11 +342,11 @@ func TestForgedApprovalIsRefused(t *testing.T) {
 		{"state": "approved", "by_peer": "x", "by_id": "x"},
 		{"state": "approved", "by_peer": "x", "by_id": "x", "ddigest": "sha256:forged"},
 	} {
-		a, _ := newPair(t, redisAddr(t), Options{Lease: time.Hour})
+		a, _ := newPair(t, redistest.Addr(t), Options{Lease: time.Hour})
 		p := pending("c-forged", time.Hour)
 		res := requestAsync(context.Background(), a, p)
 		awaitPending(t, a, p.Request.ID)
-		rdb := newClient(t, redisAddr(t))
+		rdb := newClient(t, redistest.Addr(t))
 		ctx := context.Background()
 		if err := rdb.HSet(ctx, a.keyPrefix+p.Request.ID, forged).Err(); err != nil {
 			t.Fatal(err)
@@ -365,7 +365,7 @@ func TestForgedApprovalIsRefused(t *testing.T) {
 // after Expires is refused even when the waiting replica's own clock lags
 // and its timer has not fired.
 func TestApprovalAfterServerExpiry(t *testing.T) {
-	a, b := newPair(t, redisAddr(t), Options{})
+	a, b := newPair(t, redistest.Addr(t), Options{})
 	var lag atomic.Int64
 	lag.Store(int64(time.Hour))
 	a.now = func() time.Time { return time.Now().Add(-time.Duration(lag.Load())) }
@@ -379,7 +379,7 @@ func TestApprovalAfterServerExpiry(t *testing.T) {
 		}
 		// It reached Redis after its Expires: again, with a longer life.
 	}
-	rdb := newClient(t, redisAddr(t))
+	rdb := newClient(t, redistest.Addr(t))
 	for { // wait for the server's clock to pass Expires
 		now, err := rdb.Time(context.Background()).Result()
 		if err != nil {
@@ -403,8 +403,8 @@ func TestApprovalAfterServerExpiry(t *testing.T) {
 // down is still seen: the replica checks its confirms when it resubscribes.
 // (The lease is an hour: no heartbeat helps.)
 func TestDecisionSurvivesPubSubDrop(t *testing.T) {
-	a, b := newPair(t, redisAddr(t), Options{Lease: time.Hour})
-	rdb := newClient(t, redisAddr(t))
+	a, b := newPair(t, redistest.Addr(t), Options{Lease: time.Hour})
+	rdb := newClient(t, redistest.Addr(t))
 	for i := range 3 {
 		p := pending(fmt.Sprintf("c-drop-%d", i), time.Hour)
 		res := requestAsync(context.Background(), a, p)
@@ -453,7 +453,7 @@ func TestDecisionSurvivesPubSubDrop(t *testing.T) {
 
 // Close withdraws the confirms a broker waits for and refuses later calls.
 func TestClose(t *testing.T) {
-	a, b := newPair(t, redisAddr(t), Options{})
+	a, b := newPair(t, redistest.Addr(t), Options{})
 	p := pending("c-close", time.Hour)
 	res := requestAsync(context.Background(), a, p)
 	awaitPending(t, b, p.Request.ID)

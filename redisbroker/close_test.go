@@ -13,6 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ocpgen/ocpgen/internal/redistest"
 	"github.com/ocpgen/ocpgen/runtime/brokertest"
 	"github.com/ocpgen/ocpgen/runtime/ocp"
 )
@@ -80,7 +81,7 @@ func (h closeHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 // disagreed. Now the close is retried until it reaches Redis (or the lease
 // runs out, an error), so Request returns the decision the broker accepted.
 func TestCloseThatCannotReachRedisIsRetried(t *testing.T) {
-	addr := redisAddr(t)
+	addr := redistest.Addr(t)
 	prefix := testPrefix()
 	link := &cuttable{}
 	ca := redis.NewClient(&redis.Options{Addr: addr, Dialer: link.dial, MaxRetries: -1})

@@ -3,6 +3,7 @@ package redisbroker
 import (
 	"testing"
 
+	"github.com/ocpgen/ocpgen/internal/redistest"
 	"github.com/ocpgen/ocpgen/runtime/brokertest"
 	"github.com/ocpgen/ocpgen/runtime/ocp"
 )
@@ -18,7 +19,7 @@ import (
 //	go test -v -run LoadTwoReplicas ./redisbroker
 func TestLoadTwoReplicas(t *testing.T) {
 	const n = 1000
-	addr := redisAddr(t)
+	addr := redistest.Addr(t)
 	for _, deciders := range []int{16, 1} {
 		mem := ocp.NewMemoryBroker()
 		memRes := brokertest.Load(t, mem, mem, n, deciders)

@@ -20,12 +20,6 @@ import (
 // kills a server starts its own with redistest. Under CI=true a missing or
 // unreachable server fails the tests; elsewhere they skip, saying why.
 
-// redisAddr returns the address of the plain test Redis server.
-func redisAddr(t testing.TB) string {
-	t.Helper()
-	return redistest.Addr(t)
-}
-
 // testPrefix is a key prefix of one test's own, so tests sharing a server do
 // not see each other's confirms.
 func testPrefix() string { return "{ocptest-" + rand.Text()[:12] + "}:" }

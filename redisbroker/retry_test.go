@@ -13,6 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/ocpgen/ocpgen/internal/redistest"
 	"github.com/ocpgen/ocpgen/runtime/ocp"
 )
 
@@ -110,7 +111,7 @@ func (f *finishFaults) ProcessPipelineHook(next redis.ProcessPipelineHook) redis
 // faultyPair is newPair with replica A's client behind a finishFaults hook.
 func faultyPair(t *testing.T) (a, b *Broker, faults *finishFaults, admin *redis.Client, prefix string) {
 	t.Helper()
-	addr := redisAddr(t)
+	addr := redistest.Addr(t)
 	prefix = testPrefix()
 	opt := Options{Prefix: prefix}
 	faults = newFinishFaults()

@@ -37,14 +37,11 @@ import (
 // against a hang, not a measurement.
 const Bound = 2 * time.Minute
 
-// InCI reports whether the tests run under CI=true, where a missing tool is
-// a failure.
-func InCI() bool { return os.Getenv("CI") == "true" }
-
-// SkipOrFail skips t, or fails it under CI=true, with msg.
+// SkipOrFail skips t, or fails it under CI=true (where a missing tool or
+// server is a failure), with msg.
 func SkipOrFail(t testing.TB, msg string) {
 	t.Helper()
-	if InCI() {
+	if os.Getenv("CI") == "true" {
 		t.Fatal(msg + " (CI=true: .ci/run must provide it, see .ci/redis.sh)")
 	}
 	t.Skip(msg)
@@ -81,9 +78,6 @@ type Node struct {
 
 // Addr is the node's host:port.
 func (n *Node) Addr() string { return "127.0.0.1:" + strconv.Itoa(n.port) }
-
-// Port is the node's port.
-func (n *Node) Port() int { return n.port }
 
 // Start starts the node (again) and waits until it answers PING. It fails
 // the test if the node does not come up within [Bound].
@@ -409,11 +403,7 @@ func (c *Cluster) ReplicasOf(master *Node) []*Node {
 // returns the new master.
 func (c *Cluster) Failover(master *Node) *Node {
 	c.t.Helper()
-	reps := c.ReplicasOf(master)
-	if len(reps) == 0 {
-		c.t.Fatalf("redistest: master %s has no running replica to fail over to", master.Addr())
-	}
-	r := reps[0]
+	r := c.successors(master)[0]
 	rdb := redis.NewClient(&redis.Options{Addr: r.Addr(), MaxRetries: -1})
 	defer rdb.Close()
 	// Redis aborts a manual failover that does not finish within its own
@@ -448,24 +438,22 @@ func (c *Cluster) Failover(master *Node) *Node {
 // node can be brought back with Start; it rejoins as a replica.
 func (c *Cluster) KillMaster(master *Node) *Node {
 	c.t.Helper()
+	reps := c.successors(master)
+	master.Kill()
+	r := c.waitMaster(reps...)
+	c.WaitHealthy()
+	return r
+}
+
+// successors returns the running replicas of master, failing the test when
+// it has none to take over from it.
+func (c *Cluster) successors(master *Node) []*Node {
+	c.t.Helper()
 	reps := c.ReplicasOf(master)
 	if len(reps) == 0 {
 		c.t.Fatalf("redistest: master %s has no running replica to take over", master.Addr())
 	}
-	master.Kill()
-	deadline := time.Now().Add(Bound)
-	for {
-		for _, r := range reps {
-			if c.IsMaster(r) {
-				c.WaitHealthy()
-				return r
-			}
-		}
-		if time.Now().After(deadline) {
-			c.t.Fatalf("redistest: no replica of %s took over within %v", master.Addr(), Bound)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	return reps
 }
 
 // IsMaster reports whether n answers ROLE as a master now.
@@ -478,12 +466,23 @@ func (c *Cluster) IsMaster(n *Node) bool {
 	return err == nil && len(role) > 0 && role[0] == "master"
 }
 
-func (c *Cluster) waitMaster(n *Node) {
+// waitMaster waits until one of nodes answers ROLE as a master, and
+// returns it. It fails the test if none does within [Bound].
+func (c *Cluster) waitMaster(nodes ...*Node) *Node {
 	c.t.Helper()
 	deadline := time.Now().Add(Bound)
-	for !c.IsMaster(n) {
+	for {
+		for _, n := range nodes {
+			if c.IsMaster(n) {
+				return n
+			}
+		}
 		if time.Now().After(deadline) {
-			c.t.Fatalf("redistest: %s did not become master within %v", n.Addr(), Bound)
+			addrs := make([]string, len(nodes))
+			for i, n := range nodes {
+				addrs[i] = n.Addr()
+			}
+			c.t.Fatalf("redistest: none of %s became master within %v", strings.Join(addrs, ", "), Bound)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -204,12 +204,41 @@ func wantDenied(t *testing.T, res ocp.ActionResult) {
 	}
 }
 
+// openWrite has a replica on broker a (ra) ask, as Requester, for the write
+// tool with args, and returns ra, a replica on broker b (rb), the call's
+// result to come and the confirms b announces (subscribed before the call).
+func openWrite(t *testing.T, a, b ocp.ConfirmBroker, tool, args string) (ra, rb *Replica, out <-chan ocp.ActionResult, ann <-chan ocp.ConfirmRequest) {
+	ra, rb = NewReplica(t, a), NewReplica(t, b)
+	ann = announcements(t, b)
+	return ra, rb, ra.Dispatch(Requester, tool, args), ann
+}
+
+// refusal is a decision that every replica must refuse, with err.
+type refusal struct {
+	what string
+	by   ocp.Principal
+	d    ocp.ConfirmDecision
+	err  error
+}
+
+// wantRefusedEverywhere has rb, then ra, refuse each decision, and checks
+// that they changed nothing: the confirm seen is still pending on broker b,
+// and ra has not called its server.
+func wantRefusedEverywhere(t *testing.T, ra, rb *Replica, b ocp.ConfirmBroker, seen ocp.ConfirmRequest, rs ...refusal) {
+	t.Helper()
+	for _, r := range []*Replica{rb, ra} {
+		for _, x := range rs {
+			wantErr(t, x.what, r.g.Resolve(context.Background(), x.by, x.d), x.err)
+		}
+	}
+	wantPending(t, b, seen.ID)
+	wantCalls(t, "while pending", ra)
+}
+
 // Two gates play two replicas: the write asked on one is approved by a peer
 // on the other, and only then does the requesting replica call its server.
 func testGateApprove(t *testing.T, a, b ocp.ConfirmBroker) {
-	ra, rb := NewReplica(t, a), NewReplica(t, b)
-	ann := announcements(t, b)
-	out := ra.Dispatch(Requester, "close_ticket", `{"ticket":"T-17"}`)
+	ra, rb, out, ann := openWrite(t, a, b, "close_ticket", `{"ticket":"T-17"}`)
 	seen := nextAnnounced(t, ann)
 	if seen.Tool != "close_ticket" || string(seen.Args) != `{"ticket":"T-17"}` || seen.Prompt != `Close ticket "T-17"?` || seen.Requester != Requester.ID {
 		t.Fatalf("announced %+v", seen)
@@ -227,9 +256,7 @@ func testGateApprove(t *testing.T, a, b ocp.ConfirmBroker) {
 }
 
 func testGateDeny(t *testing.T, a, b ocp.ConfirmBroker) {
-	ra, rb := NewReplica(t, a), NewReplica(t, b)
-	ann := announcements(t, b)
-	out := ra.Dispatch(Requester, "close_ticket", `{"ticket":"T-18"}`)
+	ra, rb, out, ann := openWrite(t, a, b, "close_ticket", `{"ticket":"T-18"}`)
 	seen := nextAnnounced(t, ann)
 	if err := rb.g.Resolve(context.Background(), desk, deny(seen)); err != nil {
 		t.Fatalf("deny on the other replica: %v", err)
@@ -242,16 +269,11 @@ func testGateDeny(t *testing.T, a, b ocp.ConfirmBroker) {
 // The model's channel cannot approve its own write, on any replica; nor can
 // a decision with another digest.
 func testGateRequesterChannel(t *testing.T, a, b ocp.ConfirmBroker) {
-	ra, rb := NewReplica(t, a), NewReplica(t, b)
-	ann := announcements(t, b)
-	out := ra.Dispatch(Requester, "close_ticket", `{"ticket":"T-19"}`)
+	ra, rb, out, ann := openWrite(t, a, b, "close_ticket", `{"ticket":"T-19"}`)
 	seen := nextAnnounced(t, ann)
-	for _, r := range []*Replica{rb, ra} {
-		wantErr(t, "approval from the requester's channel", r.g.Resolve(context.Background(), Requester, approve(seen)), ocp.ErrConfirmSelf)
-		wantErr(t, "approval with another digest", r.g.Resolve(context.Background(), desk, ocp.ConfirmDecision{ID: seen.ID, Approve: true, Digest: "sha256:forged"}), ocp.ErrConfirmDigest)
-	}
-	wantPending(t, b, seen.ID)
-	wantCalls(t, "while pending", ra)
+	wantRefusedEverywhere(t, ra, rb, b, seen,
+		refusal{"approval from the requester's channel", Requester, approve(seen), ocp.ErrConfirmSelf},
+		refusal{"approval with another digest", desk, ocp.ConfirmDecision{ID: seen.ID, Approve: true, Digest: "sha256:forged"}, ocp.ErrConfirmDigest})
 	if err := rb.g.Resolve(context.Background(), desk, deny(seen)); err != nil {
 		t.Fatal(err)
 	}
@@ -262,16 +284,11 @@ func testGateRequesterChannel(t *testing.T, a, b ocp.ConfirmBroker) {
 // Only a principal authorized for the call may decide its confirm, on any
 // replica: a guest's approval and denial are refused and change nothing.
 func testGateUnauthorizedDecider(t *testing.T, a, b ocp.ConfirmBroker) {
-	ra, rb := NewReplica(t, a), NewReplica(t, b)
-	ann := announcements(t, b)
-	out := ra.Dispatch(Requester, "close_ticket", `{"ticket":"T-21"}`)
+	ra, rb, out, ann := openWrite(t, a, b, "close_ticket", `{"ticket":"T-21"}`)
 	seen := nextAnnounced(t, ann)
-	for _, r := range []*Replica{rb, ra} {
-		wantErr(t, "a guest's approval", r.g.Resolve(context.Background(), Guest, approve(seen)), ocp.ErrConfirmForbidden)
-		wantErr(t, "a guest's denial", r.g.Resolve(context.Background(), Guest, deny(seen)), ocp.ErrConfirmForbidden)
-	}
-	wantPending(t, b, seen.ID)
-	wantCalls(t, "while pending", ra)
+	wantRefusedEverywhere(t, ra, rb, b, seen,
+		refusal{"a guest's approval", Guest, approve(seen), ocp.ErrConfirmForbidden},
+		refusal{"a guest's denial", Guest, deny(seen), ocp.ErrConfirmForbidden})
 	if err := rb.g.Resolve(context.Background(), Decider, approve(seen)); err != nil {
 		t.Fatal(err)
 	}
@@ -282,9 +299,7 @@ func testGateUnauthorizedDecider(t *testing.T, a, b ocp.ConfirmBroker) {
 }
 
 func testGateExpiry(t *testing.T, a, b ocp.ConfirmBroker) {
-	ra, rb := NewReplica(t, a), NewReplica(t, b)
-	ann := announcements(t, b)
-	out := ra.Dispatch(Requester, "snooze_ticket", `{"ticket":"T-20"}`)
+	ra, rb, out, ann := openWrite(t, a, b, "snooze_ticket", `{"ticket":"T-20"}`)
 	wantDenied(t, awaitResult(t, out))
 	// The confirm was announced unless it arrived at the broker expired.
 	select {

@@ -75,23 +75,29 @@ func boundList(l []string) []string {
 }
 
 func (c *call) event(level slog.Level, name, outcome string, attrs ...slog.Attr) {
+	c.log(c.g.audit, c.g.server, level, name, outcome, attrs)
+}
+
+// log writes one event of c to audit. It is the one place that builds a
+// call event's attributes: those every event carries (see the Audit
+// constants), "server" unless server is "" ([withServer]), then attrs,
+// with a "detail" bounded. A gate's calls log through event, and the calls
+// a [Mux] routes to no gate through Mux.unknown.
+func (c *call) log(audit *slog.Logger, server string, level slog.Level, name, outcome string, attrs []slog.Attr) {
 	for i, a := range attrs {
 		if a.Key == "detail" && a.Value.Kind() == slog.KindString {
 			attrs[i].Value = slog.StringValue(boundText(a.Value.String()))
 		}
 	}
-	base := []slog.Attr{
+	base := withServer(server,
 		slog.String("call", c.id),
 		slog.String("tool", boundText(c.tool)),
 		slog.String("principal", c.p.ID),
 		slog.String("tier", c.p.Tier),
 		slog.String("peer", c.p.Peer),
 		slog.String("outcome", outcome),
-	}
-	if c.g.server != "" {
-		base = append(base, slog.String("server", c.g.server))
-	}
-	c.g.audit.LogAttrs(c.ctx, level, name, append(base, attrs...)...)
+	)
+	audit.LogAttrs(c.ctx, level, name, append(base, attrs...)...)
 }
 
 func (c *call) ok(name string, attrs ...slog.Attr) { c.event(slog.LevelInfo, name, "ok", attrs...) }

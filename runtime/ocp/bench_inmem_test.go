@@ -7,8 +7,9 @@ package ocp
 // that runs a variant for a second and then the baseline for a second
 // mostly measures the load in between. Each benchmark here instead
 // alternates the baseline (a) and the variant (b) call by call in one loop
-// and reports both means and their ratio (a-ns/op, b-ns/op, b/a): load
-// then falls on both alike. Run with, for example,
+// (internal/benchpair) and reports both means and their ratio (a-ns/op,
+// b-ns/op, b/a), and the medians' (med-b/a): load then falls on both
+// alike. Run with, for example,
 //
 //	go test -run XXX -bench 'Inmem' -count 6 ./runtime/ocp
 //
@@ -29,11 +30,12 @@ import (
 	"encoding/json"
 	"reflect"
 	"runtime/metrics"
-	"slices"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ocpgen/ocpgen/internal/benchpair"
 )
 
 // sessionCaller is a Server over a plain go-sdk session, called as the raw
@@ -73,41 +75,6 @@ func callerSession(b *testing.B, c *Client) *mcp.ClientSession {
 	return cs
 }
 
-// paired runs a and b alternately, one call each per iteration, and reports
-// each one's mean and their ratio (b/a), and each one's median and the
-// ratio of the medians (med-b/a). A GC cycle or another job's burst lands
-// on a few calls of either side and moves the means by several percent from
-// run to run; the medians are the typical call.
-func paired(bb *testing.B, a, b func()) {
-	a()
-	b()
-	var ta, tb time.Duration
-	da, db := make([]time.Duration, 0, 1<<14), make([]time.Duration, 0, 1<<14)
-	for bb.Loop() {
-		t0 := time.Now()
-		a()
-		t1 := time.Now()
-		b()
-		t2 := time.Now()
-		ta += t1.Sub(t0)
-		tb += t2.Sub(t1)
-		da, db = append(da, t1.Sub(t0)), append(db, t2.Sub(t1))
-	}
-	n := len(da)
-	bb.ReportMetric(float64(ta)/float64(n), "a-ns/op")
-	bb.ReportMetric(float64(tb)/float64(n), "b-ns/op")
-	bb.ReportMetric(float64(tb)/float64(ta), "b/a")
-	ma, mb := medianDuration(da), medianDuration(db)
-	bb.ReportMetric(float64(ma), "med-a-ns/op")
-	bb.ReportMetric(float64(mb), "med-b-ns/op")
-	bb.ReportMetric(float64(mb)/float64(ma), "med-b/a")
-}
-
-func medianDuration(d []time.Duration) time.Duration {
-	slices.Sort(d)
-	return d[len(d)/2]
-}
-
 // rawCall is benchRaw's call: the same tool and argument bytes.
 func rawCall(b *testing.B, cs *mcp.ClientSession) func() {
 	ctx := context.Background()
@@ -145,24 +112,24 @@ func gateCall(b *testing.B, g *Gate) func() {
 func BenchmarkInmemPaired(b *testing.B) {
 	// Sanity: two plain sessions (b/a should be 1).
 	b.Run("raw", func(b *testing.B) {
-		paired(b, rawCall(b, inmemSession(b)), rawCall(b, inmemSession(b)))
+		benchpair.Run(b, rawCall(b, inmemSession(b)), rawCall(b, inmemSession(b)))
 	})
 	// The Client's session (its client options, receiving
 	// middleware, worker and watcher goroutines), called directly.
 	b.Run("raw-callersession", func(b *testing.B) {
-		paired(b, rawCall(b, inmemSession(b)), rawCall(b, callerSession(b, inmemCaller(b))))
+		benchpair.Run(b, rawCall(b, inmemSession(b)), rawCall(b, callerSession(b, inmemCaller(b))))
 	})
 	// Client.CallTool, without the gate.
 	b.Run("caller", func(b *testing.B) {
-		paired(b, rawCall(b, inmemSession(b)), callerCall(b, inmemCaller(b)))
+		benchpair.Run(b, rawCall(b, inmemSession(b)), callerCall(b, inmemCaller(b)))
 	})
 	// The gate over a plain session: no Client.
 	b.Run("gate-rawsession", func(b *testing.B) {
-		paired(b, rawCall(b, inmemSession(b)), gateCall(b, benchGate(b, sessionCaller{cs: inmemSession(b)}, nil)))
+		benchpair.Run(b, rawCall(b, inmemSession(b)), gateCall(b, benchGate(b, sessionCaller{cs: inmemSession(b)}, nil)))
 	})
 	// The gate over a Client (as BenchmarkCall/gate-inmem).
 	b.Run("gate", func(b *testing.B) {
-		paired(b, rawCall(b, inmemSession(b)), gateCall(b, inmemGate(b)))
+		benchpair.Run(b, rawCall(b, inmemSession(b)), gateCall(b, inmemGate(b)))
 	})
 	// The same over Streamable HTTP on 127.0.0.1, each with its own server
 	// (as BenchmarkCall/raw-http and gate-http).
@@ -179,7 +146,7 @@ func BenchmarkInmemPaired(b *testing.B) {
 		}
 		b.Cleanup(func() { c.Close() })
 		g := benchGate(b, c, nil)
-		paired(b, rawCall(b, cs), gateCall(b, g))
+		benchpair.Run(b, rawCall(b, cs), gateCall(b, g))
 	})
 }
 
@@ -188,12 +155,12 @@ func BenchmarkInmemPaired(b *testing.B) {
 func BenchmarkInmemSame(b *testing.B) {
 	b.Run("caller", func(b *testing.B) {
 		c := inmemCaller(b)
-		paired(b, rawCall(b, callerSession(b, c)), callerCall(b, c))
+		benchpair.Run(b, rawCall(b, callerSession(b, c)), callerCall(b, c))
 	})
 	b.Run("gate", func(b *testing.B) {
 		c := inmemCaller(b)
 		g := benchGate(b, c, nil)
-		paired(b, rawCall(b, callerSession(b, c)), gateCall(b, g))
+		benchpair.Run(b, rawCall(b, callerSession(b, c)), gateCall(b, g))
 	})
 }
 
@@ -222,7 +189,7 @@ func BenchmarkInmemSplit(b *testing.B) {
 		n             int
 	)
 	gc := gateCall(b, benchGate(b, timedCaller{c: sessionCaller{cs: inmemSession(b)}, start: &start, end: &end}, nil))
-	paired(b, rawCall(b, inmemSession(b)), func() {
+	benchpair.Run(b, rawCall(b, inmemSession(b)), func() {
 		t0 := time.Now()
 		gc()
 		t1 := time.Now()
@@ -352,22 +319,7 @@ func BenchmarkInmemEvict(b *testing.B) {
 	} {
 		b.Run(v.name, func(bb *testing.B) {
 			between := v.f(bb)
-			ra, rb := rawCall(bb, inmemSession(bb)), rawCall(bb, inmemSession(bb))
-			var ta, tb time.Duration
-			da, db := make([]time.Duration, 0, 1<<14), make([]time.Duration, 0, 1<<14)
-			for bb.Loop() {
-				t0 := time.Now()
-				ra()
-				t1 := time.Now()
-				between()
-				t2 := time.Now()
-				rb()
-				t3 := time.Now()
-				ta, tb = ta+t1.Sub(t0), tb+t3.Sub(t2)
-				da, db = append(da, t1.Sub(t0)), append(db, t3.Sub(t2))
-			}
-			bb.ReportMetric(float64(tb)/float64(ta), "b/a")
-			bb.ReportMetric(float64(medianDuration(db))/float64(medianDuration(da)), "med-b/a")
+			benchpair.Between(bb, rawCall(bb, inmemSession(bb)), between, rawCall(bb, inmemSession(bb)))
 		})
 	}
 }
@@ -404,7 +356,7 @@ func BenchmarkInmemWarm(b *testing.B) {
 				g1()
 				d = append(d, time.Since(t0))
 			}
-			b.ReportMetric(float64(medianDuration(d)), "med-ns")
+			b.ReportMetric(float64(benchpair.Median(d)), "med-ns")
 		})
 	}
 }

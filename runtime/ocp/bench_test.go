@@ -211,18 +211,7 @@ func inmemSession(b *testing.B) *mcp.ClientSession {
 // server.
 func inmemGate(b *testing.B) *Gate {
 	b.Helper()
-	ct, st := mcp.NewInMemoryTransports()
-	ctx := context.Background()
-	ss, err := benchServer().Connect(ctx, st, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	c, err := Connect(ctx, ct, ClientOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { c.Close(); ss.Wait() })
-	return benchGate(b, c, nil)
+	return benchGate(b, inmemCaller(b), nil)
 }
 
 // httpServer serves a bench server over Streamable HTTP on 127.0.0.1.

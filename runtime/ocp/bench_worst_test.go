@@ -15,6 +15,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ocpgen/ocpgen/internal/benchpair"
 )
 
 // SmallLevelArgs and HugeLevelArgs are the arguments of tools with one enum
@@ -95,19 +97,19 @@ func BenchmarkWorstInput(b *testing.B) {
 	b.Run("resources-at-limit", func(b *testing.B) {
 		g := worstGate(b, resCat, nil, nil)
 		args := names(16) // 16 × 16 = 256 = DefaultMaxResources
-		paired(b, dispatchWant(b, g, "delete_entities", args, true, ""), dispatchWant(b, g, "grid", args, true, ""))
+		benchpair.Run(b, dispatchWant(b, g, "delete_entities", args, true, ""), dispatchWant(b, g, "grid", args, true, ""))
 	})
 	b.Run("resources-over-limit", func(b *testing.B) {
 		g := worstGate(b, resCat, nil, nil)
 		args := names(2000) // over the limit for both: 2,000 and 4,000,000 resources asked for
-		paired(b, dispatchWant(b, g, "delete_entities", args, false, ReasonInvalid), dispatchWant(b, g, "grid", args, false, ReasonInvalid))
+		benchpair.Run(b, dispatchWant(b, g, "delete_entities", args, false, ReasonInvalid), dispatchWant(b, g, "grid", args, false, ReasonInvalid))
 	})
 	// Audit: one invalid 19-byte call against an enum of 10 values (a) and
 	// of 100,000 values (b), audited by a JSON handler.
 	b.Run("audit-huge-enum", func(b *testing.B) {
 		cat := NewCatalogue(testTiers, enumTool("small", (*SmallLevelArgs)(nil), 10), enumTool("huge", (*HugeLevelArgs)(nil), 100000))
 		g := worstGate(b, cat, nil, slog.New(slog.NewJSONHandler(io.Discard, nil)))
-		paired(b, dispatchWant(b, g, "small", `{"level":"nope"}`, false, ReasonInvalid), dispatchWant(b, g, "huge", `{"level":"nope"}`, false, ReasonInvalid))
+		benchpair.Run(b, dispatchWant(b, g, "small", `{"level":"nope"}`, false, ReasonInvalid), dispatchWant(b, g, "huge", `{"level":"nope"}`, false, ReasonInvalid))
 	})
 	// Result: the same call answered with 4 MiB (the default limit: passed
 	// on, a) and 12 MiB of text (over the limit: failed, b).
@@ -118,6 +120,6 @@ func BenchmarkWorstInput(b *testing.B) {
 		}
 		ga := worstGate(b, testCatalogue, big(DefaultMaxResultBytes-64), nil)
 		gb := worstGate(b, testCatalogue, big(3*DefaultMaxResultBytes), nil)
-		paired(b, dispatchWant(b, ga, "read_graph", `{}`, true, ""), dispatchWant(b, gb, "read_graph", `{}`, false, ReasonFailed))
+		benchpair.Run(b, dispatchWant(b, ga, "read_graph", `{}`, true, ""), dispatchWant(b, gb, "read_graph", `{}`, false, ReasonFailed))
 	})
 }

@@ -150,9 +150,6 @@ type gateTool struct {
 	// them (a write's prompt, a resource placeholder). Without it, a read
 	// whose re-encoding is written from the tape makes none.
 	argsRead bool
-	// resourceText is the resource template's text, when it has no
-	// placeholder (!argsRead).
-	resourceText string
 }
 
 // catState is one advertised catalogue. It is replaced, never modified; ctx
@@ -321,19 +318,18 @@ func newGateTool(h *ocpimpl.Tool) (*gateTool, error) {
 		}
 	}
 	return &gateTool{
-		output:       output,
-		outputFP:     outputFP,
-		desc:         d,
-		typ:          typ,
-		schema:       rs,
-		check:        check,
-		codec:        compileCodec(typ),
-		props:        props,
-		confirm:      pol.Kind == KindWrite,
-		resource:     resource,
-		prompt:       prompt,
-		argsRead:     pol.Kind == KindWrite || resource.readsArgs(),
-		resourceText: resource.text(),
+		output:   output,
+		outputFP: outputFP,
+		desc:     d,
+		typ:      typ,
+		schema:   rs,
+		check:    check,
+		codec:    compileCodec(typ),
+		props:    props,
+		confirm:  pol.Kind == KindWrite,
+		resource: resource,
+		prompt:   prompt,
+		argsRead: pol.Kind == KindWrite || resource.readsArgs(),
 	}, nil
 }
 
@@ -690,23 +686,19 @@ func (g *Gate) authorizeRights(p Principal, gt *gateTool) error {
 }
 
 // resources renders the call's resources, bounded by Config.MaxResources.
-func (g *Gate) resources(ctx context.Context, gt *gateTool, args Args) ([]string, error) {
-	if !gt.argsRead && !gt.confirm {
-		// A read's template without placeholders: its one resource is its
-		// text, which cannot fail to render (template.resources gives
-		// the same).
-		return []string{gt.resourceText}, nil
+// Without typed arguments (a read whose template reads none: see
+// gateTool.argsRead) the rendering reflects on nothing, and runs without
+// the guard that turns a panic in the reflection on args into an error.
+func (g *Gate) resources(ctx context.Context, gt *gateTool, args Args) (resources []string, err error) {
+	if args == nil {
+		resources, err = gt.resource.resources(reflect.Value{}, g.cfg.MaxResources)
+	} else {
+		err = g.protect(ctx, "resources", func() error {
+			var err error
+			resources, err = gt.resource.resources(reflect.ValueOf(args).Elem(), g.cfg.MaxResources)
+			return err
+		})
 	}
-	var resources []string
-	err := g.protect(ctx, "resources", func() error {
-		var err error
-		var v reflect.Value // a template without placeholders reads none
-		if args != nil {
-			v = reflect.ValueOf(args).Elem()
-		}
-		resources, err = gt.resource.resources(v, g.cfg.MaxResources)
-		return err
-	})
 	if err != nil {
 		return nil, fmt.Errorf("resources: %w", err)
 	}

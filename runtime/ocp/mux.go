@@ -90,11 +90,10 @@ type Mux struct {
 	broker    ConfirmBroker
 	advertise func(ToolsAdvertise)
 
-	gates  []*Gate                 // in MuxConfig.Servers order; immutable
-	byName map[string]*Gate        // by server name; immutable
-	byTool map[string]*Gate        // by exposed tool name; immutable
-	byType map[reflect.Type]*Gate  // nil: several servers serve the type; immutable
-	shared map[reflect.Type]string // the servers of an ambiguous type, for audit
+	gates  []*Gate                // in MuxConfig.Servers order; immutable
+	byName map[string]*Gate       // by server name; immutable
+	byTool map[string]*Gate       // by exposed tool name; immutable
+	byType map[reflect.Type]*Gate // nil: several servers serve the type (see servingType); immutable
 
 	// advMu serializes the merges and their delivery to Advertise; mu
 	// guards ads and adv, and is not held while Advertise runs, so the
@@ -161,7 +160,6 @@ func NewMux(cfg MuxConfig) (*Mux, error) {
 		byName:    make(map[string]*Gate, len(cfg.Servers)),
 		byTool:    make(map[string]*Gate),
 		byType:    make(map[reflect.Type]*Gate),
-		shared:    make(map[reflect.Type]string),
 		ads:       make([][]ToolDef, len(cfg.Servers)),
 		adv:       ToolsAdvertise{Tools: []ToolDef{}},
 	}
@@ -244,12 +242,8 @@ func NewMux(cfg MuxConfig) (*Mux, error) {
 		m.byName[s.Name] = g
 		for name, gt := range g.tools {
 			m.byTool[name] = g
-			if other, dup := m.byType[gt.typ]; dup {
+			if _, dup := m.byType[gt.typ]; dup {
 				m.byType[gt.typ] = nil
-				if other != nil {
-					m.shared[gt.typ] = other.server
-				}
-				m.shared[gt.typ] += ", " + s.Name
 				continue
 			}
 			m.byType[gt.typ] = g
@@ -325,25 +319,31 @@ func (m *Mux) Call(ctx context.Context, p Principal, args Args) ActionResult {
 	}
 	detail := "arguments of no generated tool of any server of the mux"
 	if ok {
-		detail = "arguments of a tool that several servers serve (" + m.shared[typ] + "): call Mux.Gate(server).Call"
+		detail = "arguments of a tool that several servers serve (" + m.servingType(typ) + "): call Mux.Gate(server).Call"
 	}
 	return m.unknown(ctx, p, "call-"+newRef(), fmt.Sprintf("(%T)", args), detail)
 }
 
-// unknown refuses a call no gate owns, audited as a gate audits it.
+// servingType names the servers that have a tool whose argument struct is
+// typ, in MuxConfig.Servers order (a gate has at most one such tool).
+func (m *Mux) servingType(typ reflect.Type) string {
+	var names []string
+	for _, g := range m.gates {
+		if g.byType[typ] != nil {
+			names = append(names, g.server)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// unknown refuses a call no gate owns, audited as a gate audits it (a
+// call event of no server).
 func (m *Mux) unknown(ctx context.Context, p Principal, id, tool, detail string) ActionResult {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	m.audit.LogAttrs(ctx, slog.LevelWarn, AuditCatalogue,
-		slog.String("call", id),
-		slog.String("tool", boundText(tool)),
-		slog.String("principal", p.ID),
-		slog.String("tier", p.Tier),
-		slog.String("peer", p.Peer),
-		slog.String("outcome", string(ReasonUnknown)),
-		slog.String("detail", detail),
-	)
+	c := &call{ctx: ctx, id: id, p: p, tool: tool}
+	c.log(m.audit, "", slog.LevelWarn, AuditCatalogue, string(ReasonUnknown), []slog.Attr{slog.String("detail", detail)})
 	return refused(id, ReasonUnknown, textUnknown)
 }
 

@@ -565,7 +565,8 @@ func (c *schemaCheck) compileIntBounds() {
 	c.iXMin, ok[2] = asInt(c.exclMin, math.MinInt64)
 	c.iXMax, ok[3] = asInt(c.exclMax, math.MaxInt64)
 	c.iMult, ok[4] = asInt(c.multipleOf, 0)
-	c.intBounds = ok == [5]bool{true, true, true, true, true} && c.iMult >= 0 && (c.multipleOf == nil || c.iMult > 0)
+	// iMult is 0 without multipleOf: with one, it must be positive.
+	c.intBounds = ok == [5]bool{true, true, true, true, true} && (c.multipleOf == nil || c.iMult > 0)
 }
 
 // intValid reports whether the integer k meets every numeric keyword

@@ -392,6 +392,62 @@ func FuzzSchemaCheck(f *testing.F) {
 	})
 }
 
+// TestIntBoundsClauseRedundant: compileIntBounds decides as it did with
+// the clause iMult >= 0, which it dropped. That clause was one conjunct of
+// intBounds, beside the same others, so the old form is the new one and
+// iMult >= 0; they agree when iMult >= 0 holds wherever intBounds does.
+// It does: iMult is 0 (asInt's default) when multipleOf is absent, and the
+// conjunct that stays requires it to be positive when multipleOf is present.
+// Checked over every combination of keywords at the edges of 2^53 (asInt's
+// limit) and of int64 (the defaults, and 2^63, which int64 cannot hold),
+// and beside them.
+func TestIntBoundsClauseRedundant(t *testing.T) {
+	const p53 = float64(1 << 53)
+	edges := []float64{
+		0, math.Copysign(0, -1), 1, -1, 3, 0.5, -0.5,
+		p53 - 1, p53, p53 + 2, math.Nextafter(p53, math.Inf(1)), math.Nextafter(p53, 0),
+		-p53 + 1, -p53, -p53 - 2, math.Nextafter(-p53, math.Inf(-1)),
+		math.MaxInt64, math.MinInt64, math.Nextafter(math.MaxInt64, 0), math.Nextafter(math.MinInt64, 0),
+		math.MaxFloat64, math.SmallestNonzeroFloat64, math.Inf(1), math.Inf(-1), math.NaN(),
+	}
+	vals := []*float64{nil}
+	for i := range edges {
+		vals = append(vals, &edges[i])
+	}
+	few := []*float64{nil, &edges[2], &edges[9]} // absent, 1, 2^53+2
+	n, on := 0, 0
+	for _, mult := range vals {
+		for _, lo := range vals {
+			for _, hi := range vals {
+				for _, xlo := range few {
+					for _, xhi := range few {
+						c := schemaCheck{multipleOf: mult, minimum: lo, maximum: hi, exclMin: xlo, exclMax: xhi}
+						c.compileIntBounds()
+						if old := c.intBounds && c.iMult >= 0; old != c.intBounds {
+							t.Fatalf("multipleOf %v, minimum %v, maximum %v, exclusive %v %v: intBounds %v, the old form %v (iMult %d)",
+								deref(mult), deref(lo), deref(hi), deref(xlo), deref(xhi), c.intBounds, old, c.iMult)
+						}
+						n++
+						if c.intBounds {
+							on++
+						}
+					}
+				}
+			}
+		}
+	}
+	if on == 0 || on == n {
+		t.Fatalf("intBounds was on for %d of %d combinations: the grid does not reach both sides", on, n)
+	}
+}
+
+func deref(f *float64) any {
+	if f == nil {
+		return "absent"
+	}
+	return *f
+}
+
 // TestIntBoundsAgreeWithDecimals holds checkNumber's integer and float
 // paths to its exact decimal one: random numeric keywords (integers, near
 // 2^53, and fractions, which turn those paths off) against integer

@@ -36,6 +36,8 @@ type segment struct {
 
 // bindTemplate binds a generated template to the argument struct typ.
 // resource selects the modes of resource templates, else of prompts.
+// Adjacent text segments are joined into one, so that a template without
+// placeholders is one text segment, which renders without a copy.
 func bindTemplate(typ reflect.Type, t ocpimpl.Template, resource bool) (template, error) {
 	what := "confirm prompt"
 	if resource {
@@ -44,27 +46,33 @@ func bindTemplate(typ reflect.Type, t ocpimpl.Template, resource bool) (template
 	if len(t) == 0 {
 		return nil, fmt.Errorf("%s is empty", what)
 	}
-	out := make(template, len(t))
+	out := make(template, 0, len(t))
 	for i, sg := range t {
-		out[i] = segment{Segment: sg, field: -1}
 		if resource && !sg.Mode.Resource() || !resource && !sg.Mode.Prompt() {
 			return nil, fmt.Errorf("%s: segment %d has mode %v, which is not one of a %s", what, i, sg.Mode, what)
 		}
-		if sg.Mode == ocpimpl.BindText || sg.Mode == ocpimpl.BindAll {
-			continue
+		if sg.Mode == ocpimpl.BindText {
+			if n := len(out); n > 0 && out[n-1].Mode == ocpimpl.BindText {
+				out[n-1].Text += sg.Text
+				continue
+			}
 		}
-		f := fieldByJSONName(typ, sg.Arg)
-		if f < 0 {
-			return nil, fmt.Errorf("%s: {%s} names no field of %v", what, sg.Arg, typ)
+		b := segment{Segment: sg, field: -1}
+		if sg.Mode != ocpimpl.BindText && sg.Mode != ocpimpl.BindAll {
+			f := fieldByJSONName(typ, sg.Arg)
+			if f < 0 {
+				return nil, fmt.Errorf("%s: {%s} names no field of %v", what, sg.Arg, typ)
+			}
+			if !rendersAs(typ.Field(f).Type, sg.Mode) {
+				return nil, fmt.Errorf("%s: {%s} is a %v, which mode %v cannot render", what, sg.Arg, typ.Field(f).Type, sg.Mode)
+			}
+			b.field = f
+			_, opts, _ := strings.Cut(typ.Field(f).Tag.Get("json"), ",")
+			for o := range strings.SplitSeq(opts, ",") {
+				b.omit = b.omit || o == "omitzero" || o == "omitempty"
+			}
 		}
-		if !rendersAs(typ.Field(f).Type, sg.Mode) {
-			return nil, fmt.Errorf("%s: {%s} is a %v, which mode %v cannot render", what, sg.Arg, typ.Field(f).Type, sg.Mode)
-		}
-		out[i].field = f
-		_, opts, _ := strings.Cut(typ.Field(f).Tag.Get("json"), ",")
-		for o := range strings.SplitSeq(opts, ",") {
-			out[i].omit = out[i].omit || o == "omitzero" || o == "omitempty"
-		}
+		out = append(out, b)
 	}
 	return out, nil
 }
@@ -77,18 +85,6 @@ func (t template) readsArgs() bool {
 		}
 	}
 	return false
-}
-
-// text is the concatenation of t's text segments: its one rendering when
-// it has no placeholder.
-func (t template) text() string {
-	var b strings.Builder
-	for _, sg := range t {
-		if sg.Mode == ocpimpl.BindText {
-			b.WriteString(sg.Text)
-		}
-	}
-	return b.String()
 }
 
 // rendersAs reports whether a field of type ft can be rendered by mode m.
@@ -163,12 +159,18 @@ func nullableElem(t reflect.Type) reflect.Type {
 var errTooManyResources = errors.New("too many resources")
 
 // resources renders a bound resource template with a call's arguments (the
-// argument struct, addressable): the cartesian product of the
-// placeholders' values, each path-escaped so that a value cannot add a path
-// segment ("../x", "a/b", and "." or ".." as a whole value). A product of
-// more than max resources, or of more than maxResourceBytes, fails with
+// argument struct, addressable, or the zero Value when there are none: a
+// placeholder then fails with ErrMissingResourceArg): the cartesian product
+// of the placeholders' values, each path-escaped so that a value cannot add
+// a path segment ("../x", "a/b", and "." or ".." as a whole value). A
+// template without placeholders is one text segment (bindTemplate joins
+// them), its one resource, in one allocation. A product of more than max
+// resources, or of more than maxResourceBytes, fails with
 // errTooManyResources before it is built.
 func (t template) resources(args reflect.Value, max int) ([]string, error) {
+	if len(t) == 1 && t[0].field < 0 {
+		return []string{t[0].Text}, nil
+	}
 	parts := []string{""}
 	var vals []string
 	for _, sg := range t {
@@ -177,6 +179,9 @@ func (t template) resources(args reflect.Value, max int) ([]string, error) {
 				parts[i] += sg.Text
 			}
 			continue
+		}
+		if !args.IsValid() {
+			return nil, fmt.Errorf("%w: {%s} (no arguments)", ErrMissingResourceArg, sg.Arg)
 		}
 		vals = vals[:0]
 		f := args.Field(sg.field)

@@ -154,9 +154,20 @@ func TestGateRendersTemplates(t *testing.T) {
 	}
 }
 
+// text is the concatenation of t's text segments: what a template without
+// placeholders must render as.
+func (t template) text() string {
+	var b strings.Builder
+	for _, sg := range t {
+		if sg.Mode == ocpimpl.BindText {
+			b.WriteString(sg.Text)
+		}
+	}
+	return b.String()
+}
+
 // TestTemplateTextIsItsRendering: a resource template without
-// placeholders, which the gate does not render for a read, renders as its
-// text.
+// placeholders renders as its text.
 func TestTemplateTextIsItsRendering(t *testing.T) {
 	typ := reflect.TypeFor[SearchNodesArgs]()
 	for _, tp := range []ocpimpl.Template{{{Text: "graph"}}, {{Text: "a/"}, {Text: "b%2F"}, {Text: ""}}, {{Text: ""}}} {
@@ -178,5 +189,19 @@ func TestTemplateTextIsItsRendering(t *testing.T) {
 	}
 	if !bt.readsArgs() {
 		t.Fatal("a placeholder reads no argument")
+	}
+}
+
+// TestTemplateWithoutArgumentsFailsClosed: the gate renders a template
+// without typed arguments (the zero Value) unguarded, for a read whose
+// template reads none; a placeholder there fails closed instead of
+// panicking.
+func TestTemplateWithoutArgumentsFailsClosed(t *testing.T) {
+	bt, err := bindTemplate(reflect.TypeFor[GetNoteArgs](), ocpimpl.Template{{Text: "notes/"}, {Arg: "id", Mode: ocpimpl.BindOptional}}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := bt.resources(reflect.Value{}, DefaultMaxResources); !errors.Is(err, ErrMissingResourceArg) {
+		t.Fatalf("a placeholder without arguments renders %q, %v", got, err)
 	}
 }

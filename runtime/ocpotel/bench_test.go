@@ -5,15 +5,15 @@ package ocpotel_test
 //
 //	go test -run XXX -bench . -benchmem -count 6 ./runtime/ocpotel
 //
-// BenchmarkPaired alternates the two gates call by call and reports
-// on/off, the figure to quote; BenchmarkGate reports each one's allocations.
+// BenchmarkPaired alternates the two gates call by call (internal/benchpair)
+// and reports on/off (b/a, and med-b/a for the medians), the figure to
+// quote; BenchmarkGate reports each one's allocations.
 
 import (
 	"context"
 	"encoding/json"
 	"log/slog"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.opentelemetry.io/otel/metric"
@@ -25,6 +25,7 @@ import (
 
 	"github.com/ocpgen/ocpgen/examples/tickets/server"
 	"github.com/ocpgen/ocpgen/examples/tickets/ticketsocp"
+	"github.com/ocpgen/ocpgen/internal/benchpair"
 	"github.com/ocpgen/ocpgen/runtime/ocp"
 	"github.com/ocpgen/ocpgen/runtime/ocpotel"
 )
@@ -157,7 +158,7 @@ func BenchmarkPaired(b *testing.B) {
 			b.Run(name, func(b *testing.B) {
 				off := dispatcher(b, benchGate(b, benchServer(b, v.nop), nil), v.r)
 				on := dispatcher(b, benchGate(b, benchServer(b, v.nop), newObserver(b, sdk)), v.r)
-				paired(b, off, on)
+				benchpair.Run(b, off, on)
 			})
 		}
 	}
@@ -182,25 +183,4 @@ func BenchmarkGate(b *testing.B) {
 			})
 		}
 	}
-}
-
-// paired runs a and b alternately, one call each per iteration, and
-// reports each one's mean and their ratio (as runtime/ocp's benchmarks).
-func paired(bb *testing.B, a, b func()) {
-	a()
-	b()
-	var ta, tb time.Duration
-	var n int
-	for bb.Loop() {
-		t0 := time.Now()
-		a()
-		t1 := time.Now()
-		b()
-		tb += time.Since(t1)
-		ta += t1.Sub(t0)
-		n++
-	}
-	bb.ReportMetric(float64(ta)/float64(n), "a-ns/op")
-	bb.ReportMetric(float64(tb)/float64(n), "b-ns/op")
-	bb.ReportMetric(float64(tb)/float64(ta), "b/a")
 }
