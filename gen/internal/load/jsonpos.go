@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ocpgen/ocpgen/internal/jsonptr"
+	"github.com/ocpgen/ocpgen/internal/jsontext"
 )
 
 // digest returns "sha256:<hex>" of b.
@@ -108,20 +109,20 @@ func firstRepeated(keys []string) (key string, ok bool) {
 // json.Unmarshal into a map[string]json.RawMessage sees, without checking
 // the syntax again.
 func members(raw []byte) (keys []string, vals []json.RawMessage) {
-	i := skipSpace(raw, 0) + 1 // past '{'
+	i := jsontext.SkipSpace(raw, 0) + 1 // past '{'
 	for {
-		i = skipSpace(raw, i)
+		i = jsontext.SkipSpace(raw, i)
 		if i >= len(raw) || raw[i] == '}' {
 			return keys, vals
 		}
 		if raw[i] == ',' {
-			i = skipSpace(raw, i+1)
+			i = jsontext.SkipSpace(raw, i+1)
 		}
-		end := skipString(raw, i)
+		end := jsontext.SkipString(raw, i)
 		keys = append(keys, decodeKey(raw[i:end]))
-		i = skipSpace(raw, end) + 1 // past ':'
-		i = skipSpace(raw, i)
-		end = skipValue(raw, i)
+		i = jsontext.SkipSpace(raw, end) + 1 // past ':'
+		i = jsontext.SkipSpace(raw, i)
+		end = jsontext.SkipValue(raw, i)
 		vals = append(vals, raw[i:end:end])
 		i = end
 	}
@@ -132,16 +133,16 @@ func members(raw []byte) (keys []string, vals []json.RawMessage) {
 // would, without checking the syntax again.
 func elements(raw []byte) []json.RawMessage {
 	var vals []json.RawMessage
-	i := skipSpace(raw, 0) + 1 // past '['
+	i := jsontext.SkipSpace(raw, 0) + 1 // past '['
 	for {
-		i = skipSpace(raw, i)
+		i = jsontext.SkipSpace(raw, i)
 		if i >= len(raw) || raw[i] == ']' {
 			return vals
 		}
 		if raw[i] == ',' {
-			i = skipSpace(raw, i+1)
+			i = jsontext.SkipSpace(raw, i+1)
 		}
-		end := skipValue(raw, i)
+		end := jsontext.SkipValue(raw, i)
 		vals = append(vals, raw[i:end:end])
 		i = end
 	}
@@ -153,66 +154,8 @@ func decodeKey(quoted []byte) string {
 	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
 		return string(inner)
 	}
-	s, _ := unquoteInto(nil, quoted)
+	s, _ := jsontext.Unquote(nil, quoted)
 	return s
-}
-
-func skipSpace(raw []byte, i int) int {
-	for i < len(raw) {
-		switch raw[i] {
-		case ' ', '\t', '\r', '\n':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
-// skipString returns the index just past the JSON string starting at i.
-func skipString(raw []byte, i int) int {
-	for i++; i < len(raw); i++ {
-		switch raw[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return len(raw)
-}
-
-// skipValue returns the index just past the valid JSON value starting at
-// i. It keeps no stack: in valid JSON, brackets match.
-func skipValue(raw []byte, i int) int {
-	switch raw[i] {
-	case '"':
-		return skipString(raw, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(raw); i++ {
-			switch raw[i] {
-			case '"':
-				i = skipString(raw, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return len(raw)
-	}
-	// A number, true, false or null: up to the next delimiter.
-	for i < len(raw) {
-		switch raw[i] {
-		case ',', '}', ']', ' ', '\t', '\r', '\n':
-			return i
-		}
-		i++
-	}
-	return i
 }
 
 // firstByte returns the first non-space byte of a JSON value, or 0.

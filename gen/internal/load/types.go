@@ -57,6 +57,11 @@ type Tool struct {
 	// its fingerprint.
 	InputSchemaCanonical  []byte
 	OutputSchemaCanonical []byte
+	// InputSchemaFloat64s reports that every number of
+	// InputSchemaCanonical is written as encoding/json writes the float64
+	// it decodes to, as the canonical writer found when it wrote them. Its
+	// ocpimpl.SchemaFingerprint is then ocpimpl.Fingerprint of it.
+	InputSchemaFloat64s bool
 	// Annotations are the server's hints (not trusted); nil when absent.
 	Annotations *Annotations
 	// TaskSupport is the tool's execution.taskSupport (MCP 2025-11-25):

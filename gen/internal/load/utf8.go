@@ -3,7 +3,8 @@ package load
 import (
 	"fmt"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/ocpgen/ocpgen/internal/jsontext"
 )
 
 // badText finds the first string of the JSON value raw (valid JSON) that
@@ -38,7 +39,7 @@ func badText(raw []byte) (tokens []string, key bool, why string) {
 	for i := 0; i < len(raw); i++ {
 		switch raw[i] {
 		case '"':
-			end := skipString(raw, i)
+			end := jsontext.SkipString(raw, i)
 			q := raw[i:end]
 			i = end - 1
 			if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].wantKey {
@@ -72,47 +73,17 @@ func badText(raw []byte) (tokens []string, key bool, why string) {
 }
 
 // badString says what is wrong with the JSON string quoted (with its
-// quotes), "" if nothing.
+// quotes, valid JSON), "" if nothing: what jsontext.Rewritten finds.
 func badString(quoted []byte) string {
 	s := quoted[1 : len(quoted)-1]
-	if !utf8.Valid(s) {
-		for i := 0; i < len(s); {
-			r, n := utf8.DecodeRune(s[i:])
-			if r == utf8.RuneError && n == 1 {
-				return fmt.Sprintf("invalid UTF-8 (byte 0x%02x at offset %d of the string); JSON text is UTF-8", s[i], i)
-			}
-			i += n
-		}
+	switch at, utf8Byte := jsontext.Rewritten(s); {
+	case at < 0:
+		return ""
+	case utf8Byte:
+		return fmt.Sprintf("invalid UTF-8 (byte 0x%02x at offset %d of the string); JSON text is UTF-8", s[at], at)
+	default:
+		return fmt.Sprintf("a lone UTF-16 surrogate escape \\u%s (it would become U+FFFD)", s[at+2:at+6])
 	}
-	for i := 0; i+1 < len(s); i++ {
-		if s[i] != '\\' {
-			continue
-		}
-		if s[i+1] != 'u' || i+6 > len(s) {
-			i++ // a two-character escape
-			continue
-		}
-		r, err := strconv.ParseUint(string(s[i+2:i+6]), 16, 16)
-		if err != nil {
-			return "" // not valid JSON; the syntax check reports it
-		}
-		switch {
-		case r >= 0xDC00 && r <= 0xDFFF:
-			return fmt.Sprintf("a lone UTF-16 surrogate escape \\u%s (it would become U+FFFD)", s[i+2:i+6])
-		case r >= 0xD800 && r <= 0xDBFF:
-			if i+12 > len(s) || s[i+6] != '\\' || s[i+7] != 'u' {
-				return fmt.Sprintf("a lone UTF-16 surrogate escape \\u%s (it would become U+FFFD)", s[i+2:i+6])
-			}
-			lo, err := strconv.ParseUint(string(s[i+8:i+12]), 16, 16)
-			if err != nil || lo < 0xDC00 || lo > 0xDFFF {
-				return fmt.Sprintf("a lone UTF-16 surrogate escape \\u%s (it would become U+FFFD)", s[i+2:i+6])
-			}
-			i += 11
-		default:
-			i += 5
-		}
-	}
-	return ""
 }
 
 // RewrittenText is badText for callers outside the package: the JSON
