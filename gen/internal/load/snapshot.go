@@ -95,6 +95,10 @@ type parsedSchema struct {
 	// float64.
 	canon    []byte
 	float64s bool
+	// decoded is set when decodeSchema read the schema: it refuses, in
+	// each schema object, a repeated keyword and a key that matches one
+	// only up to case (Tool.InputSchemaKeysDistinct).
+	decoded bool
 }
 
 func (l *snapLoader) add(sev diag.Severity, tool, ptr, format string, args ...any) {
@@ -379,11 +383,13 @@ func (l *snapLoader) tool(i int, raw json.RawMessage) *Tool {
 		t.InputSchemaRaw = in
 		p := l.schema(t, "inputSchema", in)
 		t.InputSchema, t.InputSchemaCanonical, t.InputSchemaFloat64s = p.s, p.canon, p.float64s
+		t.InputSchemaKeysDistinct = p.decoded
 	}
 	if out, ok := m["outputSchema"]; ok && !isNull(out) {
 		t.OutputSchemaRaw = out
 		p := l.schema(t, "outputSchema", out)
 		t.OutputSchema, t.OutputSchemaCanonical = p.s, p.canon
+		t.OutputSchemaKeysDistinct = p.decoded
 	}
 	if a, ok := m["annotations"]; ok && !isNull(a) {
 		var ann Annotations
@@ -491,7 +497,7 @@ func (l *snapLoader) schema(t *Tool, key string, raw json.RawMessage) parsedSche
 func parseSchema(raw []byte) parsedSchema {
 	p := parsedSchema{}
 	if s, ok := decodeSchema(raw); ok {
-		p.s = s
+		p.s, p.decoded = s, true
 	} else {
 		var s jsonschema.Schema
 		if err := json.Unmarshal(raw, &s); err != nil {

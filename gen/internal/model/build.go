@@ -206,7 +206,7 @@ func buildTool(mt *Tool, t *load.Tool, snapFile string, c *load.Classification, 
 		// The gate validates structured results against it; a schema it
 		// could not resolve leaves results unchecked, which is said.
 		out := t.OutputSchemaCanonical // the loader's
-		if resolvesLike(t.OutputSchemaRaw, t.OutputSchema, out) == nil {
+		if resolvesLike(t.OutputSchemaRaw, t.OutputSchema, out, t.OutputSchemaKeysDistinct) == nil {
 			mt.CanonicalOutputSchema = out
 		} else {
 			diags = append(diags, diag.Diagnostic{Severity: diag.Warning, File: snapFile, Tool: t.Name, Pointer: t.Pointer("outputSchema"),
@@ -312,13 +312,14 @@ func buildTool(mt *Tool, t *load.Tool, snapFile string, c *load.Classification, 
 //
 // The schema the runtime resolves is canon parsed. When no object of the
 // input schema has two keys that encoding/json matches to the same field
-// (see foldDistinct), that is the loaded schema, t.InputSchema, up to the
-// bytes of "default" values, which only matter to a $ref that points into
-// one, an error either way: the loaded schema is resolved as it is (Resolve
-// does not change it), and canon is parsed only when that fails, so that the
-// error says what the runtime would.
+// (the loader's t.InputSchemaKeysDistinct, else foldDistinct), that is the
+// loaded schema, t.InputSchema, up to the bytes of "default" values, which
+// only matter to a $ref that points into one, an error either way: the
+// loaded schema is resolved as it is (Resolve does not change it), and
+// canon is parsed only when that fails, so that the error says what the
+// runtime would.
 func resolvable(t *load.Tool, canon []byte) error {
-	return resolvesLike(t.InputSchemaRaw, t.InputSchema, canon)
+	return resolvesLike(t.InputSchemaRaw, t.InputSchema, canon, t.InputSchemaKeysDistinct)
 }
 
 // schemaFingerprint is ocpimpl.SchemaFingerprint of t's canonical input
@@ -333,11 +334,14 @@ func schemaFingerprint(t *load.Tool) (string, error) {
 	return ocpimpl.SchemaFingerprint(t.InputSchemaCanonical)
 }
 
-// resolvesLike is resolvable for any schema: raw as loaded, s its parse and
-// canon its canonical form. The output schema takes the same path, so that
-// it too is parsed once, not again from its canonical form.
-func resolvesLike(raw []byte, s *jsonschema.Schema, canon []byte) error {
-	if s != nil && foldDistinct(raw) {
+// resolvesLike is resolvable for any schema: raw as loaded, s its parse,
+// canon its canonical form and distinct the loader's report that no two
+// keys of one schema object fill the same field (load.Tool's
+// InputSchemaKeysDistinct); foldDistinct decides it when the loader does
+// not know. The output schema takes the same path, so that it too is
+// parsed once, not again from its canonical form.
+func resolvesLike(raw []byte, s *jsonschema.Schema, canon []byte, distinct bool) error {
+	if s != nil && (distinct || foldDistinct(raw)) {
 		if resolvesTrivially(s) {
 			return nil
 		}
