@@ -15,61 +15,28 @@ import (
 // pointer tokens of the string from raw (for a key: of the object holding
 // it), whether it is a key, and why.
 func badText(raw []byte) (tokens []string, key bool, why string) {
-	// One pass over the bytes, keeping the path: each open object's
-	// current key (quoted, decoded only for the answer) or each open
-	// array's current index.
-	type frame struct {
-		obj     bool
-		wantKey bool
-		key     []byte
-		index   int
-	}
-	var stack []frame
-	path := func(frames []frame) []string {
-		out := make([]string, 0, len(frames)+1)
-		for _, f := range frames {
-			if f.obj {
-				out = append(out, decodeKey(f.key))
-			} else {
-				out = append(out, strconv.Itoa(f.index))
+	// One pass over the bytes, keeping the path (walkPath): each open
+	// object's current key (quoted, decoded only for the answer) or each
+	// open array's current index.
+	str := func(stack []pathFrame, quoted []byte, isKey bool) bool {
+		if why = badString(quoted); why == "" {
+			return true
+		}
+		if len(stack) > 0 {
+			tokens = make([]string, 0, len(stack))
+			for _, f := range stack {
+				if f.obj {
+					tokens = append(tokens, decodeKey(f.key))
+				} else {
+					tokens = append(tokens, strconv.Itoa(f.index))
+				}
 			}
 		}
-		return out
+		key = isKey
+		return false
 	}
-	for i := 0; i < len(raw); i++ {
-		switch raw[i] {
-		case '"':
-			end := jsontext.SkipString(raw, i)
-			q := raw[i:end]
-			i = end - 1
-			if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].wantKey {
-				stack[n-1].key, stack[n-1].wantKey = q, false
-				if w := badString(q); w != "" {
-					return append(path(stack[:n-1]), decodeKey(q)), true, w
-				}
-				continue
-			}
-			if w := badString(q); w != "" {
-				if len(stack) == 0 {
-					return nil, false, w
-				}
-				return path(stack), false, w
-			}
-		case '{':
-			stack = append(stack, frame{obj: true, wantKey: true})
-		case '[':
-			stack = append(stack, frame{})
-		case '}', ']':
-			stack = stack[:len(stack)-1]
-		case ',':
-			if top := &stack[len(stack)-1]; top.obj {
-				top.wantKey = true
-			} else {
-				top.index++
-			}
-		}
-	}
-	return nil, false, ""
+	walkPath(raw, str, func([]pathFrame) bool { return true })
+	return tokens, key, why
 }
 
 // badString says what is wrong with the JSON string quoted (with its
