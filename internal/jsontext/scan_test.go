@@ -17,7 +17,7 @@ func checkUnquote(t *testing.T, quoted []byte) {
 	var want string
 	err := json.Unmarshal(quoted, &want)
 	end, plain, ok := ScanString(quoted, 0)
-	if ok != (err == nil && end == len(quoted)) {
+	if (ok && end == len(quoted)) != (err == nil) {
 		t.Fatalf("%q: ScanString = %d, %v, %v; json.Unmarshal: %v", quoted, end, plain, ok, err)
 	}
 	if err != nil {
