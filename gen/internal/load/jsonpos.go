@@ -146,12 +146,8 @@ func decodeKey(quoted []byte) string {
 
 // firstByte returns the first non-space byte of a JSON value, or 0.
 func firstByte(raw []byte) byte {
-	for _, c := range raw {
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			continue
-		}
-		return c
+	if i := jsontext.SkipSpace(raw, 0); i < len(raw) {
+		return raw[i]
 	}
 	return 0
 }

@@ -61,16 +61,7 @@ const maxDecodeDepth = 1000
 
 func (d *schemaDecoder) fail() { d.bad = true }
 
-func (d *schemaDecoder) space() {
-	for d.i < len(d.data) {
-		switch d.data[d.i] {
-		case ' ', '\t', '\r', '\n':
-			d.i++
-		default:
-			return
-		}
-	}
-}
+func (d *schemaDecoder) space() { d.i = jsontext.SkipSpace(d.data, d.i) }
 
 // peek returns the next non-space byte, or 0 at the end.
 func (d *schemaDecoder) peek() byte {
