@@ -3,6 +3,7 @@ package load
 import (
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/ocpgen/ocpgen/internal/jsontext"
@@ -118,4 +119,24 @@ func FuzzDecodeKey(f *testing.F) {
 	f.Fuzz(func(t *testing.T, inner []byte) {
 		checkDecodeKey(t, append(append([]byte{'"'}, inner...), '"'))
 	})
+}
+
+// TestToolRepeatsRefused: contentDigest never sees a tool object with a
+// repeated key (so AppendCanonicalObject's substitutes are the only
+// inputSchema and outputSchema): tool's firstRepeated check refuses every
+// repeat, the empty key and keys equal only once decoded included, before
+// anything else of the tool is read.
+func TestToolRepeatsRefused(t *testing.T) {
+	for _, c := range []string{
+		`{"tools":[{"inputSchema":{},"name":"0","":{},"":""}]}`,
+		`{"tools":[{"":1,"inputSchema":{},"name":"0","":2,"z":3,"":{"b":1,"a":2}}]}`,
+		`{"tools":[{"name":"x","inputSchema":{"type":"object"},"inputSchema":{}}]}`,
+		`{"tools":[{"name":"x","inputSchema":{},"outputSchema":{},"outp\u0075tSchema":{}}]}`,
+		`{"tools":[{"name":"x","name":"y","inputSchema":{}}]}`,
+	} {
+		s, ds := LoadSnapshot("s.tools.json", []byte(c))
+		if s != nil || len(ds) != 1 || !strings.HasSuffix(ds[0].Msg, "duplicate key in the tool object") {
+			t.Errorf("%s: loaded %v, %v; want only the duplicate key refused", c, s != nil, ds)
+		}
+	}
 }
