@@ -14,7 +14,10 @@ import (
 // last value), no insignificant white space, strings written as
 // encoding/json writes them without HTML escaping, numbers as
 // [CanonicalNumber] writes them. It makes it in one pass over the bytes,
-// not by decoding into maps and encoding them.
+// not by decoding into maps and encoding them: TestCanonicalJSONMatchesRef
+// and FuzzCanonicalJSON (runtime/ocpimpl) compare it, through
+// ocpimpl.CanonicalJSON and SchemaFingerprint, with that encoding/json
+// implementation.
 //
 // float64s reports that every number was written as encoding/json writes
 // the float64 it decodes to: then [AppendFloat64Canonical] of the result
