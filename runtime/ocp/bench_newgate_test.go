@@ -1,8 +1,6 @@
 package ocp
 
 import (
-	"encoding/json"
-	"os"
 	"testing"
 
 	"github.com/ocpgen/ocpgen/internal/testcorpus"
@@ -23,24 +21,18 @@ func corpusCatalogues(b *testing.B) []*Catalogue {
 	b.Helper()
 	var out []*Catalogue
 	tools := 0
-	for _, f := range testcorpus.Files(b) {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			b.Fatal(err)
+	byFile := map[string][]testcorpus.Tool{}
+	var files []string
+	for _, st := range testcorpus.Tools(b) {
+		if byFile[st.File] == nil {
+			files = append(files, st.File)
 		}
-		var snap struct {
-			Tools []struct {
-				Name         string          `json:"name"`
-				InputSchema  json.RawMessage `json:"inputSchema"`
-				OutputSchema json.RawMessage `json:"outputSchema"`
-			} `json:"tools"`
-		}
-		if err := json.Unmarshal(data, &snap); err != nil {
-			b.Fatal(err)
-		}
+		byFile[st.File] = append(byFile[st.File], st)
+	}
+	for _, f := range files {
 		var ts []*Tool
 		seen := map[string]bool{}
-		for _, st := range snap.Tools {
+		for _, st := range byFile[f] {
 			if seen[st.Name] || st.Name == "" {
 				continue
 			}

@@ -2,7 +2,6 @@ package ocpimpl
 
 import (
 	"encoding/json"
-	"os"
 	"testing"
 
 	"github.com/ocpgen/ocpgen/internal/testcorpus"
@@ -13,25 +12,10 @@ import (
 func corpusSchemas(tb testing.TB) [][]byte {
 	tb.Helper()
 	var out [][]byte
-	for _, f := range testcorpus.Files(tb) {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		var snap struct {
-			Tools []struct {
-				InputSchema  json.RawMessage `json:"inputSchema"`
-				OutputSchema json.RawMessage `json:"outputSchema"`
-			} `json:"tools"`
-		}
-		if err := json.Unmarshal(data, &snap); err != nil {
-			tb.Fatal(err)
-		}
-		for _, t := range snap.Tools {
-			for _, s := range []json.RawMessage{t.InputSchema, t.OutputSchema} {
-				if len(s) > 0 && string(s) != "null" {
-					out = append(out, s)
-				}
+	for _, t := range testcorpus.Tools(tb) {
+		for _, s := range []json.RawMessage{t.InputSchema, t.OutputSchema} {
+			if len(s) > 0 && string(s) != "null" {
+				out = append(out, s)
 			}
 		}
 	}
