@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
 // decodesInto reports whether encoding/json decodes the object key key
@@ -59,7 +57,7 @@ func FuzzAppendFoldedName(f *testing.F) {
 
 // checkPlainInteger: IsPlainInteger holds exactly for the integer
 // literals of at most 15 digits, other than -0, that encoding/json writes
-// back unchanged from their float64, and ocpimpl.CanonicalNumber keeps
+// back unchanged from their float64, and CanonicalNumber keeps
 // every one of them as it is.
 func checkPlainInteger(t *testing.T, lit string) {
 	got := IsPlainInteger([]byte(lit))
@@ -72,8 +70,8 @@ func checkPlainInteger(t *testing.T, lit string) {
 	if got != want {
 		t.Fatalf("IsPlainInteger(%q) = %v, want %v", lit, got, want)
 	}
-	if got && ocpimpl.CanonicalNumber(lit) != lit {
-		t.Fatalf("IsPlainInteger(%q), but CanonicalNumber writes %q", lit, ocpimpl.CanonicalNumber(lit))
+	if got && CanonicalNumber(lit) != lit {
+		t.Fatalf("IsPlainInteger(%q), but CanonicalNumber writes %q", lit, CanonicalNumber(lit))
 	}
 }
 

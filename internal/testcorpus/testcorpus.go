@@ -7,6 +7,7 @@
 package testcorpus
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -59,4 +60,34 @@ func ModuleRoot(t testing.TB) string {
 		}
 		dir = parent
 	}
+}
+
+// Tool is one tool of a corpus snapshot, as the file writes it.
+type Tool struct {
+	File         string          `json:"-"` // the snapshot's path
+	Name         string          `json:"name"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema"` // nil or null when absent
+}
+
+// Tools returns every tool of every corpus snapshot (Files), in file
+// order, read with encoding/json and nothing else (no loader check).
+func Tools(t testing.TB) []Tool {
+	t.Helper()
+	var out []Tool
+	for _, f := range Files(t) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var snap struct{ Tools []Tool }
+		if err := json.Unmarshal(data, &snap); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for _, tl := range snap.Tools {
+			tl.File = f
+			out = append(out, tl)
+		}
+	}
+	return out
 }

@@ -6,18 +6,20 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+
+	"github.com/ocpgen/ocpgen/internal/jsontext"
 )
 
 // badTextRef is badText as it was (310e77f): recursive, splitting each
 // level with members and elements.
 func badTextRef(raw []byte) (tokens []string, key bool, why string) {
-	i := skipSpace(raw, 0)
+	i := jsontext.SkipSpace(raw, 0)
 	if i >= len(raw) {
 		return nil, false, ""
 	}
 	switch raw[i] {
 	case '"':
-		return nil, false, badString(raw[i:skipString(raw, i)])
+		return nil, false, badString(raw[i:jsontext.SkipString(raw, i)])
 	case '[':
 		for j, v := range elements(raw) {
 			if t, k, w := badTextRef(v); w != "" {
@@ -27,20 +29,20 @@ func badTextRef(raw []byte) (tokens []string, key bool, why string) {
 	case '{':
 		i++
 		for {
-			i = skipSpace(raw, i)
+			i = jsontext.SkipSpace(raw, i)
 			if i >= len(raw) || raw[i] == '}' {
 				return nil, false, ""
 			}
 			if raw[i] == ',' {
-				i = skipSpace(raw, i+1)
+				i = jsontext.SkipSpace(raw, i+1)
 			}
-			end := skipString(raw, i)
+			end := jsontext.SkipString(raw, i)
 			name := decodeKey(raw[i:end])
 			if w := badString(raw[i:end]); w != "" {
 				return []string{name}, true, w
 			}
-			i = skipSpace(raw, skipSpace(raw, end)+1)
-			end = skipValue(raw, i)
+			i = jsontext.SkipSpace(raw, jsontext.SkipSpace(raw, end)+1)
+			end = jsontext.SkipValue(raw, i)
 			if t, k, w := badTextRef(raw[i:end]); w != "" {
 				return append([]string{name}, t...), k, w
 			}

@@ -1,67 +1,14 @@
 package load
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 
+	"github.com/ocpgen/ocpgen/internal/jsontext"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
-
-var canonCases = []string{
-	`{}`, `[]`, ` {"b":1, "a":[true,false,null,"x"]} `, `{"a":1,"a":2,"b":{"a":3,"a":{"z":1,"y":2}}}`,
-	`[1, 1.0, 1e2, 0.1, 2.5e-7, -0, 0, -0.0, 9007199254740993, -9223372036854775808, 1e400, 0.1000000000000000000001, 123456789012345, 1234567890123456, 1E21, 1e-7, 100000000000000000000000]`,
-	`"plain"`, `"esc \" \\ \/ \b \f \n \r \t \u0001 \u001f \u007f \u00e9 \ud83d\ude00"`, `"\u2028\u2029 ` + "\u2028" + `"`,
-	"\"bad \xff utf8\"", `"\ud800 lone"`, `"<>&"`, `{"\u00e9":1,"é":2,"e":3,"E":4,"":5}`, `{"\ud800":1,"\ufffd":2}`,
-	`[{"a":[{"b":[]}]}]`, `-12`, `012`, `true`,
-}
-
-func checkCanonical(t *testing.T, raw []byte) {
-	t.Helper()
-	want, err := ocpimpl.CanonicalJSON(raw)
-	if err != nil {
-		t.Fatalf("%q: ocpimpl.CanonicalJSON: %v", raw, err)
-	}
-	if got := canonicalJSON(raw); !bytes.Equal(got, want) {
-		t.Fatalf("%q: canonicalJSON\n got %s\nwant %s", raw, got, want)
-	}
-}
-
-func TestCanonicalJSON(t *testing.T) {
-	for _, c := range canonCases {
-		if json.Valid([]byte(c)) {
-			checkCanonical(t, []byte(c))
-		}
-	}
-	for _, raw := range schemaSamples(t) {
-		checkCanonical(t, raw)
-	}
-	for _, f := range corpusFiles(t) {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkCanonical(t, data)
-	}
-}
-
-func FuzzCanonicalJSON(f *testing.F) {
-	for _, c := range canonCases {
-		f.Add([]byte(c))
-	}
-	for _, c := range decodeCases {
-		f.Add([]byte(c.raw))
-	}
-	for _, raw := range schemaSamples(f) {
-		f.Add(raw)
-	}
-	f.Fuzz(func(t *testing.T, raw []byte) {
-		if json.Valid(raw) {
-			checkCanonical(t, raw)
-		}
-	})
-}
 
 // contentDigestRef is contentDigest as it was: the canonical JSON of the
 // whole, made by ocpimpl.CanonicalJSON from the tools' canonical forms.
@@ -94,7 +41,7 @@ func checkContentDigest(t *testing.T, data []byte) {
 		return
 	}
 	byIndex := elements(func() []byte {
-		keys, vals := members(data[skipSpace(data, 0):])
+		keys, vals := members(data[jsontext.SkipSpace(data, 0):])
 		for i, k := range keys {
 			if k == "tools" {
 				return vals[i]
@@ -141,36 +88,55 @@ func FuzzContentDigest(f *testing.F) {
 	})
 }
 
-var unquoteCases = []string{
+// decodeKeyCases are JSON string texts for TestDecodeKey (jsontext tests
+// Unquote itself).
+var decodeKeyCases = []string{
 	``, `a`, `\"\\\/\b\f\n\r\t`, `\u0000\u001f\u0041\u00e9\u2028\uffff`, `\ud83d\ude00`, `\ud800`, `\udc00`, `\ud800\u0041`,
 	`\ud800\ud800\udc00`, `\ud83d\ude00\ude00`, "\xff", "a\xc3", "é\xe2\x82", `\u12AbX`,
 }
 
-func checkUnquote(t *testing.T, quoted []byte) {
+func checkDecodeKey(t *testing.T, quoted []byte) {
 	t.Helper()
 	var want string
 	if json.Unmarshal(quoted, &want) != nil {
 		return
-	}
-	if got, _ := unquoteInto(nil, quoted); got != want {
-		t.Fatalf("%q: unquoteInto = %q, want %q", quoted, got, want)
 	}
 	if got := decodeKey(quoted); got != want {
 		t.Fatalf("%q: decodeKey = %q, want %q", quoted, got, want)
 	}
 }
 
-func TestUnquote(t *testing.T) {
-	for _, c := range unquoteCases {
-		checkUnquote(t, []byte(`"`+c+`"`))
+func TestDecodeKey(t *testing.T) {
+	for _, c := range decodeKeyCases {
+		checkDecodeKey(t, []byte(`"`+c+`"`))
 	}
 }
 
-func FuzzUnquote(f *testing.F) {
-	for _, c := range unquoteCases {
+func FuzzDecodeKey(f *testing.F) {
+	for _, c := range decodeKeyCases {
 		f.Add([]byte(c))
 	}
 	f.Fuzz(func(t *testing.T, inner []byte) {
-		checkUnquote(t, append(append([]byte{'"'}, inner...), '"'))
+		checkDecodeKey(t, append(append([]byte{'"'}, inner...), '"'))
 	})
+}
+
+// TestToolRepeatsRefused: contentDigest never sees a tool object with a
+// repeated key (so AppendCanonicalObject's substitutes are the only
+// inputSchema and outputSchema): tool's firstRepeated check refuses every
+// repeat, the empty key and keys equal only once decoded included, before
+// anything else of the tool is read.
+func TestToolRepeatsRefused(t *testing.T) {
+	for _, c := range []string{
+		`{"tools":[{"inputSchema":{},"name":"0","":{},"":""}]}`,
+		`{"tools":[{"":1,"inputSchema":{},"name":"0","":2,"z":3,"":{"b":1,"a":2}}]}`,
+		`{"tools":[{"name":"x","inputSchema":{"type":"object"},"inputSchema":{}}]}`,
+		`{"tools":[{"name":"x","inputSchema":{},"outputSchema":{},"outp\u0075tSchema":{}}]}`,
+		`{"tools":[{"name":"x","name":"y","inputSchema":{}}]}`,
+	} {
+		s, ds := LoadSnapshot("s.tools.json", []byte(c))
+		if s != nil || len(ds) != 1 || !strings.HasSuffix(ds[0].Msg, "duplicate key in the tool object") {
+			t.Errorf("%s: loaded %v, %v; want only the duplicate key refused", c, s != nil, ds)
+		}
+	}
 }

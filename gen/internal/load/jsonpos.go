@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ocpgen/ocpgen/internal/jsonptr"
+	"github.com/ocpgen/ocpgen/internal/jsontext"
 )
 
 // digest returns "sha256:<hex>" of b.
@@ -34,21 +35,10 @@ func position(data []byte, off int) (line, col int) {
 // safe to check. raw must be valid JSON.
 func depthExceeds(raw []byte, limit int) bool {
 	depth := 0
-	inString := false
 	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if inString {
-			switch c {
-			case '\\':
-				i++ // skip the escaped character
-			case '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
+		switch raw[i] {
 		case '"':
-			inString = true
+			i = jsontext.SkipString(raw, i) - 1
 		case '{', '[':
 			depth++
 			if depth > limit {
@@ -65,14 +55,11 @@ func depthExceeds(raw []byte, limit int) bool {
 // counted on the bytes. raw must be valid JSON.
 func countObjects(raw []byte) int {
 	n := 0
-	inString := false
 	for i := 0; i < len(raw); i++ {
-		switch c := raw[i]; {
-		case inString && c == '\\':
-			i++
-		case c == '"':
-			inString = !inString
-		case !inString && c == '{':
+		switch raw[i] {
+		case '"':
+			i = jsontext.SkipString(raw, i) - 1
+		case '{':
 			n++
 		}
 	}
@@ -108,20 +95,20 @@ func firstRepeated(keys []string) (key string, ok bool) {
 // json.Unmarshal into a map[string]json.RawMessage sees, without checking
 // the syntax again.
 func members(raw []byte) (keys []string, vals []json.RawMessage) {
-	i := skipSpace(raw, 0) + 1 // past '{'
+	i := jsontext.SkipSpace(raw, 0) + 1 // past '{'
 	for {
-		i = skipSpace(raw, i)
+		i = jsontext.SkipSpace(raw, i)
 		if i >= len(raw) || raw[i] == '}' {
 			return keys, vals
 		}
 		if raw[i] == ',' {
-			i = skipSpace(raw, i+1)
+			i = jsontext.SkipSpace(raw, i+1)
 		}
-		end := skipString(raw, i)
+		end := jsontext.SkipString(raw, i)
 		keys = append(keys, decodeKey(raw[i:end]))
-		i = skipSpace(raw, end) + 1 // past ':'
-		i = skipSpace(raw, i)
-		end = skipValue(raw, i)
+		i = jsontext.SkipSpace(raw, end) + 1 // past ':'
+		i = jsontext.SkipSpace(raw, i)
+		end = jsontext.SkipValue(raw, i)
 		vals = append(vals, raw[i:end:end])
 		i = end
 	}
@@ -132,16 +119,16 @@ func members(raw []byte) (keys []string, vals []json.RawMessage) {
 // would, without checking the syntax again.
 func elements(raw []byte) []json.RawMessage {
 	var vals []json.RawMessage
-	i := skipSpace(raw, 0) + 1 // past '['
+	i := jsontext.SkipSpace(raw, 0) + 1 // past '['
 	for {
-		i = skipSpace(raw, i)
+		i = jsontext.SkipSpace(raw, i)
 		if i >= len(raw) || raw[i] == ']' {
 			return vals
 		}
 		if raw[i] == ',' {
-			i = skipSpace(raw, i+1)
+			i = jsontext.SkipSpace(raw, i+1)
 		}
-		end := skipValue(raw, i)
+		end := jsontext.SkipValue(raw, i)
 		vals = append(vals, raw[i:end:end])
 		i = end
 	}
@@ -153,76 +140,14 @@ func decodeKey(quoted []byte) string {
 	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
 		return string(inner)
 	}
-	s, _ := unquoteInto(nil, quoted)
+	s, _ := jsontext.Unquote(nil, quoted)
 	return s
-}
-
-func skipSpace(raw []byte, i int) int {
-	for i < len(raw) {
-		switch raw[i] {
-		case ' ', '\t', '\r', '\n':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
-// skipString returns the index just past the JSON string starting at i.
-func skipString(raw []byte, i int) int {
-	for i++; i < len(raw); i++ {
-		switch raw[i] {
-		case '\\':
-			i++
-		case '"':
-			return i + 1
-		}
-	}
-	return len(raw)
-}
-
-// skipValue returns the index just past the valid JSON value starting at
-// i. It keeps no stack: in valid JSON, brackets match.
-func skipValue(raw []byte, i int) int {
-	switch raw[i] {
-	case '"':
-		return skipString(raw, i)
-	case '{', '[':
-		depth := 0
-		for ; i < len(raw); i++ {
-			switch raw[i] {
-			case '"':
-				i = skipString(raw, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return len(raw)
-	}
-	// A number, true, false or null: up to the next delimiter.
-	for i < len(raw) {
-		switch raw[i] {
-		case ',', '}', ']', ' ', '\t', '\r', '\n':
-			return i
-		}
-		i++
-	}
-	return i
 }
 
 // firstByte returns the first non-space byte of a JSON value, or 0.
 func firstByte(raw []byte) byte {
-	for _, c := range raw {
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			continue
-		}
-		return c
+	if i := jsontext.SkipSpace(raw, 0); i < len(raw) {
+		return raw[i]
 	}
 	return 0
 }
@@ -248,77 +173,49 @@ func (t *Tool) Pointer(tokens ...string) string {
 	return toolPointer(t.Index, tokens...)
 }
 
-// tooDeep reports whether data nests arrays and objects more than limit
-// levels deep inside a member of a tool (/tools/N/member, limit levels below
-// the member itself), or more than limit+3 levels anywhere else. It returns
-// the tool's index and the member's name, with the tool's name when the file
-// gives it as a string (whatever the order of the tool's members), or index
-// -1 and the JSON pointer of the outermost container (as far as known) for a
-// place outside the tools. It walks the bytes without recursion, so any
-// depth is safe, and does not require data to be valid JSON.
-func tooDeep(data []byte, limit int) (tool int, member, name string, found bool) {
-	type frame struct {
-		obj     bool
-		wantKey bool
-		key     string // the current member's key (decoded above depth 3 only)
-		index   int
-	}
-	var stack []frame
-	tool = -1
-	names := map[int]string{}
-	// inTool reports whether the stack is /tools/N (an object) and beyond.
-	inTool := func() bool {
-		return len(stack) >= 3 && stack[0].obj && stack[0].key == "tools" && !stack[1].obj && stack[2].obj
-	}
+// pathFrame is one open container of the JSON text walkPath walks.
+type pathFrame struct {
+	obj     bool
+	wantKey bool   // an object's next string is a key
+	key     []byte // an object's current key, quoted as in the text
+	index   int    // an array's current index
+}
+
+// walkPath walks the bytes of the JSON text data once, without recursion,
+// keeping the path to where it is: each open object's current key and
+// each open array's current index. It calls str for each string (quoted,
+// as in the text; an object's key is already the top frame's key) and
+// open for each '{' or '[' (its frame already pushed), with the stack of
+// open containers, outermost first; either returns false to stop. It does
+// not require data to be valid JSON.
+func walkPath(data []byte, str func(stack []pathFrame, quoted []byte, key bool) bool, open func(stack []pathFrame) bool) {
+	var stack []pathFrame
 	for i := 0; i < len(data); i++ {
 		switch c := data[i]; c {
 		case '"':
-			start := i
-			for i++; i < len(data) && data[i] != '"'; i++ {
-				if data[i] == '\\' {
-					i++
-				}
+			end := jsontext.SkipString(data, i)
+			q := data[i:end]
+			i = end - 1
+			key := false
+			if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].wantKey {
+				stack[n-1].key, stack[n-1].wantKey = q, false
+				key = true
 			}
-			if len(stack) == 0 || len(stack) > 3 {
-				continue
-			}
-			top := &stack[len(stack)-1]
-			var str string
-			if i < len(data) {
-				_ = json.Unmarshal(data[start:i+1], &str)
-			}
-			if top.obj && top.wantKey {
-				top.key, top.wantKey = str, false
-			} else if len(stack) == 3 && inTool() && top.key == "name" {
-				names[stack[1].index] = str
+			if !str(stack, q, key) {
+				return
 			}
 		case '{', '[':
-			stack = append(stack, frame{obj: c == '{', wantKey: c == '{'})
-			if found {
-				continue
-			}
-			switch {
-			case inTool() && len(stack)-3 > limit:
-				tool, member, found = stack[1].index, stack[2].key, true
-			case !inTool() && len(stack) > limit+3:
-				var toks []string
-				for _, f := range stack[:min(len(stack)-1, 3)] {
-					if f.obj {
-						toks = append(toks, f.key)
-					} else {
-						toks = append(toks, strconv.Itoa(f.index))
-					}
-				}
-				member, found = pointer(toks...), true
+			stack = append(stack, pathFrame{obj: c == '{', wantKey: c == '{'})
+			if !open(stack) {
+				return
 			}
 		case '}', ']':
 			if len(stack) > 0 {
 				stack = stack[:len(stack)-1]
 			}
 		case ',':
-			if len(stack) > 0 {
-				top := &stack[len(stack)-1]
-				if top.obj {
+			if n := len(stack); n > 0 {
+				if top := &stack[n-1]; top.obj {
 					top.wantKey = true
 				} else {
 					top.index++
@@ -326,6 +223,64 @@ func tooDeep(data []byte, limit int) (tool int, member, name string, found bool)
 			}
 		}
 	}
+}
+
+// tooDeep reports whether data nests arrays and objects more than limit
+// levels deep inside a member of a tool (/tools/N/member, limit levels below
+// the member itself), or more than limit+3 levels anywhere else. It returns
+// the tool's index and the member's name, with the tool's name when the file
+// gives it as a string (whatever the order of the tool's members), or index
+// -1 and the JSON pointer of the outermost container (as far as known) for a
+// place outside the tools. It walks the bytes without recursion
+// (walkPath), so any depth is safe, and does not require data to be valid
+// JSON.
+func tooDeep(data []byte, limit int) (tool int, member, name string, found bool) {
+	tool = -1
+	var keys [3]string // the decoded keys of the three outermost frames
+	names := map[int]string{}
+	// inTool reports whether the stack is /tools/N (an object) and beyond.
+	inTool := func(stack []pathFrame) bool {
+		return len(stack) >= 3 && stack[0].obj && keys[0] == "tools" && !stack[1].obj && stack[2].obj
+	}
+	str := func(stack []pathFrame, quoted []byte, key bool) bool {
+		if len(stack) == 0 || len(stack) > 3 {
+			return true
+		}
+		var s string
+		if len(quoted) > 1 && quoted[len(quoted)-1] == '"' {
+			_ = json.Unmarshal(quoted, &s)
+		}
+		if key {
+			keys[len(stack)-1] = s
+		} else if len(stack) == 3 && inTool(stack) && keys[2] == "name" {
+			names[stack[1].index] = s
+		}
+		return true
+	}
+	open := func(stack []pathFrame) bool {
+		if n := len(stack); n <= 3 {
+			keys[n-1] = "" // until the new frame's first key
+		}
+		if found {
+			return true // on, for the tool's name
+		}
+		switch {
+		case inTool(stack) && len(stack)-3 > limit:
+			tool, member, found = stack[1].index, keys[2], true
+		case !inTool(stack) && len(stack) > limit+3:
+			var toks []string
+			for d, f := range stack[:min(len(stack)-1, 3)] {
+				if f.obj {
+					toks = append(toks, keys[d])
+				} else {
+					toks = append(toks, strconv.Itoa(f.index))
+				}
+			}
+			member, found = pointer(toks...), true
+		}
+		return true
+	}
+	walkPath(data, str, open)
 	if found && tool >= 0 {
 		name = names[tool]
 	}

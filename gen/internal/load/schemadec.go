@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/ocpgen/ocpgen/gen/internal/schemakw"
@@ -64,16 +62,7 @@ const maxDecodeDepth = 1000
 
 func (d *schemaDecoder) fail() { d.bad = true }
 
-func (d *schemaDecoder) space() {
-	for d.i < len(d.data) {
-		switch d.data[d.i] {
-		case ' ', '\t', '\r', '\n':
-			d.i++
-		default:
-			return
-		}
-	}
-}
+func (d *schemaDecoder) space() { d.i = jsontext.SkipSpace(d.data, d.i) }
 
 // peek returns the next non-space byte, or 0 at the end.
 func (d *schemaDecoder) peek() byte {
@@ -192,152 +181,17 @@ func (d *schemaDecoder) str() string {
 		return ""
 	}
 	start := d.i
-	d.i++
-	plain := true
-	for d.i < len(d.data) {
-		c := d.data[d.i]
-		switch {
-		case c == '"':
-			d.i++
-			if plain {
-				return string(d.data[start+1 : d.i-1])
-			}
-			return d.unquote(d.data[start:d.i])
-		case c == '\\':
-			plain = false
-			d.i++
-			if d.i >= len(d.data) {
-				d.fail()
-				return ""
-			}
-			switch d.data[d.i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				d.i++
-			case 'u':
-				if len(d.data)-d.i < 5 {
-					d.fail()
-					return ""
-				}
-				for _, h := range d.data[d.i+1 : d.i+5] {
-					if !isHex(h) {
-						d.fail()
-						return ""
-					}
-				}
-				d.i += 5
-			default:
-				d.fail()
-				return ""
-			}
-		case c < 0x20:
-			d.fail()
-			return ""
-		case c < utf8.RuneSelf:
-			d.i++
-		default:
-			// Multi-byte UTF-8: plain only if valid (encoding/json turns
-			// invalid bytes into U+FFFD).
-			r, n := utf8.DecodeRune(d.data[d.i:])
-			if r == utf8.RuneError && n == 1 {
-				plain = false
-			}
-			d.i += n
-		}
+	end, plain, ok := jsontext.ScanString(d.data, d.i)
+	d.i = end
+	switch {
+	case !ok:
+		d.fail()
+		return ""
+	case plain:
+		return string(d.data[start+1 : end-1])
 	}
-	d.fail()
-	return ""
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-// unquote decodes quoted, a syntactically valid JSON string with escapes
-// or invalid UTF-8 (unquoteInto).
-func (d *schemaDecoder) unquote(quoted []byte) string {
 	var s string
-	s, d.buf = unquoteInto(d.buf, quoted)
-	return s
-}
-
-// unquoteInto decodes the valid JSON string quoted (with its quotes) as
-// encoding/json does, using buf as scratch space, and returns buf for
-// reuse. A \u escape of a UTF-16 surrogate that is not half of a pair,
-// and invalid UTF-8, are left to encoding/json itself, which writes U+FFFD
-// for them.
-func unquoteInto(buf, quoted []byte) (string, []byte) {
-	s := quoted[1 : len(quoted)-1]
-	b := buf[:0]
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c != '\\' {
-			if c >= utf8.RuneSelf {
-				r, n := utf8.DecodeRune(s[i:])
-				if r == utf8.RuneError && n == 1 {
-					return unquoteJSON(quoted), b
-				}
-				b = append(b, s[i:i+n]...)
-				i += n
-				continue
-			}
-			b = append(b, c)
-			i++
-			continue
-		}
-		switch s[i+1] {
-		case 'b':
-			b = append(b, '\b')
-		case 'f':
-			b = append(b, '\f')
-		case 'n':
-			b = append(b, '\n')
-		case 'r':
-			b = append(b, '\r')
-		case 't':
-			b = append(b, '\t')
-		case 'u':
-			r := hex4(s[i+2 : i+6])
-			if utf16.IsSurrogate(r) {
-				if i+12 > len(s) || s[i+6] != '\\' || s[i+7] != 'u' {
-					return unquoteJSON(quoted), b
-				}
-				r = utf16.DecodeRune(r, hex4(s[i+8:i+12]))
-				if r == utf8.RuneError {
-					return unquoteJSON(quoted), b
-				}
-				i += 6
-			}
-			b = utf8.AppendRune(b, r)
-			i += 6
-			continue
-		default: // '"', '\\', '/'
-			b = append(b, s[i+1])
-		}
-		i += 2
-	}
-	return string(b), b
-}
-
-func hex4(h []byte) rune {
-	var r rune
-	for _, c := range h {
-		switch {
-		case c <= '9':
-			c -= '0'
-		case c <= 'F':
-			c -= 'A' - 10
-		default:
-			c -= 'a' - 10
-		}
-		r = r<<4 | rune(c)
-	}
-	return r
-}
-
-// unquoteJSON is encoding/json's decoding of the string quoted.
-func unquoteJSON(quoted []byte) string {
-	var s string
-	_ = json.Unmarshal(quoted, &s)
+	s, d.buf = jsontext.Unquote(d.buf, d.data[start:end])
 	return s
 }
 
@@ -455,46 +309,11 @@ func (d *schemaDecoder) skip() {
 
 // skipString consumes the string that comes next, checking its syntax.
 func (d *schemaDecoder) skipString() {
-	d.i++ // past '"'
-	for d.i < len(d.data) {
-		c := d.data[d.i]
-		switch {
-		case c == '"':
-			d.i++
-			return
-		case c == '\\':
-			d.i++
-			if d.i >= len(d.data) {
-				d.fail()
-				return
-			}
-			switch d.data[d.i] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				d.i++
-			case 'u':
-				if len(d.data)-d.i < 5 {
-					d.fail()
-					return
-				}
-				for _, h := range d.data[d.i+1 : d.i+5] {
-					if !isHex(h) {
-						d.fail()
-						return
-					}
-				}
-				d.i += 5
-			default:
-				d.fail()
-				return
-			}
-		case c < 0x20:
-			d.fail()
-			return
-		default:
-			d.i++
-		}
+	end, _, ok := jsontext.ScanString(d.data, d.i)
+	d.i = end
+	if !ok {
+		d.fail()
 	}
-	d.fail()
 }
 
 // optString decodes a string field: null leaves it empty.

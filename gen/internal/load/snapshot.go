@@ -90,8 +90,15 @@ type snapLoader struct {
 type parsedSchema struct {
 	s   *jsonschema.Schema
 	err error
-	// canon is the schema's canonical JSON (canonicalJSON).
-	canon []byte
+	// canon is the schema's canonical JSON (jsontext.AppendCanonical),
+	// float64s what the writer reported: every number written as its
+	// float64.
+	canon    []byte
+	float64s bool
+	// decoded is set when decodeSchema read the schema: it refuses, in
+	// each schema object, a repeated keyword and a key that matches one
+	// only up to case (Tool.InputSchemaKeysDistinct).
+	decoded bool
 }
 
 func (l *snapLoader) add(sev diag.Severity, tool, ptr, format string, args ...any) {
@@ -239,57 +246,35 @@ func (l *snapLoader) load(data []byte) *Snapshot {
 // made), not the file's formatting, key order or tool order.
 //
 // The canonical JSON is assembled, not made again from the whole: each
-// tool object's members in key order (the loader refuses a repeated key),
-// the schemas' canonical
-// forms as the loader made them, the other members' made here. Canonical
-// JSON of canonical JSON is itself, so these are the bytes CanonicalJSON
-// gives for the whole (TestContentDigest compares them).
+// tool object is written by the canonical writer with the schemas'
+// canonical forms as the loader made them (a tool object has one
+// "inputSchema" and one "outputSchema" at most: the loader refuses a
+// repeated key). Canonical JSON of canonical JSON is itself, so these are
+// the bytes CanonicalJSON gives for the whole (TestContentDigest compares
+// them).
 func contentDigest(server ServerInfo, tools []*Tool, raws []json.RawMessage) string {
 	srv, _ := json.Marshal(server) // a struct of two strings cannot fail
 	b := make([]byte, 0, 1024)
 	b = append(b, `{"server":`...)
-	b = appendCanonical(b, srv)
+	b, _ = jsontext.AppendCanonical(b, srv)
 	b = append(b, `,"tools":[`...)
 	for i, raw := range raws {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendToolCanonical(b, tools[i], raw)
+		t := tools[i]
+		b = jsontext.AppendCanonicalObject(b, raw, func(dst, key []byte) ([]byte, bool) {
+			switch {
+			case string(key) == "inputSchema" && t.InputSchemaCanonical != nil:
+				return append(dst, t.InputSchemaCanonical...), true
+			case string(key) == "outputSchema" && t.OutputSchemaCanonical != nil:
+				return append(dst, t.OutputSchemaCanonical...), true
+			}
+			return dst, false
+		})
 	}
 	b = append(b, "]}"...)
 	return ocpimpl.Fingerprint(b)
-}
-
-// appendToolCanonical appends the canonical JSON of the tool object raw,
-// reusing t's canonical schemas (inputSchema and outputSchema are not
-// repeated: the loader refuses that).
-func appendToolCanonical(dst []byte, t *Tool, raw []byte) []byte {
-	keys, vals := members(raw)
-	order := make([]int, len(keys))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(keys[a], keys[b]) })
-	dst = append(dst, '{')
-	for n, i := range order {
-		if n+1 < len(order) && keys[order[n+1]] == keys[i] {
-			continue // the last of repeated keys wins
-		}
-		if dst[len(dst)-1] != '{' {
-			dst = append(dst, ',')
-		}
-		dst = jsontext.AppendString(dst, keys[i], false)
-		dst = append(dst, ':')
-		switch {
-		case keys[i] == "inputSchema" && t.InputSchemaCanonical != nil:
-			dst = append(dst, t.InputSchemaCanonical...)
-		case keys[i] == "outputSchema" && t.OutputSchemaCanonical != nil:
-			dst = append(dst, t.OutputSchemaCanonical...)
-		default:
-			dst = appendCanonical(dst, vals[i])
-		}
-	}
-	return append(dst, '}')
 }
 
 // syntaxError reports a JSON syntax error at its line and column.
@@ -396,11 +381,15 @@ func (l *snapLoader) tool(i int, raw json.RawMessage) *Tool {
 		l.errorf(t.Name, t.Pointer(), "tool has no inputSchema (MCP requires an object schema)")
 	} else {
 		t.InputSchemaRaw = in
-		t.InputSchema, t.InputSchemaCanonical = l.schema(t, "inputSchema", in)
+		p := l.schema(t, "inputSchema", in)
+		t.InputSchema, t.InputSchemaCanonical, t.InputSchemaFloat64s = p.s, p.canon, p.float64s
+		t.InputSchemaKeysDistinct = p.decoded
 	}
 	if out, ok := m["outputSchema"]; ok && !isNull(out) {
 		t.OutputSchemaRaw = out
-		t.OutputSchema, t.OutputSchemaCanonical = l.schema(t, "outputSchema", out)
+		p := l.schema(t, "outputSchema", out)
+		t.OutputSchema, t.OutputSchemaCanonical = p.s, p.canon
+		t.OutputSchemaKeysDistinct = p.decoded
 	}
 	if a, ok := m["annotations"]; ok && !isNull(a) {
 		var ann Annotations
@@ -466,17 +455,17 @@ func (l *snapLoader) optString(t *Tool, m map[string]json.RawMessage, key string
 }
 
 // schema checks and parses a tool's inputSchema or outputSchema, and
-// returns it with its canonical JSON. MCP requires both to be object
-// schemas.
-func (l *snapLoader) schema(t *Tool, key string, raw json.RawMessage) (*jsonschema.Schema, []byte) {
+// returns it with its canonical JSON (nothing after an error). MCP
+// requires both to be object schemas.
+func (l *snapLoader) schema(t *Tool, key string, raw json.RawMessage) parsedSchema {
 	ptr := t.Pointer(key)
 	if firstByte(raw) != '{' {
 		l.errorf(t.Name, ptr, "must be a JSON object (MCP requires an object schema)")
-		return nil, nil
+		return parsedSchema{}
 	}
 	if depthExceeds(raw, MaxSchemaDepth) {
 		l.errorf(t.Name, ptr, "schema nests deeper than the limit of %d levels", MaxSchemaDepth)
-		return nil, nil
+		return parsedSchema{}
 	}
 	if probe := typeMember(raw); len(probe) > 0 {
 		var typ string
@@ -487,7 +476,7 @@ func (l *snapLoader) schema(t *Tool, key string, raw json.RawMessage) (*jsonsche
 				typ.Write(probe)
 			}
 			l.errorf(t.Name, t.Pointer(key, "type"), "must be \"object\", not %s (MCP requires an object schema)", typ.String())
-			return nil, nil
+			return parsedSchema{}
 		}
 	}
 	p, ok := l.parsed[&raw[0]]
@@ -496,9 +485,9 @@ func (l *snapLoader) schema(t *Tool, key string, raw json.RawMessage) (*jsonsche
 	}
 	if p.err != nil {
 		l.errorf(t.Name, ptr, "invalid JSON Schema: %v", p.err)
-		return nil, nil
+		return parsedSchema{}
 	}
-	return p.s, p.canon
+	return p
 }
 
 // parseSchema parses a schema as jsonschema-go does: with decodeSchema,
@@ -506,14 +495,19 @@ func (l *snapLoader) schema(t *Tool, key string, raw json.RawMessage) (*jsonsche
 // among it). It also makes the schema's canonical JSON: raw is valid JSON
 // (a value of the validated snapshot).
 func parseSchema(raw []byte) parsedSchema {
+	p := parsedSchema{}
 	if s, ok := decodeSchema(raw); ok {
-		return parsedSchema{s: s, canon: slices.Clip(canonicalJSON(raw))}
+		p.s, p.decoded = s, true
+	} else {
+		var s jsonschema.Schema
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return parsedSchema{err: err}
+		}
+		p.s = &s
 	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return parsedSchema{err: err}
-	}
-	return parsedSchema{s: &s, canon: slices.Clip(canonicalJSON(raw))}
+	p.canon, p.float64s = jsontext.AppendCanonical(make([]byte, 0, len(raw)), raw)
+	p.canon = slices.Clip(p.canon)
+	return p
 }
 
 // parseAhead parses the tools' input and output schemas (parseSchema), the

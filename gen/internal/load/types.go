@@ -57,6 +57,22 @@ type Tool struct {
 	// its fingerprint.
 	InputSchemaCanonical  []byte
 	OutputSchemaCanonical []byte
+	// InputSchemaFloat64s reports that every number of
+	// InputSchemaCanonical is written as encoding/json writes the float64
+	// it decodes to, as the canonical writer found when it wrote them. Its
+	// ocpimpl.SchemaFingerprint is then ocpimpl.Fingerprint of it.
+	InputSchemaFloat64s bool
+	// InputSchemaKeysDistinct and OutputSchemaKeysDistinct report that no
+	// two keys of one schema object of the schema fill the same field of
+	// jsonschema.Schema, whichever order encoding/json reads them in: the
+	// loader's own decoder read the schema, and it leaves to jsonschema-go
+	// any schema object with a repeated keyword or a key that matches one
+	// only up to case. Every other object decodes into a map, where only
+	// the last of repeated keys counts, as in the canonical JSON. Parsing
+	// InputSchemaCanonical then gives InputSchema again (up to the bytes of
+	// "default" values). When false, nothing is known.
+	InputSchemaKeysDistinct  bool
+	OutputSchemaKeysDistinct bool
 	// Annotations are the server's hints (not trusted); nil when absent.
 	Annotations *Annotations
 	// TaskSupport is the tool's execution.taskSupport (MCP 2025-11-25):

@@ -3,7 +3,8 @@ package load
 import (
 	"fmt"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/ocpgen/ocpgen/internal/jsontext"
 )
 
 // badText finds the first string of the JSON value raw (valid JSON) that
@@ -14,105 +15,42 @@ import (
 // pointer tokens of the string from raw (for a key: of the object holding
 // it), whether it is a key, and why.
 func badText(raw []byte) (tokens []string, key bool, why string) {
-	// One pass over the bytes, keeping the path: each open object's
-	// current key (quoted, decoded only for the answer) or each open
-	// array's current index.
-	type frame struct {
-		obj     bool
-		wantKey bool
-		key     []byte
-		index   int
-	}
-	var stack []frame
-	path := func(frames []frame) []string {
-		out := make([]string, 0, len(frames)+1)
-		for _, f := range frames {
-			if f.obj {
-				out = append(out, decodeKey(f.key))
-			} else {
-				out = append(out, strconv.Itoa(f.index))
+	// One pass over the bytes, keeping the path (walkPath): each open
+	// object's current key (quoted, decoded only for the answer) or each
+	// open array's current index.
+	str := func(stack []pathFrame, quoted []byte, isKey bool) bool {
+		if why = badString(quoted); why == "" {
+			return true
+		}
+		if len(stack) > 0 {
+			tokens = make([]string, 0, len(stack))
+			for _, f := range stack {
+				if f.obj {
+					tokens = append(tokens, decodeKey(f.key))
+				} else {
+					tokens = append(tokens, strconv.Itoa(f.index))
+				}
 			}
 		}
-		return out
+		key = isKey
+		return false
 	}
-	for i := 0; i < len(raw); i++ {
-		switch raw[i] {
-		case '"':
-			end := skipString(raw, i)
-			q := raw[i:end]
-			i = end - 1
-			if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].wantKey {
-				stack[n-1].key, stack[n-1].wantKey = q, false
-				if w := badString(q); w != "" {
-					return append(path(stack[:n-1]), decodeKey(q)), true, w
-				}
-				continue
-			}
-			if w := badString(q); w != "" {
-				if len(stack) == 0 {
-					return nil, false, w
-				}
-				return path(stack), false, w
-			}
-		case '{':
-			stack = append(stack, frame{obj: true, wantKey: true})
-		case '[':
-			stack = append(stack, frame{})
-		case '}', ']':
-			stack = stack[:len(stack)-1]
-		case ',':
-			if top := &stack[len(stack)-1]; top.obj {
-				top.wantKey = true
-			} else {
-				top.index++
-			}
-		}
-	}
-	return nil, false, ""
+	walkPath(raw, str, func([]pathFrame) bool { return true })
+	return tokens, key, why
 }
 
 // badString says what is wrong with the JSON string quoted (with its
-// quotes), "" if nothing.
+// quotes, valid JSON), "" if nothing: what jsontext.Rewritten finds.
 func badString(quoted []byte) string {
 	s := quoted[1 : len(quoted)-1]
-	if !utf8.Valid(s) {
-		for i := 0; i < len(s); {
-			r, n := utf8.DecodeRune(s[i:])
-			if r == utf8.RuneError && n == 1 {
-				return fmt.Sprintf("invalid UTF-8 (byte 0x%02x at offset %d of the string); JSON text is UTF-8", s[i], i)
-			}
-			i += n
-		}
+	switch at, utf8Byte := jsontext.Rewritten(s); {
+	case at < 0:
+		return ""
+	case utf8Byte:
+		return fmt.Sprintf("invalid UTF-8 (byte 0x%02x at offset %d of the string); JSON text is UTF-8", s[at], at)
+	default:
+		return fmt.Sprintf("a lone UTF-16 surrogate escape \\u%s (it would become U+FFFD)", s[at+2:at+6])
 	}
-	for i := 0; i+1 < len(s); i++ {
-		if s[i] != '\\' {
-			continue
-		}
-		if s[i+1] != 'u' || i+6 > len(s) {
-			i++ // a two-character escape
-			continue
-		}
-		r, err := strconv.ParseUint(string(s[i+2:i+6]), 16, 16)
-		if err != nil {
-			return "" // not valid JSON; the syntax check reports it
-		}
-		switch {
-		case r >= 0xDC00 && r <= 0xDFFF:
-			return fmt.Sprintf("a lone UTF-16 surrogate escape \\u%s (it would become U+FFFD)", s[i+2:i+6])
-		case r >= 0xD800 && r <= 0xDBFF:
-			if i+12 > len(s) || s[i+6] != '\\' || s[i+7] != 'u' {
-				return fmt.Sprintf("a lone UTF-16 surrogate escape \\u%s (it would become U+FFFD)", s[i+2:i+6])
-			}
-			lo, err := strconv.ParseUint(string(s[i+8:i+12]), 16, 16)
-			if err != nil || lo < 0xDC00 || lo > 0xDFFF {
-				return fmt.Sprintf("a lone UTF-16 surrogate escape \\u%s (it would become U+FFFD)", s[i+2:i+6])
-			}
-			i += 11
-		default:
-			i += 5
-		}
-	}
-	return ""
 }
 
 // RewrittenText is badText for callers outside the package: the JSON

@@ -1,7 +1,6 @@
 package model
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"path"
@@ -9,7 +8,6 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -17,7 +15,6 @@ import (
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
 	"github.com/ocpgen/ocpgen/gen/internal/load"
 	"github.com/ocpgen/ocpgen/gen/internal/schemakw"
-	"github.com/ocpgen/ocpgen/internal/jsontext"
 	"github.com/ocpgen/ocpgen/internal/tmpl"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
@@ -192,16 +189,9 @@ var goKeywords = map[string]bool{
 func buildTool(mt *Tool, t *load.Tool, snapFile string, c *load.Classification, nodes *int) diag.List {
 	var diags diag.List
 	canon := t.InputSchemaCanonical // the loader's
-	if canon == nil {
-		var err error
-		if canon, err = ocpimpl.CanonicalJSON([]byte(t.InputSchemaRaw)); err != nil {
-			return diag.List{{Severity: diag.Error, File: snapFile, Tool: t.Name, Pointer: t.Pointer("inputSchema"),
-				Msg: fmt.Sprintf("input schema: %v", err)}}
-		}
-	}
 	mt.CanonicalSchema = canon
 	var err error
-	if mt.Fingerprint, err = schemaFingerprint(canon); err != nil {
+	if mt.Fingerprint, err = schemaFingerprint(t); err != nil {
 		return diag.List{{Severity: diag.Error, File: snapFile, Tool: t.Name, Pointer: t.Pointer("inputSchema"),
 			Msg: fmt.Sprintf("input schema: %v (an MCP client reads schema numbers as float64)", err)}}
 	}
@@ -216,11 +206,8 @@ func buildTool(mt *Tool, t *load.Tool, snapFile string, c *load.Classification, 
 	if t.OutputSchemaRaw != nil {
 		// The gate validates structured results against it; a schema it
 		// could not resolve leaves results unchecked, which is said.
-		out, err := t.OutputSchemaCanonical, error(nil)
-		if out == nil {
-			out, err = ocpimpl.CanonicalJSON([]byte(t.OutputSchemaRaw))
-		}
-		if err == nil && resolvesLike(t.OutputSchemaRaw, t.OutputSchema, out) == nil {
+		out := t.OutputSchemaCanonical // the loader's
+		if resolvesLike(t.OutputSchemaRaw, t.OutputSchema, out, t.OutputSchemaKeysDistinct) == nil {
 			mt.CanonicalOutputSchema = out
 		} else {
 			diags = append(diags, diag.Diagnostic{Severity: diag.Warning, File: snapFile, Tool: t.Name, Pointer: t.Pointer("outputSchema"),
@@ -329,67 +316,36 @@ func bindSegments(args *Struct, src, what, placeholder string, pos load.Pos, err
 //
 // The schema the runtime resolves is canon parsed. When no object of the
 // input schema has two keys that encoding/json matches to the same field
-// (see foldDistinct), that is the loaded schema, t.InputSchema, up to the
-// bytes of "default" values, which only matter to a $ref that points into
-// one, an error either way: the loaded schema is resolved as it is (Resolve
-// does not change it), and canon is parsed only when that fails, so that the
-// error says what the runtime would.
+// (the loader's t.InputSchemaKeysDistinct, else foldDistinct), that is the
+// loaded schema, t.InputSchema, up to the bytes of "default" values, which
+// only matter to a $ref that points into one, an error either way: the
+// loaded schema is resolved as it is (Resolve does not change it), and
+// canon is parsed only when that fails, so that the error says what the
+// runtime would.
 func resolvable(t *load.Tool, canon []byte) error {
-	return resolvesLike(t.InputSchemaRaw, t.InputSchema, canon)
+	return resolvesLike(t.InputSchemaRaw, t.InputSchema, canon, t.InputSchemaKeysDistinct)
 }
 
-// schemaFingerprint is ocpimpl.SchemaFingerprint(canon) for canon, a
-// canonical JSON (ocpimpl.CanonicalJSON). SchemaFingerprint decodes it
-// into float64s and encodes it again; when every number of canon is
-// already written as encoding/json writes its float64, and no string holds
-// the escape \ufffd (the encoding of invalid UTF-8, which decodes to a
-// U+FFFD that encodes as itself), that gives canon back, and the
-// fingerprint is canon's own (TestSchemaFingerprint).
-func schemaFingerprint(canon []byte) (string, error) {
-	if floatsAsWritten(canon) && !bytes.Contains(canon, []byte(`\ufffd`)) {
-		return ocpimpl.Fingerprint(canon), nil
+// schemaFingerprint is ocpimpl.SchemaFingerprint of t's canonical input
+// schema. SchemaFingerprint writes it again with every number as its
+// float64; when the loader's canonical writer found every number already
+// written so (t.InputSchemaFloat64s), that gives the canonical schema back,
+// and the fingerprint is its own (TestSchemaFingerprint).
+func schemaFingerprint(t *load.Tool) (string, error) {
+	if t.InputSchemaFloat64s {
+		return ocpimpl.Fingerprint(t.InputSchemaCanonical), nil
 	}
-	return ocpimpl.SchemaFingerprint(canon)
+	return ocpimpl.SchemaFingerprint(t.InputSchemaCanonical)
 }
 
-// floatsAsWritten reports whether every number of the compact JSON canon
-// is written as encoding/json writes the float64 it decodes to.
-func floatsAsWritten(canon []byte) bool {
-	for i := 0; i < len(canon); i++ {
-		switch c := canon[i]; {
-		case c == '"':
-			for i++; i < len(canon) && canon[i] != '"'; i++ {
-				if canon[i] == '\\' {
-					i++
-				}
-			}
-		case c == '-' || '0' <= c && c <= '9':
-			j := i
-			for j < len(canon) && canon[j] != ',' && canon[j] != ']' && canon[j] != '}' {
-				j++
-			}
-			lit := canon[i:j]
-			i = j - 1
-			if jsontext.IsPlainInteger(lit) {
-				continue
-			}
-			f, err := strconv.ParseFloat(string(lit), 64)
-			if err != nil {
-				return false
-			}
-			if b, err := json.Marshal(f); err != nil || !bytes.Equal(b, lit) {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-// resolvesLike is resolvable for any schema: raw as loaded, s its parse and
-// canon its canonical form. The output schema takes the same path, so that
-// it too is parsed once, not again from its canonical form.
-func resolvesLike(raw []byte, s *jsonschema.Schema, canon []byte) error {
-	if s != nil && foldDistinct(raw) {
+// resolvesLike is resolvable for any schema: raw as loaded, s its parse,
+// canon its canonical form and distinct the loader's report that no two
+// keys of one schema object fill the same field (load.Tool's
+// InputSchemaKeysDistinct); foldDistinct decides it when the loader does
+// not know. The output schema takes the same path, so that it too is
+// parsed once, not again from its canonical form.
+func resolvesLike(raw []byte, s *jsonschema.Schema, canon []byte, distinct bool) error {
+	if s != nil && (distinct || foldDistinct(raw)) {
 		if resolvesTrivially(s) {
 			return nil
 		}

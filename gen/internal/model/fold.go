@@ -2,7 +2,6 @@ package model
 
 import (
 	"bytes"
-	"encoding/json"
 	"unicode/utf8"
 
 	"github.com/ocpgen/ocpgen/internal/jsontext"
@@ -28,15 +27,11 @@ func foldDistinct(raw []byte) bool {
 		switch c := raw[i]; c {
 		case '"':
 			start := i
-			plain := true
-			for i++; i < len(raw) && raw[i] != '"'; i++ {
-				if raw[i] == '\\' {
-					i++
-					plain = false
-				} else if raw[i] >= utf8.RuneSelf {
-					plain = false
-				}
+			end, plain, ok := jsontext.ScanString(raw, i)
+			if !ok {
+				return false
 			}
+			i = end - 1
 			if len(stack) == 0 {
 				continue
 			}
@@ -45,12 +40,10 @@ func foldDistinct(raw []byte) bool {
 				continue
 			}
 			top.wantKey = false
-			key := raw[start+1 : min(i, len(raw))]
+			key := raw[start+1 : end-1]
 			if !plain {
 				var s string
-				if json.Unmarshal(raw[start:min(i+1, len(raw))], &s) != nil {
-					return false
-				}
+				s, buf = jsontext.Unquote(buf, raw[start:end])
 				key = []byte(s)
 			}
 			if top.set == nil && len(keys)-top.start < 32 {

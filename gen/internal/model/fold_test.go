@@ -121,6 +121,12 @@ func TestResolvable(t *testing.T) {
 		`{"type":"object","properties":{"a":{"$ref":"#b"},"b":{"$anchor":"a"}}}`,
 		`{"type":"object","$id":"rel","properties":{"a":{"$ref":"#"}}}`,
 		`{"type":"object","$id":"https://x.example/a#frag"}`,
+		// Keys foldDistinct refuses that the loader's decoder reads.
+		`{"type":"object","properties":{"a":{"$ref":"#/$defs/x"},"A":{}},"$defs":{"x":{}}}`,
+		`{"type":"object","properties":{"a":{"$ref":"#/$defs/x"},"a":{}}}`,
+		`{"type":"object","properties":{"a":{}},"a":{"$ref":"#/$defs/x"},"a":1,"x-a":1,"X-A":2}`,
+		`{"type":"object","properties":{"a":{"default":{"k":1,"K":{"$ref":"#/$defs/x"}}}}}`,
+		`{"type":"object","$defs":{"x":{"enum":[{"a":1,"A":2}]}},"properties":{"a":{"$ref":"#/$defs/x"}}}`,
 	}
 	for _, c := range corpusSchemas(t) {
 		schemas = append(schemas, string(c.input))
@@ -128,6 +134,7 @@ func TestResolvable(t *testing.T) {
 			schemas = append(schemas, string(c.output))
 		}
 	}
+	handed := 0 // schemas the loader reports distinct where foldDistinct does not
 	for _, raw := range schemas {
 		var s jsonschema.Schema
 		if err := json.Unmarshal([]byte(raw), &s); err != nil {
@@ -142,9 +149,25 @@ func TestResolvable(t *testing.T) {
 		if got != want {
 			t.Errorf("%s:\nresolvable:   %s\ncanonical:    %s", raw, got, want)
 		}
-		if got := fmt.Sprint(resolvesLike([]byte(raw), &s, canon)); got != want {
+		if got := fmt.Sprint(resolvesLike([]byte(raw), &s, canon, false)); got != want {
 			t.Errorf("%s:\nresolvesLike: %s\ncanonical:    %s", raw, got, want)
 		}
+		// As the loader hands the tool over, its report of distinct
+		// keys (load.Tool.InputSchemaKeysDistinct) included.
+		snap, _ := load.LoadSnapshot("s.tools.json", []byte(`{"tools":[{"name":"t","inputSchema":`+raw+`}]}`))
+		if snap == nil {
+			continue
+		}
+		lt := snap.Tools[0]
+		if lt.InputSchemaKeysDistinct && !foldDistinct([]byte(raw)) {
+			handed++
+		}
+		if got, want := fmt.Sprint(resolvable(lt, lt.InputSchemaCanonical)), fmt.Sprint(resolveCanonical(lt.InputSchemaCanonical)); got != want {
+			t.Errorf("%s (loaded, keys distinct %v):\nresolvable:   %s\ncanonical:    %s", raw, lt.InputSchemaKeysDistinct, got, want)
+		}
+	}
+	if handed < 4 {
+		t.Errorf("%d schemas the loader reports distinct and foldDistinct does not, want at least 4", handed)
 	}
 }
 

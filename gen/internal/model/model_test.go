@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
 	"github.com/ocpgen/ocpgen/gen/internal/load"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
@@ -52,15 +50,23 @@ func build(t *testing.T, schema string, c *load.Classification) (*Package, diag.
 
 func buildTools(t *testing.T, schemas map[string]string, c *load.Classification) (*Package, diag.List) {
 	t.Helper()
-	s := &load.Snapshot{File: "s.tools.json", Digest: "sha256:00"}
-	i := 0
+	type tool struct {
+		Name        string          `json:"name"`
+		InputSchema json.RawMessage `json:"inputSchema"`
+	}
+	var file struct {
+		Tools []tool `json:"tools"`
+	}
 	for name, schema := range schemas {
-		var js jsonschema.Schema
-		if err := json.Unmarshal([]byte(schema), &js); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		s.Tools = append(s.Tools, &load.Tool{Index: i, Name: name, InputSchemaRaw: json.RawMessage(schema), InputSchema: &js})
-		i++
+		file.Tools = append(file.Tools, tool{name, json.RawMessage(schema)})
+	}
+	data, err := json.Marshal(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, ds := load.LoadSnapshot("s.tools.json", data)
+	if s == nil {
+		t.Fatalf("load: %v", ds)
 	}
 	return Build(s, c, "p")
 }

@@ -1,0 +1,61 @@
+package ocpimpl
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/ocpgen/ocpgen/internal/testcorpus"
+)
+
+// corpusSchemas returns every input and output schema of the corpus, as
+// the file writes it.
+func corpusSchemas(tb testing.TB) [][]byte {
+	tb.Helper()
+	var out [][]byte
+	for _, t := range testcorpus.Tools(tb) {
+		for _, s := range []json.RawMessage{t.InputSchema, t.OutputSchema} {
+			if len(s) > 0 && string(s) != "null" {
+				out = append(out, s)
+			}
+		}
+	}
+	if len(out) < 500 {
+		tb.Fatalf("only %d corpus schemas", len(out))
+	}
+	return out
+}
+
+// BenchmarkCanonicalCorpus: CanonicalJSON of every corpus schema as
+// written, and SchemaFingerprint of every canonical one (what NewGate
+// computes for each descriptor).
+func BenchmarkCanonicalCorpus(b *testing.B) {
+	raws := corpusSchemas(b)
+	canons := make([][]byte, len(raws))
+	for i, r := range raws {
+		c, err := CanonicalJSON(r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		canons[i] = c
+	}
+	b.Run("CanonicalJSON", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, r := range raws {
+				if _, err := CanonicalJSON(r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("SchemaFingerprint", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, c := range canons {
+				if _, err := SchemaFingerprint(c); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+}
