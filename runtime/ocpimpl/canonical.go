@@ -1,7 +1,6 @@
 package ocpimpl
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -30,18 +29,9 @@ func CanonicalJSON(v any) ([]byte, error) {
 		return nil, err
 	}
 	if !json.Valid(raw) {
-		// Read as json.Decoder reads one value: its syntax error, or the
-		// first value when nothing but the end of an enclosing value
-		// follows it (Decoder.More).
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		var first json.RawMessage
-		if err := dec.Decode(&first); err != nil {
-			return nil, fmt.Errorf("canonical JSON: %w", err)
-		}
-		if dec.More() {
-			return nil, fmt.Errorf("canonical JSON: more than one value")
-		}
-		raw = first
+		// raw must be exactly one JSON value: json.Unmarshal's syntax
+		// error, trailing data after the value included.
+		return nil, fmt.Errorf("canonical JSON: %w", json.Unmarshal(raw, new(json.RawMessage)))
 	}
 	out, _ := jsontext.AppendCanonical(make([]byte, 0, len(raw)), raw)
 	return out, nil

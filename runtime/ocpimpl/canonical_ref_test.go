@@ -6,14 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/ocpgen/ocpgen/internal/jsontext"
 	"github.com/ocpgen/ocpgen/internal/testcorpus"
 )
 
-// canonicalJSONRef is CanonicalJSON as it was, by encoding/json alone: v
-// decoded into maps (numbers kept as json.Number, each made canonical by
+// canonicalJSONRef is CanonicalJSON by encoding/json alone: v, which must
+// be exactly one JSON value, decoded into maps (numbers kept as json.Number, each made canonical by
 // CanonicalNumber) and encoded again. It is the oracle of the one-pass
 // writer (internal/jsontext) that CanonicalJSON now uses.
 func canonicalJSONRef(v any) ([]byte, error) {
@@ -21,14 +22,14 @@ func canonicalJSONRef(v any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := json.Unmarshal(raw, new(json.RawMessage)); err != nil {
+		return nil, fmt.Errorf("canonical JSON: %w", err)
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var tree any
 	if err := dec.Decode(&tree); err != nil {
 		return nil, fmt.Errorf("canonical JSON: %w", err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("canonical JSON: more than one value")
 	}
 	return encodeRef(canonicalNumbersRef(tree))
 }
@@ -88,6 +89,16 @@ var canonicalCases = []string{
 	`[{"a":[{"b":[]}]}]`, `-12`, `012`, `true`, `{"a":"\\ufffd"}`, `{"m":{"x":1e400,"x":1}}`,
 	// Not one valid value.
 	``, ` `, `{`, `[1,]`, `1 2`, `{} }`, `[1]]`, `1]`, `{}x`, `nul`, `"abc`, `{"a" 1}`, `1.5.3`, "\x00",
+}
+
+// TestCanonicalJSONRefusesTrailingData: bytes after the one value are an
+// error, whatever they are (json.Decoder alone would read `{} }` as {}).
+func TestCanonicalJSONRefusesTrailingData(t *testing.T) {
+	for _, c := range []string{`{} }`, `1]`, `[1]]`, `1 2`, `{}x`, `{} {}`, `"a""b"`} {
+		if got, err := CanonicalJSON([]byte(c)); err == nil || !strings.Contains(err.Error(), "after top-level value") {
+			t.Errorf("CanonicalJSON(%#q) = %#q, %v; want the syntax error of data after the value", c, got, err)
+		}
+	}
 }
 
 // TestCanonicalJSONMatchesRef compares CanonicalJSON and SchemaFingerprint
