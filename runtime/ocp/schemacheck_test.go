@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -42,26 +41,10 @@ func resolveSchema(t testing.TB, name string, raw []byte) *diffSchema {
 }
 
 func corpusSchemas(t testing.TB) []*diffSchema {
-	files := testcorpus.Files(t)
 	var out []*diffSchema
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var snap struct {
-			Tools []struct {
-				Name        string          `json:"name"`
-				InputSchema json.RawMessage `json:"inputSchema"`
-			} `json:"tools"`
-		}
-		if err := json.Unmarshal(b, &snap); err != nil {
-			t.Fatal(err)
-		}
-		for _, tool := range snap.Tools {
-			if d := resolveSchema(t, filepath.Base(f)+" "+tool.Name, tool.InputSchema); d != nil {
-				out = append(out, d)
-			}
+	for _, tool := range testcorpus.Tools(t) {
+		if d := resolveSchema(t, filepath.Base(tool.File)+" "+tool.Name, tool.InputSchema); d != nil {
+			out = append(out, d)
 		}
 	}
 	return out

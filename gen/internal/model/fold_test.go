@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
@@ -178,24 +177,9 @@ type corpusSchema struct{ input, output json.RawMessage }
 // testcorpus).
 func corpusSchemas(t *testing.T) []corpusSchema {
 	t.Helper()
-	paths := testcorpus.Files(t)
 	var out []corpusSchema
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var snap struct {
-			Tools []struct {
-				InputSchema, OutputSchema json.RawMessage
-			}
-		}
-		if err := json.Unmarshal(data, &snap); err != nil {
-			t.Fatalf("%s: %v", p, err)
-		}
-		for _, tl := range snap.Tools {
-			out = append(out, corpusSchema{tl.InputSchema, tl.OutputSchema})
-		}
+	for _, tl := range testcorpus.Tools(t) {
+		out = append(out, corpusSchema{tl.InputSchema, tl.OutputSchema})
 	}
 	return out
 }
