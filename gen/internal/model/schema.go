@@ -226,32 +226,21 @@ func isFalseSchema(s *jsonschema.Schema) bool {
 }
 
 // writesNothingButNot reports whether jsonschema-go's Schema.MarshalJSON
-// writes no member of s other than "not", without an error: every field it
-// marshals is absent (its omitempty rules: "", false, nil, or empty; the
-// properties map only when nil; Types and ItemsArray only when nil), and
-// basicChecks passes (with all else empty, it fails only when both $defs and
-// definitions are present). PropertyOrder must be empty.
+// writes no member of s other than "not", without an error: no other
+// keyword is present (schemakw.Present: its omitempty rules, the
+// properties map only when nil), no Extra key, and basicChecks passes
+// (with all else empty, it fails only when both $defs and definitions are
+// non-nil). PropertyOrder must be empty.
 func writesNothingButNot(s *jsonschema.Schema) bool {
-	return s.ID == "" && s.Schema == "" && s.Ref == "" && s.Comment == "" &&
-		len(s.Defs) == 0 && len(s.Definitions) == 0 && (s.Defs == nil || s.Definitions == nil) &&
-		len(s.DependencySchemas) == 0 && len(s.DependencyStrings) == 0 &&
-		s.Anchor == "" && s.DynamicAnchor == "" && s.DynamicRef == "" && len(s.Vocabulary) == 0 &&
-		s.Title == "" && s.Description == "" && len(s.Default) == 0 &&
-		!s.Deprecated && !s.ReadOnly && !s.WriteOnly && len(s.Examples) == 0 &&
-		s.Type == "" && s.Types == nil && len(s.Enum) == 0 && s.Const == nil &&
-		s.MultipleOf == nil && s.Minimum == nil && s.Maximum == nil &&
-		s.ExclusiveMinimum == nil && s.ExclusiveMaximum == nil &&
-		s.MinLength == nil && s.MaxLength == nil && s.Pattern == "" &&
-		len(s.PrefixItems) == 0 && s.Items == nil && s.ItemsArray == nil &&
-		s.MinItems == nil && s.MaxItems == nil && s.AdditionalItems == nil && !s.UniqueItems &&
-		s.Contains == nil && s.MinContains == nil && s.MaxContains == nil && s.UnevaluatedItems == nil &&
-		s.MinProperties == nil && s.MaxProperties == nil && len(s.Required) == 0 &&
-		len(s.DependentRequired) == 0 && s.Properties == nil && len(s.PatternProperties) == 0 &&
-		s.AdditionalProperties == nil && s.PropertyNames == nil && s.UnevaluatedProperties == nil &&
-		len(s.AllOf) == 0 && len(s.AnyOf) == 0 && len(s.OneOf) == 0 &&
-		s.If == nil && s.Then == nil && s.Else == nil && len(s.DependentSchemas) == 0 &&
-		s.ContentEncoding == "" && s.ContentMediaType == "" && s.ContentSchema == nil &&
-		s.Format == "" && len(s.Extra) == 0
+	if len(s.Extra) > 0 || !basicChecks(s) {
+		return false
+	}
+	for _, k := range schemakw.All {
+		if k.Name != "not" && schemakw.Present(k, s) {
+			return false
+		}
+	}
+	return true
 }
 
 // defRef resolves a local $ref, a JSON pointer into the root ("#/$defs/x",

@@ -81,6 +81,18 @@ var unions = map[string]struct {
 	"Types": {}, "ItemsArray": {}, "DependencyStrings": {}, "Extra": {}, "PropertyOrder": {},
 }
 
+// special are the keywords jsonschema-go's UnmarshalJSON reads in a way of
+// its own, by name, not by their field's type: the integer-valued fields
+// (through its integer type: 1.0 is 1, a fraction or a value beyond int32
+// is an error) and const (null is a pointer to a nil any). A field of type
+// *int or *any not listed here has Kind Unknown: jsonschema-go would read
+// it by encoding/json's rules, which the decoder does not mirror.
+var special = map[string]Kind{
+	"minLength": Integer, "maxLength": Integer, "minItems": Integer, "maxItems": Integer,
+	"minProperties": Integer, "maxProperties": Integer, "minContains": Integer, "maxContains": Integer,
+	"const": Value,
+}
+
 // kinds are the kinds of the field types this table knows.
 var kinds = map[reflect.Type]Kind{
 	reflect.TypeFor[string]():                        String,
@@ -120,6 +132,11 @@ func init() {
 			}
 		} else if name == "" {
 			name = f.Name
+		}
+		if kind == Integer || kind == Value {
+			if special[name] != kind {
+				kind = Unknown
+			}
 		}
 		All = append(All, &Keyword{Name: name, Kind: kind, field: i, typ: f.Type})
 	}
