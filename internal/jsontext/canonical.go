@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -13,19 +14,26 @@ import (
 // (ocpimpl.CanonicalJSON's): object keys sorted (a repeated key keeps its
 // last value), no insignificant white space, strings written as
 // encoding/json writes them without HTML escaping, numbers as
-// [CanonicalNumber] writes them. It makes it in one pass over the bytes,
-// not by decoding into maps and encoding them: TestCanonicalJSONMatchesRef
-// and FuzzCanonicalJSON (runtime/ocpimpl) compare it, through
-// ocpimpl.CanonicalJSON and SchemaFingerprint, with that encoding/json
-// implementation.
+// [CanonicalNumber] writes them. It writes from the bytes, each value
+// once however deeply objects out of key order nest
+// (BenchmarkCanonicalOutOfOrder), not by decoding into maps and encoding
+// them: TestCanonicalJSONMatchesRef and FuzzCanonicalJSON (runtime/ocpimpl)
+// compare it, through ocpimpl.CanonicalJSON and SchemaFingerprint, with
+// that encoding/json implementation.
 //
 // float64s reports that every number was written as encoding/json writes
 // the float64 it decodes to: then [AppendFloat64Canonical] of the result
 // is the result itself.
+//
+// raw must be valid JSON (json.Valid), as for the other Append functions
+// here: every caller checks it first, and other bytes may panic.
 func AppendCanonical(dst, raw []byte) (out []byte, float64s bool) {
-	w := canonWriter{float64s: true}
+	w := getWriter(raw)
+	w.float64s = true
 	dst, _ = w.value(dst, raw, SkipSpace(raw, 0))
-	return dst, w.float64s
+	float64s = w.float64s
+	putWriter(w)
+	return dst, float64s
 }
 
 // AppendFloat64Canonical is [AppendCanonical] with every number written as
@@ -34,9 +42,12 @@ func AppendCanonical(dst, raw []byte) (out []byte, float64s bool) {
 // first number, in raw's order, that a float64 cannot hold (encoding/json
 // refuses it), nil if none; end is the offset just past it.
 func AppendFloat64Canonical(dst, raw []byte) (out, bad []byte, end int) {
-	w := canonWriter{toFloat: true}
+	w := getWriter(raw)
+	w.toFloat = true
 	dst, _ = w.value(dst, raw, SkipSpace(raw, 0))
-	return dst, w.bad, w.badEnd
+	bad, end = w.bad, w.badEnd
+	putWriter(w)
+	return dst, bad, end
 }
 
 // AppendCanonicalObject is [AppendCanonical] of the valid JSON object raw,
@@ -44,21 +55,31 @@ func AppendFloat64Canonical(dst, raw []byte) (out, bad []byte, end int) {
 // chooses to (ok true): member appends it to dst, canonical, given the
 // member's key (decoded).
 func AppendCanonicalObject(dst, raw []byte, member func(dst, key []byte) ([]byte, bool)) []byte {
-	w := canonWriter{float64s: true, member: member}
+	w := getWriter(raw)
+	w.float64s, w.member = true, member
 	dst, _ = w.object(dst, raw, SkipSpace(raw, 0))
+	putWriter(w)
 	return dst
 }
 
-// canonWriter writes canonical JSON in one pass: each object's members are
-// written in the file's order, then, unless their keys were already
-// strictly increasing, put in order again from a copy.
+// canonWriter writes canonical JSON. It first finds where every array and
+// object of the input ends (index), then writes each object's members in
+// the order of their keys, each value once, straight from the input: the
+// cost is linear in the input however deep the objects that are out of
+// order are nested (copying an out-of-order object's written members into
+// order again would copy a nested one once for each such object around it).
 type canonWriter struct {
-	segs []canonSeg // the members of the objects being written
-	tmp  []byte     // scratch for reordering one object's members
-	buf  []byte     // scratch for unquoting
+	// opens and ends: the offset of each array and object of the input,
+	// in the input's order, and the offset just past its end.
+	opens, ends []int
+	stack       []int         // index's scratch
+	members     []canonMember // of the objects being written
+	buf         []byte        // scratch for unquoting
 
 	// toFloat writes numbers as their float64s; bad and badEnd are then
-	// the first number a float64 cannot hold and the offset past it.
+	// the first number, in the input's order, that a float64 cannot hold
+	// and the offset past it (the one that ends first: members are
+	// written in the order of their keys).
 	toFloat bool
 	bad     []byte
 	badEnd  int
@@ -70,11 +91,99 @@ type canonWriter struct {
 	member func(dst, key []byte) ([]byte, bool)
 }
 
-// canonSeg is one member written at dst[from:to] (its key, a colon and
-// its value; no comma).
-type canonSeg struct {
-	key      []byte // decoded
-	from, to int
+// writers keeps canonWriters' scratch (the index, the members, the unquote
+// buffer) from one call to the next.
+var writers = sync.Pool{New: func() any { return new(canonWriter) }}
+
+// getWriter returns a reset canonWriter, with raw indexed unless nil.
+func getWriter(raw []byte) *canonWriter {
+	w := writers.Get().(*canonWriter)
+	*w = canonWriter{opens: w.opens[:0], ends: w.ends[:0], stack: w.stack[:0], members: w.members[:0], buf: w.buf[:0]}
+	if raw != nil {
+		w.index(raw)
+	}
+	return w
+}
+
+// putWriter returns w to the pool, without what refers to the input, and
+// drops scratch grown past 64 Ki entries rather than keep it.
+func putWriter(w *canonWriter) {
+	if cap(w.opens) > 1<<16 || cap(w.members) > 1<<16 || cap(w.buf) > 1<<16 {
+		return
+	}
+	clear(w.members[:cap(w.members)])
+	w.member = nil
+	w.bad = nil
+	writers.Put(w)
+}
+
+// canonMember is one member of an object: its key (decoded), the key as
+// the input writes it, whether encoding/json writes the key as that
+// (plainString), and the offset of its value.
+type canonMember struct {
+	key, quoted []byte
+	plain       bool
+	value       int
+}
+
+// index records where each array and object of raw (valid JSON) ends.
+func (w *canonWriter) index(raw []byte) {
+	open := w.stack[:0] // indexes into w.opens of the containers not yet closed
+	defer func() { w.stack = open }()
+	for i := 0; i < len(raw); {
+		switch c := raw[i]; {
+		case c == '"':
+			i = SkipString(raw, i)
+			continue
+		case c == '{' || c == '[':
+			open = append(open, len(w.opens))
+			w.opens, w.ends = append(w.opens, i), append(w.ends, 0)
+		case c == '}' || c == ']':
+			w.ends[open[len(open)-1]] = i + 1
+			open = open[:len(open)-1]
+		}
+		i++
+	}
+}
+
+// noteBad records lit, a number a float64 cannot hold that ends at raw
+// offset end, if it comes before the one recorded.
+func (w *canonWriter) noteBad(lit []byte, end int) {
+	if w.bad == nil || end < w.badEnd {
+		w.bad, w.badEnd = lit, end
+	}
+}
+
+// noteBadIn is noteBad for every number of raw[i:to], the value of a
+// member that is not written (a repeated key's earlier value).
+func (w *canonWriter) noteBadIn(raw []byte, i, to int) {
+	for i < to {
+		switch c := raw[i]; {
+		case c == '"':
+			i = SkipString(raw, i)
+			continue
+		case c == '-' || '0' <= c && c <= '9':
+			end := SkipValue(raw, i)
+			if lit := raw[i:end]; !IsPlainInteger(lit) {
+				if _, err := strconv.ParseFloat(string(lit), 64); err != nil {
+					w.noteBad(lit, end)
+				}
+			}
+			i = end
+			continue
+		}
+		i++
+	}
+}
+
+// skip returns the offset just past the value at raw[i] (valid JSON, no
+// space before it): an array's or object's from index, in O(log n).
+func (w *canonWriter) skip(raw []byte, i int) int {
+	if c := raw[i]; c == '{' || c == '[' {
+		k, _ := slices.BinarySearch(w.opens, i)
+		return w.ends[k]
+	}
+	return SkipValue(raw, i)
 }
 
 // value appends the canonical form of the value at raw[i] (valid JSON, no
@@ -128,82 +237,76 @@ func (w *canonWriter) number(dst, lit []byte, end int) []byte {
 	}
 	f, err := strconv.ParseFloat(string(lit), 64)
 	if err != nil {
-		if w.bad == nil {
-			w.bad, w.badEnd = lit, end
-		}
+		w.noteBad(lit, end)
 		return append(dst, lit...)
 	}
 	b, _ := json.Marshal(f) // a float64 ParseFloat returns is finite
 	return append(dst, b...)
 }
 
-// object is value for the object at raw[i].
+// object is value for the object at raw[i]. Its members are read first
+// (keys, and where each value starts), then written in the order of their
+// keys, a repeated key's last value only.
 func (w *canonWriter) object(dst, raw []byte, i int) ([]byte, int) {
 	member := w.member
 	w.member = nil // only for the outermost object
-	open := len(dst)
-	dst = append(dst, '{')
-	base := len(w.segs)
+	end := w.skip(raw, i)
+	base := len(w.members)
 	ordered := true
-	i = SkipSpace(raw, i+1)
-	for i < len(raw) && raw[i] != '}' {
-		if raw[i] == ',' {
-			i = SkipSpace(raw, i+1)
+	j := SkipSpace(raw, i+1)
+	for j < len(raw) && raw[j] != '}' {
+		if raw[j] == ',' {
+			j = SkipSpace(raw, j+1)
 		}
-		end := SkipString(raw, i)
-		q := raw[i:end]
-		var key []byte
-		if plainString(q) {
-			key = q[1 : len(q)-1]
+		kend := SkipString(raw, j)
+		m := canonMember{quoted: raw[j:kend]}
+		if m.plain = plainString(m.quoted); m.plain {
+			m.key = m.quoted[1 : len(m.quoted)-1]
 		} else {
-			key = []byte(w.decode(q))
+			m.key = []byte(w.decode(m.quoted))
 		}
-		if len(w.segs) > base {
-			dst = append(dst, ',')
-			if bytes.Compare(w.segs[len(w.segs)-1].key, key) >= 0 {
-				ordered = false
+		if len(w.members) > base && bytes.Compare(w.members[len(w.members)-1].key, m.key) >= 0 {
+			ordered = false
+		}
+		m.value = SkipSpace(raw, SkipSpace(raw, kend)+1) // past ':'
+		w.members = append(w.members, m)
+		j = SkipSpace(raw, w.skip(raw, m.value))
+	}
+	ms := w.members[base:] // nested objects append past it, and truncate back
+	if !ordered {
+		slices.SortStableFunc(ms, func(a, b canonMember) int { return bytes.Compare(a.key, b.key) })
+	}
+	dst = append(dst, '{')
+	first := true
+	for k, m := range ms {
+		if !ordered && k+1 < len(ms) && bytes.Equal(ms[k+1].key, m.key) {
+			// The last of repeated keys wins; a number this value holds
+			// still counts for bad, as encoding/json decodes it.
+			if w.toFloat {
+				w.noteBadIn(raw, m.value, w.skip(raw, m.value))
 			}
+			continue
 		}
-		from := len(dst)
-		if plainString(q) {
-			dst = append(dst, q...)
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		if m.plain {
+			dst = append(dst, m.quoted...)
 		} else {
-			dst = AppendString(dst, string(key), false)
+			dst = AppendString(dst, string(m.key), false)
 		}
 		dst = append(dst, ':')
-		i = SkipSpace(raw, SkipSpace(raw, end)+1) // past ':'
 		if member != nil {
-			if d, ok := member(dst, key); ok {
-				dst, i = d, SkipValue(raw, i)
-			} else {
-				dst, i = w.value(dst, raw, i)
+			if d, ok := member(dst, m.key); ok {
+				dst = d
+				continue
 			}
-		} else {
-			dst, i = w.value(dst, raw, i)
 		}
-		w.segs = append(w.segs, canonSeg{key, from, len(dst)})
-		i = SkipSpace(raw, i)
+		dst, _ = w.value(dst, raw, m.value)
 	}
-	if !ordered {
-		segs := w.segs[base:]
-		w.tmp = append(w.tmp[:0], dst[open+1:]...)
-		shift := open + 1
-		slices.SortStableFunc(segs, func(a, b canonSeg) int { return bytes.Compare(a.key, b.key) })
-		dst = dst[:open+1]
-		first := true
-		for j, sg := range segs {
-			if j+1 < len(segs) && bytes.Equal(segs[j+1].key, sg.key) {
-				continue // the last of repeated keys wins
-			}
-			if !first {
-				dst = append(dst, ',')
-			}
-			first = false
-			dst = append(dst, w.tmp[sg.from-shift:sg.to-shift]...)
-		}
-	}
-	w.segs = w.segs[:base]
-	return append(dst, '}'), i + 1
+	w.members = w.members[:base]
+	return append(dst, '}'), end
 }
 
 // decode decodes the JSON string quoted (with its quotes) as
