@@ -126,9 +126,9 @@ type Broker struct {
 	heartbeat time.Duration
 	pingEvery time.Duration
 	opTimeout time.Duration
-	// leaseMS is millis(lease), boxed once: the lease and the grace (a key
-	// may outlive its expiry by one lease) in every open and finish, which
-	// would otherwise format and box it: two allocations a value, each time.
+	// leaseMS is millis(lease), boxed once: the lease (a key may also
+	// outlive its expiry by one lease) in every open and finish, which
+	// would otherwise format and box it: two allocations each time.
 	leaseMS any
 	now     func() time.Time // replaced in tests
 	scripts combiner         // runs open and finish
@@ -282,7 +282,7 @@ func (b *Broker) Request(ctx context.Context, p ocp.PendingConfirm) (ocp.Decisio
 	keys := b.keys(id)
 	res, err := b.scripts.run(scriptOpen, keys,
 		id, reqJSON, peerHash(p.RequesterPeer), p.Request.Digest,
-		strconv.FormatInt(p.Request.Expires.UnixMicro(), 10), b.leaseMS, b.leaseMS, b.chNew, b.chDecided, // lease, grace
+		strconv.FormatInt(p.Request.Expires.UnixMicro(), 10), b.leaseMS, b.chNew, b.chDecided,
 	).Text()
 	if err != nil {
 		// The script may have run with its reply lost: withdraw the confirm
@@ -426,7 +426,7 @@ func (b *Broker) finish(id, closeAs string) (finished, error) {
 
 // finishArgs is the finish script's ARGV for the confirm id.
 func (b *Broker) finishArgs(id, closeAs string) []any {
-	return []any{id, closeAs, b.leaseMS, b.leaseMS, endPrefix(id), b.chEnded} // lease, grace
+	return []any{id, closeAs, b.leaseMS, endPrefix(id), b.chEnded}
 }
 
 // runFinish runs the finish script with keys and args (of b.keys and

@@ -30,7 +30,7 @@ import (
 // by exp), which lists it to peers while it is pending. Times are the
 // server's (TIME), so replicas with skewed clocks agree on expiry. The key's
 // TTL is the waiting replica's lease, renewed while it waits and never past
-// exp plus the grace: a replica that dies takes its confirms with it, and a
+// exp plus one lease: a replica that dies takes its confirms with it, and a
 // confirm that outlives every deadline vanishes.
 //
 // Large integers never pass through Lua's tostring (which would print
@@ -41,9 +41,9 @@ local function now_us()
   return tonumber(t[1]) * 1000000 + tonumber(t[2])
 end
 local function int(x) return string.format('%.0f', x) end
--- The key's TTL in ms: the lease, but never past exp + grace.
-local function ttl_ms(now, exp, lease, grace)
-  local left = math.floor((exp - now) / 1000) + grace
+-- The key's TTL in ms: the lease, but never past exp + lease.
+local function ttl_ms(now, exp, lease)
+  local left = math.floor((exp - now) / 1000) + lease
   if left < lease then return left end
   return lease
 end
@@ -51,8 +51,7 @@ end
 
 // open registers a confirm and announces it.
 // ARGV: id, request JSON, requester peer hash, digest, exp (µs), lease (ms),
-// grace (ms), channel of new confirms, the waiting replica's channel of
-// decisions.
+// channel of new confirms, the waiting replica's channel of decisions.
 // Returns 'ok', 'dup' (the id is taken) or 'expired' (exp has passed:
 // nothing is stored).
 var scriptOpen = redis.NewScript(luaPrelude + `
@@ -62,10 +61,10 @@ if redis.call('EXISTS', KEYS[1]) == 1 then return 'dup' end
 local exp = tonumber(ARGV[5])
 if not exp or now >= exp then return 'expired' end
 -- model: open
-redis.call('HSET', KEYS[1], 'state', 'pending', 'req', ARGV[2], 'rp', ARGV[3], 'digest', ARGV[4], 'exp', ARGV[5], 'wch', ARGV[9])
-redis.call('PEXPIRE', KEYS[1], int(ttl_ms(now, exp, tonumber(ARGV[6]), tonumber(ARGV[7]))))
+redis.call('HSET', KEYS[1], 'state', 'pending', 'req', ARGV[2], 'rp', ARGV[3], 'digest', ARGV[4], 'exp', ARGV[5], 'wch', ARGV[8])
+redis.call('PEXPIRE', KEYS[1], int(ttl_ms(now, exp, tonumber(ARGV[6]))))
 redis.call('ZADD', KEYS[2], ARGV[5], ARGV[1])
-redis.call('PUBLISH', ARGV[8], ARGV[2])
+redis.call('PUBLISH', ARGV[7], ARGV[2])
 return 'ok'
 `)
 
@@ -106,12 +105,12 @@ return 'ok'
 // it ends a still-pending confirm that way first. A confirm that is gone
 // (Redis restarted or failed over, or the lease ran out) is reported as such.
 // The end of a collected confirm is announced in the same script (one round
-// trip less for the waiting replica): ARGV[5] .. state .. '"}' is published
-// on ARGV[6], ARGV[5] being the ConfirmEnded JSON up to the outcome's value.
+// trip less for the waiting replica): ARGV[4] .. state .. '"}' is published
+// on ARGV[5], ARGV[4] being the ConfirmEnded JSON up to the outcome's value.
 // An approval whose digest is not the request's is not announced: the
 // waiting replica refuses it (decision), and its Request fails.
 // ARGV: id, empty (check) or 'expired' or 'cancelled' (close), lease (ms),
-// grace (ms), the end's JSON prefix, channel of ends.
+// the end's JSON prefix, channel of ends.
 // Returns {'pending'}, {'gone'} or {state, by_peer, by_id, ddigest}.
 var scriptFinish = redis.NewScript(luaPrelude + `
 local f = redis.call('HMGET', KEYS[1], 'state', 'exp', 'by_peer', 'by_id', 'ddigest', 'digest')
@@ -123,7 +122,7 @@ end
 local state = f[1]
 if state == 'pending' then
   if ARGV[2] == '' then
-    local ttl = ttl_ms(now_us(), tonumber(f[2]), tonumber(ARGV[3]), tonumber(ARGV[4]))
+    local ttl = ttl_ms(now_us(), tonumber(f[2]), tonumber(ARGV[3]))
     if ttl > 0 then
       -- model: finish_renew
       redis.call('PEXPIRE', KEYS[1], int(ttl))
@@ -139,7 +138,7 @@ end
 redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[1])
 if state ~= 'approved' or f[5] == f[6] then
-  redis.call('PUBLISH', ARGV[6], ARGV[5] .. state .. '"}')
+  redis.call('PUBLISH', ARGV[5], ARGV[4] .. state .. '"}')
 end
 return {state, f[3] or '', f[4] or '', f[5] or ''}
 `)

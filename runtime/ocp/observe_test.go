@@ -22,6 +22,11 @@ type recObserver struct {
 	// panicIn makes the observer panic in "start", "step", "confirm",
 	// "end" or "sync".
 	panicIn string
+	// bugs are the breaches of the CallObserver contract seen (a second
+	// End, ConfirmEnded outside StepConfirm), which last reports. They are
+	// recorded rather than panicked: the gate recovers an observer's panic,
+	// so one would go unseen (and, raised under mu, deadlock the next call).
+	bugs []string
 }
 
 type recCall struct {
@@ -73,11 +78,11 @@ func (rc *recCall) ConfirmEnded(o Outcome) {
 		panic("observer bug in ConfirmEnded")
 	}
 	rc.o.mu.Lock()
-	if rc.steps[len(rc.steps)-1] != StepConfirm {
-		panic(fmt.Sprintf("ConfirmEnded in step %v", rc.steps))
+	defer rc.o.mu.Unlock()
+	if len(rc.steps) == 0 || rc.steps[len(rc.steps)-1] != StepConfirm {
+		rc.o.bugs = append(rc.o.bugs, fmt.Sprintf("ConfirmEnded(%v) in step %v", o, rc.steps))
 	}
 	rc.confirms = append(rc.confirms, o)
-	rc.o.mu.Unlock()
 }
 
 func (rc *recCall) End(r Reason) {
@@ -85,18 +90,24 @@ func (rc *recCall) End(r Reason) {
 		panic("observer bug in End")
 	}
 	rc.o.mu.Lock()
+	defer rc.o.mu.Unlock()
 	if rc.ended {
-		panic("End called twice")
+		rc.o.bugs = append(rc.o.bugs, fmt.Sprintf("End(%q) after End(%q) of %+v", r, rc.end, rc.info))
+		return
 	}
 	rc.ended, rc.end = true, r
-	rc.o.mu.Unlock()
 }
 
-// last returns the last call observed, as it is now.
+// last returns the last call observed, as it is now, and reports the
+// contract breaches seen so far.
 func (o *recObserver) last(t *testing.T) recCall {
 	t.Helper()
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	for _, b := range o.bugs {
+		t.Errorf("observer contract: %s", b)
+	}
+	o.bugs = nil
 	if len(o.calls) == 0 {
 		t.Fatal("no call observed")
 	}

@@ -154,9 +154,12 @@ func TestGateRendersTemplates(t *testing.T) {
 	}
 }
 
-// text is the concatenation of t's text segments: what a template without
-// placeholders must render as.
-func (t template) text() string {
+// inputText is the concatenation of a generated template's texts: what a
+// template without placeholders must render as. It reads the template
+// given to bindTemplate, not the bound one, so that a bound template that
+// lost a text when bindTemplate joined adjacent texts does not agree with
+// itself.
+func inputText(t ocpimpl.Template) string {
 	var b strings.Builder
 	for _, sg := range t {
 		if sg.Mode == ocpimpl.BindText {
@@ -167,20 +170,35 @@ func (t template) text() string {
 }
 
 // TestTemplateTextIsItsRendering: a resource template without
-// placeholders renders as its text.
+// placeholders renders as its text, adjacent texts joined.
 func TestTemplateTextIsItsRendering(t *testing.T) {
 	typ := reflect.TypeFor[SearchNodesArgs]()
-	for _, tp := range []ocpimpl.Template{{{Text: "graph"}}, {{Text: "a/"}, {Text: "b%2F"}, {Text: ""}}, {{Text: ""}}} {
-		bt, err := bindTemplate(typ, tp, true)
+	for _, tc := range []struct {
+		tp   ocpimpl.Template
+		want string
+	}{
+		{ocpimpl.Template{{Text: "graph"}}, "graph"},
+		{ocpimpl.Template{{Text: "a/"}, {Text: "b"}}, "a/b"},
+		{ocpimpl.Template{{Text: "a/"}, {Text: "b%2F"}, {Text: ""}}, "a/b%2F"},
+		{ocpimpl.Template{{Text: ""}, {Text: "x"}}, "x"},
+		{ocpimpl.Template{{Text: ""}}, ""},
+	} {
+		if got := inputText(tc.tp); got != tc.want {
+			t.Fatalf("%v: its texts are %q, not %q", tc.tp, got, tc.want)
+		}
+		bt, err := bindTemplate(typ, tc.tp, true)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if bt.readsArgs() {
-			t.Fatalf("%v reads arguments", tp)
+			t.Fatalf("%v reads arguments", tc.tp)
+		}
+		if len(bt) != 1 {
+			t.Errorf("%v binds to %d segments, not one text", tc.tp, len(bt))
 		}
 		got, err := bt.resources(reflect.Value{}, DefaultMaxResources)
-		if err != nil || len(got) != 1 || got[0] != bt.text() {
-			t.Fatalf("%v renders %q (%v), its text is %q", tp, got, err, bt.text())
+		if err != nil || len(got) != 1 || got[0] != tc.want {
+			t.Fatalf("%v renders %q (%v), want %q", tc.tp, got, err, tc.want)
 		}
 	}
 	bt, err := bindTemplate(reflect.TypeFor[GetNoteArgs](), ocpimpl.Template{{Text: "notes/"}, {Arg: "id", Mode: ocpimpl.BindOptional}}, true)
@@ -189,6 +207,38 @@ func TestTemplateTextIsItsRendering(t *testing.T) {
 	}
 	if !bt.readsArgs() {
 		t.Fatal("a placeholder reads no argument")
+	}
+}
+
+// TestTemplateJoinsTextsAroundPlaceholders: adjacent texts on either side
+// of a placeholder are joined and all rendered, in resources and prompts.
+func TestTemplateJoinsTextsAroundPlaceholders(t *testing.T) {
+	typ := reflect.TypeFor[SearchNodesArgs]()
+	args := reflect.ValueOf(&SearchNodesArgs{Query: "q/1"}).Elem()
+	rt := ocpimpl.Template{{Text: "graph/"}, {Text: "nodes/"}, {Arg: "query", Mode: ocpimpl.BindValue}, {Text: "/"}, {Text: "edges"}}
+	bt, err := bindTemplate(typ, rt, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bt) != 3 {
+		t.Errorf("text,text,placeholder,text,text binds to %d segments, not 3", len(bt))
+	}
+	got, err := bt.resources(args, DefaultMaxResources)
+	if want := "graph/nodes/q%2F1/edges"; err != nil || len(got) != 1 || got[0] != want {
+		t.Errorf("renders %q (%v), want %q", got, err, want)
+	}
+
+	pt := ocpimpl.Template{{Text: "Search "}, {Text: "for "}, {Arg: "query", Mode: ocpimpl.BindJSON}, {Text: ", limit "}, {Text: "is "}, {Arg: "limit", Mode: ocpimpl.BindJSON}, {Text: "."}, {Text: " Args: "}, {Mode: ocpimpl.BindAll}}
+	bp, err := bindTemplate(typ, pt, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bp) != 6 {
+		t.Errorf("the prompt binds to %d segments, not 6", len(bp))
+	}
+	want := `Search for "q/1", limit is (not set). Args: {"query":"q/1"}`
+	if got := bp.prompt(args); got != want {
+		t.Fatalf("the prompt renders %q, want %q", got, want)
 	}
 }
 

@@ -382,9 +382,10 @@ func (o *observer) Synced(s ocp.SyncInfo) {
 	o.advertised.Record(ctx, int64(s.Advertised), o.syncOpts(s.Server))
 }
 
-// callObs is one call's observation. The gate calls it from one goroutine
-// and, as [ocp.CallObserver] says, End once (runtime/ocp's observer tests
-// hold it to that): nothing here guards a second End.
+// callObs is one call's observation, called from one goroutine as
+// [ocp.CallObserver] says. The gate calls End once (runtime/ocp's observer
+// tests hold it to that), but ocpotel is public and a wrapping or tee
+// observer may call it twice: ended makes a second End record nothing.
 type callObs struct {
 	o     *observer
 	ta    *toolAttrs
@@ -396,6 +397,8 @@ type callObs struct {
 	stepStart time.Time // when it began
 	stepSpan  trace.Span
 	stepCtx   context.Context // stepSpan's
+
+	ended bool // End was called
 }
 
 // Step implements [ocp.CallObserver].
@@ -458,6 +461,10 @@ func (c *callObs) ConfirmEnded(o ocp.Outcome) {
 
 // End implements [ocp.CallObserver].
 func (c *callObs) End(r ocp.Reason) {
+	if c.ended {
+		return
+	}
+	c.ended = true
 	now := time.Now()
 	out := outcomeIndex(r)
 	c.endStep(now, out, true)

@@ -792,3 +792,37 @@ func TestOneObserverForAMux(t *testing.T) {
 		t.Fatalf("ocp.gate.tools.advertised = %v, want east %d and west %d", adv, len(all), len(some))
 	}
 }
+
+// A second End (from a wrapping or tee observer that calls it twice)
+// records nothing more: one call and one duration, of the first End.
+func TestSecondEndRecordsNothing(t *testing.T) {
+	reader := sdkmetric.NewManualReader()
+	obs, err := ocpotel.New(ocpotel.Options{MeterProvider: sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)), Gate: "tickets"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, co := obs.StartCall(context.Background(), ocp.CallInfo{Tool: "list_tickets"})
+	co.Step(ocp.StepAuthorize)
+	co.End("")
+	co.End(ocp.ReasonFailed)
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	calls := sums(t, rm, "ocp.gate.calls")
+	var n int64
+	for _, v := range calls {
+		n += v
+	}
+	if n != 1 || len(calls) != 1 {
+		t.Errorf("ocp.gate.calls = %v after End, End; want one call", calls)
+	}
+	durs := counts(t, rm, "ocp.gate.call.duration")
+	var d uint64
+	for _, v := range durs {
+		d += v
+	}
+	if d != 1 {
+		t.Errorf("ocp.gate.call.duration counts = %v after End, End; want one", durs)
+	}
+}

@@ -17,8 +17,9 @@
  *
  * Time is a discrete clock now = 0 .. TMAX+1, shared by Redis and the
  * replicas (clock skew is not modelled). The confirm opens at 0 and
- * expires at EXP; the lease is LEASE and the grace GRACE (= Lease in the
- * code), so the key never outlives EXP + GRACE = TMAX. A heartbeat may run
+ * expires at EXP; the lease is LEASE (Lease in the code), which also bounds
+ * how long the key outlives its expiry: never past EXP + LEASE = TMAX (the
+ * scripts' ttl_ms takes the lease for both). A heartbeat may run
  * once per clock unit (Lease/3 in the code: several per lease).
  *
  * Every state change carries a name, printed as "EV <name> ..." and used
@@ -39,8 +40,7 @@
 
 #define EXP    1
 #define LEASE  2
-#define GRACE  2
-#define TMAX   (EXP + GRACE)
+#define TMAX   (EXP + LEASE)
 #define TLIM   (TMAX + 1)
 #ifndef DECISIONS
 #define DECISIONS 2
@@ -293,7 +293,7 @@ proctype Waiter() {
 		:: !aDead && redisUp && linkA ->
 			/* model: open */
 			rstate = pending;
-			keydl = EXP + GRACE; if :: now + LEASE < keydl -> keydl = now + LEASE :: else fi;
+			keydl = EXP + LEASE; if :: now + LEASE < keydl -> keydl = now + LEASE :: else fi;
 			lastOK = now; lastHB = now; opened = true;
 			printf("EV open\n")
 		:: !aDead && !(redisUp && linkA) ->
@@ -350,7 +350,7 @@ wait:
 			reqErr = true; reqDone = true; busy = false;
 			printf("EV finish -> gone\nEV request -> error\n"); goto gate
 		:: rstate == pending && closeAs == none ->
-			ttl = EXP + GRACE - now;
+			ttl = EXP + LEASE - now;
 			if :: ttl > LEASE -> ttl = LEASE :: else fi;
 			if
 			:: ttl > 0 ->
@@ -469,7 +469,7 @@ init {
 	}
 }
 
-/* I4: every confirm ends (weak fairness), and by TTL + grace whatever fails */
+/* I4: every confirm ends (weak fairness), and by EXP + LEASE whatever fails */
 ltl ends { <> ended }
 ltl bounded { [] ((now > TMAX) -> ended) }
 /* I2 as a temporal property, besides the assertions at each step */

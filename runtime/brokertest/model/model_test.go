@@ -17,7 +17,7 @@ import (
 // wrong digest, no channel, the requester's channel or another, authorized
 // or not), MAXFAULTS=2 environment events (cancellation, catalogue change,
 // revocation, A dying, Redis down then back empty, A's link cut then back),
-// any pub/sub wake-up lost or one duplicated, a clock of EXP=1, LEASE=GRACE=2.
+// any pub/sub wake-up lost or one duplicated, a clock of EXP=1, LEASE=2.
 
 // tools finds spin and a C compiler. Under CI=true a missing one fails the
 // test: the model is a check CI must run, never skip.
@@ -120,7 +120,8 @@ func TestModelSafety(t *testing.T) {
 }
 
 // TestModelLiveness checks I4 under weak fairness: every confirm ends, and
-// by TTL + grace (the clock never passes EXP+GRACE with a confirm alive);
+// by its expiry plus the lease (the clock never passes EXP+LEASE with a
+// confirm alive);
 // and I2 as a temporal property.
 func TestModelLiveness(t *testing.T) {
 	dir := verifier(t, nil, "-DNFAIR=7")
