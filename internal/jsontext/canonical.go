@@ -95,13 +95,11 @@ type canonWriter struct {
 // buffer) from one call to the next.
 var writers = sync.Pool{New: func() any { return new(canonWriter) }}
 
-// getWriter returns a reset canonWriter, with raw indexed unless nil.
+// getWriter returns a reset canonWriter, with raw indexed.
 func getWriter(raw []byte) *canonWriter {
 	w := writers.Get().(*canonWriter)
 	*w = canonWriter{opens: w.opens[:0], ends: w.ends[:0], stack: w.stack[:0], members: w.members[:0], buf: w.buf[:0]}
-	if raw != nil {
-		w.index(raw)
-	}
+	w.index(raw)
 	return w
 }
 
