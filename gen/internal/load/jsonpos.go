@@ -30,27 +30,6 @@ func position(data []byte, off int) (line, col int) {
 	return line, 1 + utf8.RuneCount(before[start:])
 }
 
-// depthExceeds reports whether the JSON value raw nests arrays and objects
-// more than limit deep. It walks the bytes without recursion, so any depth is
-// safe to check. raw must be valid JSON.
-func depthExceeds(raw []byte, limit int) bool {
-	depth := 0
-	for i := 0; i < len(raw); i++ {
-		switch raw[i] {
-		case '"':
-			i = jsontext.SkipString(raw, i) - 1
-		case '{', '[':
-			depth++
-			if depth > limit {
-				return true
-			}
-		case '}', ']':
-			depth--
-		}
-	}
-	return false
-}
-
 // countObjects returns the number of JSON objects in the JSON value raw,
 // counted on the bytes. raw must be valid JSON.
 func countObjects(raw []byte) int {

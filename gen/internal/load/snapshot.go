@@ -463,10 +463,8 @@ func (l *snapLoader) schema(t *Tool, key string, raw json.RawMessage) parsedSche
 		l.errorf(t.Name, ptr, "must be a JSON object (MCP requires an object schema)")
 		return parsedSchema{}
 	}
-	if depthExceeds(raw, MaxSchemaDepth) {
-		l.errorf(t.Name, ptr, "schema nests deeper than the limit of %d levels", MaxSchemaDepth)
-		return parsedSchema{}
-	}
+	// LoadSnapshot's first check (tooDeep) has refused a schema that nests
+	// deeper than MaxSchemaDepth.
 	if probe := typeMember(raw); len(probe) > 0 {
 		var typ string
 		if firstByte(probe) != '"' || json.Unmarshal(probe, &typ) != nil || typ != "object" {
@@ -514,7 +512,7 @@ func parseSchema(raw []byte) parsedSchema {
 // largest part of loading, on all CPUs. It decides nothing: schema
 // makes every check, in tool order, and takes the parse from here only for
 // a schema that passes them (it parses one itself if it is missing). A
-// schema that is not an object, or nests too deep, is left to schema.
+// schema that is not an object is left to schema.
 func (l *snapLoader) parseAhead(items []json.RawMessage) {
 	var raws [][]byte
 	for _, item := range items {
@@ -523,7 +521,7 @@ func (l *snapLoader) parseAhead(items []json.RawMessage) {
 		}
 		keys, vals := members(item)
 		for i, k := range keys {
-			if (k == "inputSchema" || k == "outputSchema") && firstByte(vals[i]) == '{' && !depthExceeds(vals[i], MaxSchemaDepth) {
+			if (k == "inputSchema" || k == "outputSchema") && firstByte(vals[i]) == '{' {
 				raws = append(raws, vals[i])
 			}
 		}
