@@ -16,6 +16,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/ocpgen/ocpgen/internal/testcorpus"
 	ocp "github.com/ocpgen/ocpgen/runtime/ocp"
 )
 
@@ -218,37 +219,22 @@ func readJSON(t *testing.T, path string, v any) {
 	}
 }
 
-// genDir makes a scratch directory inside the module (so that a generated
-// package in it can be compiled against this checkout's runtime), removed
-// when the test ends. Its leading underscore keeps it out of ./... .
+// genDir makes a scratch Go module outside the repository, built against
+// this checkout (testcorpus.ScratchModule), so that a generated package in
+// it compiles as in a Hub module; its import path is
+// testcorpus.ScratchModulePath.
 func genDir(t *testing.T) string {
 	t.Helper()
-	dir, err := os.MkdirTemp(".", "_gen-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return abs
+	return testcorpus.ScratchModule(t)
 }
 
-// goBuild compiles the package in dir (a directory inside the module).
+// goBuild compiles the package in dir (a directory of genDir's module).
 func goBuild(t *testing.T, dir string) {
 	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rel, err := filepath.Rel(wd, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(goTool(t), "build", "./"+filepath.ToSlash(rel))
+	cmd := exec.Command(goTool(t), "build", ".")
+	cmd.Dir = dir
 	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./%s: %v\n%s", rel, err, b)
+		t.Fatalf("go build %s: %v\n%s", dir, err, b)
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ocpgen/ocpgen/internal/testcorpus"
 )
 
 // TestFilesystemPipeline snapshots the real, pinned
@@ -274,7 +276,7 @@ func TestFilesystemGate(t *testing.T) {
 	if err := os.MkdirAll(hub, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	importPath := "github.com/ocpgen/ocpgen/e2e/" + filepath.Base(gen) + "/fsocp"
+	importPath := testcorpus.ScratchModulePath + "/fsocp"
 	if err := os.WriteFile(filepath.Join(hub, "main.go"), []byte(strings.Replace(filesystemHub, "IMPORT", importPath, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +284,9 @@ func TestFilesystemGate(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), bound)
 	defer cancel()
 	bin := filepath.Join(t.TempDir(), "fshub")
-	if b, err := exec.Command(goTool(t), "build", "-o", bin, "./"+filepath.Base(gen)+"/fshub").CombinedOutput(); err != nil {
+	build := exec.Command(goTool(t), "build", "-o", bin, ".")
+	build.Dir = hub
+	if b, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("the Hub program does not compile against the generated package: %v\n%s", err, b)
 	}
 	out, err := exec.CommandContext(ctx, bin, srv.node, srv.entry, root, outside).CombinedOutput()

@@ -537,12 +537,11 @@ func (bp *benchPackages) build(b *testing.B) {
 }
 
 func BenchmarkBuild(b *testing.B) {
-	root := moduleRoot(b)
-	// Generated packages import the runtime, so they are built inside this
-	// module, in a directory whose name starts with "_" (./... never sees it).
+	// Generated packages import the runtime, so they are built in a scratch
+	// module that requires this checkout (moduleTempDir).
 	inModule := func(b *testing.B) (*benchPackages, string) {
-		dir, _ := moduleTempDir(b, "_bench-")
-		return &benchPackages{modDir: root, dirs: map[string]string{}}, dir
+		mod, _ := moduleTempDir(b, "bench")
+		return &benchPackages{modDir: mod, dirs: map[string]string{}}, filepath.Join(mod, "bench")
 	}
 	b.Run("ocpgen-corpus", func(b *testing.B) {
 		bp, base := inModule(b)

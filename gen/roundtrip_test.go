@@ -378,12 +378,12 @@ type rtOut struct {
 }
 
 // runDriver writes the generated packages and a driver program into a
-// temporary directory of the module, runs the driver once over every
-// sample and returns its answers in sample order.
+// scratch module outside the repository (moduleTempDir), runs the driver
+// once over every sample and returns its answers in sample order.
 func runDriver(t *testing.T, pkgs []tcPackage, samples []rtSample) []rtOut {
 	t.Helper()
-	root := moduleRoot(t)
-	dir, importBase := moduleTempDir(t, "_roundtrip-")
+	root, importBase := moduleTempDir(t, "roundtrip")
+	dir := filepath.Join(root, "roundtrip")
 	keys := map[string]bool{}
 	for _, s := range samples {
 		keys[s.Key] = true

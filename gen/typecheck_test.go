@@ -31,32 +31,27 @@ type tcPackage struct {
 	gate bool
 }
 
-// moduleTempDir makes a temporary directory inside the module, removed
-// when the test ends, whose name starts with prefix ("_…", so ./... never
-// sees it). It returns the directory and its import path.
-func moduleTempDir(t testing.TB, prefix string) (dir, importPath string) {
+// moduleTempDir makes a scratch Go module outside the repository
+// (testcorpus.ScratchModule: under t.TempDir(), built against this
+// checkout), and its subdirectory sub. It returns the module's directory,
+// for the go command to run in, and the import path of sub.
+func moduleTempDir(t testing.TB, sub string) (modDir, importPath string) {
 	t.Helper()
-	root := moduleRoot(t)
-	dir, err := os.MkdirTemp(root, prefix)
-	if err != nil {
+	modDir = testcorpus.ScratchModule(t)
+	if err := os.Mkdir(filepath.Join(modDir, sub), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	rel, err := filepath.Rel(root, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dir, "github.com/ocpgen/ocpgen/" + filepath.ToSlash(rel)
+	return modDir, testcorpus.ScratchModulePath + "/" + sub
 }
 
-// typeCheck writes the packages into a temporary directory inside the module
-// (its name starts with "_", so ./... patterns never see it) and type-checks
-// them all with one go/packages load. It returns each package's errors, by
+// typeCheck writes the packages into a scratch module outside the
+// repository (moduleTempDir) and type-checks them all with one go/packages
+// load. It returns each package's errors, by
 // package name; a package without errors is absent.
 func typeCheck(t *testing.T, pkgs []tcPackage) map[string][]string {
 	t.Helper()
-	root := moduleRoot(t)
-	dir, importBase := moduleTempDir(t, "_typecheck-")
+	root, importBase := moduleTempDir(t, "typecheck")
+	dir := filepath.Join(root, "typecheck")
 	patterns := make([]string, 0, len(pkgs))
 	byPath := map[string]string{}
 	for _, p := range pkgs {
