@@ -568,15 +568,15 @@ func (l *classLoader) confirm(n *yaml.Node) *Confirm {
 
 // CheckStale reports, as errors at the entry's line and column, every
 // classification entry naming a tool that the snapshot does not have: a
-// stale entry means the file was written for another catalogue.
+// stale entry means the file was written for another catalogue. Its "did
+// you mean" never names a tool that has an entry of its own, nor moves a
+// read entry onto a tool that is a write (staleHint).
 func CheckStale(s *Snapshot, c *Classification) diag.List {
 	if s == nil || c == nil {
 		return nil
 	}
-	names := make([]string, len(s.Tools))
 	known := make(map[string]bool, len(s.Tools))
-	for i, t := range s.Tools {
-		names[i] = t.Name
+	for _, t := range s.Tools {
 		known[t.Name] = true
 	}
 	var out diag.List
@@ -587,7 +587,7 @@ func CheckStale(s *Snapshot, c *Classification) diag.List {
 		out = append(out, diag.Diagnostic{
 			Severity: diag.Error, File: c.File, Line: e.Pos.Line, Col: e.Pos.Col,
 			Msg: fmt.Sprintf("tool %q is not in the snapshot %s: remove the entry or re-snapshot%s",
-				e.Name, s.File, didYouMean(e.Name, names)),
+				e.Name, s.File, staleHint(e, s, c)),
 		})
 	}
 	return out

@@ -329,6 +329,44 @@ func TestCheckStale(t *testing.T) {
 	}
 }
 
+// TestCheckStaleHint is issue 29's case: the snapshot dropped
+// delete_relations, whose entry stays; the closest tool, create_relations,
+// has its own entry, so following the hint would move one tool's policy
+// onto another's. Nor may a read entry's hint name a tool without an entry
+// (a write): following it would turn a write into a read.
+func TestCheckStaleHint(t *testing.T) {
+	s, diags := LoadSnapshot("memory.tools.json", []byte(`{"tools": [
+		{"name": "create_relations", "inputSchema": {}},
+		{"name": "delete_observation", "inputSchema": {}},
+		{"name": "open_nodes", "inputSchema": {}},
+		{"name": "read_graphs", "inputSchema": {}}]}`))
+	if len(diags) > 0 {
+		t.Fatal(diags)
+	}
+	c, diags := LoadClassification("classify.yaml", []byte(header+
+		"  create_relations: {access: write}\n"+
+		"  delete_relations: {access: write}\n"+
+		"  delete_observations: {access: write}\n"+
+		"  read_graph: {access: read}\n"+
+		"  open_node: {access: read}\n"+
+		"  open_nodes: {access: read}\n"))
+	if len(diags) > 0 {
+		t.Fatal(diags)
+	}
+	want := []string{
+		`classify.yaml:6:3: tool "delete_relations" is not in the snapshot memory.tools.json: remove the entry or re-snapshot`,
+		// delete_observation has no entry: it is a write, as the stale entry is.
+		`classify.yaml:7:3: tool "delete_observations" is not in the snapshot memory.tools.json: remove the entry or re-snapshot (did you mean "delete_observation"?)`,
+		// read_graphs has no entry: it is a write, and read_graph's is a read.
+		`classify.yaml:8:3: tool "read_graph" is not in the snapshot memory.tools.json: remove the entry or re-snapshot`,
+		// open_nodes has its own entry (of the same access).
+		`classify.yaml:9:3: tool "open_node" is not in the snapshot memory.tools.json: remove the entry or re-snapshot`,
+	}
+	if got := strs(CheckStale(s, c)); !slices.Equal(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
+
 func TestDidYouMean(t *testing.T) {
 	tests := []struct {
 		s    string

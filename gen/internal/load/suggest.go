@@ -54,3 +54,28 @@ func editDistance(a, b string) int {
 	}
 	return d[len(ra)][len(rb)]
 }
+
+// staleHint is the "did you mean" of a stale classification entry e (its
+// tool is not in s): the closest snapshot tool that the entry's policy could
+// move onto without changing any other tool's policy or the access of the
+// one it lands on. That excludes every tool with an entry of its own in c
+// (following the hint would replace, or duplicate, that tool's policy), and
+// a read entry entirely: a tool without an entry is a write (model's
+// ResolvePolicy), so moving a read entry onto it would turn a write into a
+// read. "" when no tool qualifies or none is close.
+func staleHint(e *Entry, s *Snapshot, c *Classification) string {
+	if e.Access != AccessWrite {
+		return ""
+	}
+	listed := make(map[string]bool, len(c.Tools))
+	for _, other := range c.Tools {
+		listed[other.Name] = true
+	}
+	var candidates []string
+	for _, t := range s.Tools {
+		if !listed[t.Name] {
+			candidates = append(candidates, t.Name)
+		}
+	}
+	return didYouMean(e.Name, candidates)
+}
