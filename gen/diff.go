@@ -27,6 +27,10 @@ const ReportFormat = 1
 type Report struct {
 	// Format is ReportFormat.
 	Format int `json:"format"`
+	// Compared is false for the report of a diff that could not be made
+	// (see [DiffFailed]): an input does not load, and Problems say why;
+	// Tools and Summary are then empty.
+	Compared bool `json:"compared"`
 	// Old and New name the compared files.
 	Old DiffSide `json:"old"`
 	New DiffSide `json:"new"`
@@ -34,10 +38,34 @@ type Report struct {
 	Summary DiffSummary `json:"summary"`
 	// Tools are the added, removed and changed tools, sorted by name.
 	Tools []ToolDiff `json:"tools"`
+	// Problems are the errors generate and check report on the new side
+	// (a classification entry for a tool the snapshot dropped, a confirm
+	// prompt naming an argument that is gone, ...): until they are fixed
+	// the new side does not generate. Sorted as generate prints them.
+	Problems []Problem `json:"problems"`
+}
+
+// Problem is one error of the new side that generate and check report (a
+// [Diagnostic] of SeverityError), in the Report's JSON form.
+type Problem struct {
+	// File is the input file; Line and Col its position (classification
+	// file), 0 when unknown.
+	File string `json:"file"`
+	Line int    `json:"line"`
+	Col  int    `json:"col"`
+	// Tool is the MCP tool name it is about, "" if none; Pointer a JSON
+	// pointer into the snapshot, "" if none.
+	Tool    string `json:"tool"`
+	Pointer string `json:"pointer"`
+	// Message is the whole diagnostic as generate prints it.
+	Message string `json:"message"`
 }
 
 // DiffSide names the files of one side of a diff.
 type DiffSide struct {
+	// Server is the snapshot's server name and version ("memory 0.6.3"),
+	// "" when the snapshot records none or the side has no snapshot.
+	Server string `json:"server"`
 	// Snapshot is the snapshot file name, "" when the side has none.
 	Snapshot string `json:"snapshot"`
 	// SnapshotDigest is "sha256:<hex>" of its content (server and tools,
@@ -63,6 +91,8 @@ type DiffSummary struct {
 	// both).
 	Breaking int `json:"breaking"`
 	Security int `json:"security"`
+	// Problems counts Report.Problems.
+	Problems int `json:"problems"`
 }
 
 // The values of ToolDiff.Status.
@@ -204,6 +234,7 @@ func (s *side) info() DiffSide {
 	d := DiffSide{Tiers: []string{}}
 	if s.snap != nil {
 		d.Snapshot, d.SnapshotDigest = s.snap.File, s.snap.Digest
+		d.Server = strings.TrimSpace(s.snap.Server.Name + " " + s.snap.Server.Version)
 	}
 	if s.class != nil {
 		d.Classification, d.ClassificationDigest = s.class.File, s.class.Digest
@@ -216,8 +247,10 @@ func (s *side) info() DiffSide {
 // pure function. A side whose Input.Snapshot is nil has no snapshot (the
 // file did not exist at the git base): every tool of the other side is then
 // added or removed. The error is a [Diagnostics] when an input does not
-// load; a classification entry for a tool that is not in its snapshot is
-// not an error here (generate and check report it).
+// load. An error that generate and check report on inputs that load (a
+// classification entry for a tool that is not in its snapshot) is not an
+// error here: the new side's are the Report's Problems, and the old side's
+// are history, not reported.
 func Diff(old, new Input) (*Report, error) {
 	if old.Snapshot == nil && new.Snapshot == nil {
 		return nil, errors.New("neither side has a snapshot")
@@ -228,7 +261,13 @@ func Diff(old, new Input) (*Report, error) {
 		l.Sort()
 		return nil, l
 	}
-	r := &Report{Format: ReportFormat, Old: o.info(), New: n.info(), Tools: []ToolDiff{}}
+	r := &Report{Format: ReportFormat, Compared: true, Old: o.info(), New: n.info(), Tools: []ToolDiff{}, Problems: []Problem{}}
+	if n.snap != nil {
+		// The package name is generate's choice, not the inputs': any
+		// valid one gives the same verdict on them.
+		_, ds := buildModel(n.snap, n.class, "diff")
+		r.addProblems(sorted(ds.Errors()))
+	}
 	names := make([]string, 0, len(o.tools)+len(n.tools))
 	for name := range o.tools {
 		names = append(names, name)
@@ -265,6 +304,31 @@ func Diff(old, new Input) (*Report, error) {
 		r.Tools = append(r.Tools, td)
 	}
 	return r, nil
+}
+
+func (r *Report) addProblems(l diag.List) {
+	for _, d := range l {
+		r.Problems = append(r.Problems, Problem{File: d.File, Line: d.Line, Col: d.Col, Tool: d.Tool, Pointer: d.Pointer, Message: d.String()})
+	}
+	r.Summary.Problems = len(r.Problems)
+}
+
+// DiffFailed is the report of a diff of old and new that failed with err
+// (Diff's error, or one reading the files): Compared is false, the sides
+// name the files (no digests), and Problems are err's diagnostics, or its
+// message when it is not a [Diagnostics]. A review of several servers
+// shows it in the place of the server's report.
+func DiffFailed(old, new Input, err error) *Report {
+	r := &Report{Format: ReportFormat, Tools: []ToolDiff{}, Problems: []Problem{},
+		Old: DiffSide{Snapshot: old.SnapshotFile, Classification: old.ClassifyFile, Tiers: []string{}},
+		New: DiffSide{Snapshot: new.SnapshotFile, Classification: new.ClassifyFile, Tiers: []string{}}}
+	if l, ok := errors.AsType[diag.List](err); ok {
+		r.addProblems(l)
+	} else if err != nil {
+		r.Problems = append(r.Problems, Problem{Message: err.Error()})
+		r.Summary.Problems = 1
+	}
+	return r
 }
 
 // policyOf is the report's JSON form of a resolved policy.

@@ -64,11 +64,7 @@ func Generate(in Input, opts Options) (*Result, error) {
 	if err := diags.Err(); err != nil {
 		return nil, sorted(diags.Errors())
 	}
-	diags = append(diags, load.CheckStale(snap, class)...)
-	if diags.Err() != nil {
-		return nil, sorted(diags.Errors())
-	}
-	pkg, ds := model.Build(snap, class, opts.Package)
+	pkg, ds := buildModel(snap, class, opts.Package)
 	diags = append(diags, ds...)
 	if diags.Err() != nil {
 		return nil, sorted(diags.Errors())
@@ -78,6 +74,19 @@ func Generate(in Input, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("ocpgen internal error: %w", err)
 	}
 	return &Result{Files: files, Diagnostics: sorted(diags), Unclassified: pkg.Unclassified}, nil
+}
+
+// buildModel checks loaded inputs against each other (no entry for a tool
+// the snapshot lacks) and builds the model: every error an input that loads
+// can still have. Generate, and so check, stop on these; Diff reports the
+// new side's as its Problems.
+func buildModel(snap *load.Snapshot, class *load.Classification, pkgName string) (*model.Package, diag.List) {
+	ds := load.CheckStale(snap, class)
+	if ds.Err() != nil {
+		return nil, ds
+	}
+	pkg, more := model.Build(snap, class, pkgName)
+	return pkg, append(ds, more...)
 }
 
 func sorted(l diag.List) diag.List {

@@ -195,24 +195,41 @@ func checkConfig(file string, strict bool, stdout, stderr io.Writer) error {
 // diffConfig compares every server of the configuration file with its files
 // at the git revision base, and writes one report per server in the file's
 // order (with -format json, a JSON array of them). -fail-on applies to each.
+// A server that cannot be compared (its files cannot be read, or do not
+// load) gets gen.DiffFailed's report in its place, and the others are still
+// compared; then, as when a report has problems, the error is trouble.
 func diffConfig(file, base, format string, levels report.FailOn, failOn string, stdout io.Writer) error {
 	cfg, err := loadConfig(file)
 	if err != nil {
 		return err
 	}
 	var reports []*gen.Report
-	var fails []string
+	var fails, troubles []string
 	for _, s := range cfg.Servers {
 		old, nw, err := gitInputs(base, s.Snapshot, s.Classify)
-		if err != nil {
-			return at(cfg, s, err)
+		var r *gen.Report
+		if err == nil {
+			r, err = gen.Diff(old, nw)
 		}
-		r, err := gen.Diff(old, nw)
 		if err != nil {
-			return err
+			if old.SnapshotFile == "" {
+				old = gen.Input{SnapshotFile: base + ":" + filepath.ToSlash(s.Snapshot)}
+				if s.Classify != "" {
+					old.ClassifyFile = base + ":" + filepath.ToSlash(s.Classify)
+				}
+			}
+			if nw.SnapshotFile == "" {
+				nw = gen.Input{SnapshotFile: s.Snapshot, ClassifyFile: s.Classify}
+			}
+			if _, ok := errors.AsType[gen.Diagnostics](err); !ok {
+				err = at(cfg, s, err)
+			}
+			r = gen.DiffFailed(old, nw, err)
 		}
 		reports = append(reports, r)
-		if why := report.Fails(r, levels); why != "" {
+		if why := problems(r); why != "" {
+			troubles = append(troubles, why)
+		} else if why := report.Fails(r, levels); why != "" {
 			fails = append(fails, fmt.Sprintf("%s: %s", s.Snapshot, why))
 		}
 	}
@@ -244,6 +261,9 @@ func diffConfig(file, base, format string, levels report.FailOn, failOn string, 
 	}
 	if err != nil {
 		return fmt.Errorf("ocpgen: %w", err)
+	}
+	if len(troubles) > 0 {
+		return fmt.Errorf("ocpgen diff: %d of %d servers in %s have problems: %s", len(troubles), len(reports), cfg.File, strings.Join(troubles, "; "))
 	}
 	if len(fails) > 0 {
 		return findings("ocpgen diff: %d of %d servers reach -fail-on %s: %s", len(fails), len(reports), failOn, strings.Join(fails, "; "))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -173,11 +174,80 @@ func TestConfigDiffGitBase(t *testing.T) {
 	if code != exitFindings || !strings.Contains(errs, "1 of 2 servers reach -fail-on security: "+filepath.FromSlash("../bridges/fs/fs.tools.json")) {
 		t.Fatalf("exit %d\n%s", code, errs)
 	}
-	if strings.Count(out, "ocpgen diff: HEAD:") != 2 || !strings.Contains(out, "+ stat_file (added") || !strings.Contains(out, "no changes (2 tools unchanged)") {
+	if strings.Count(out, "ocpgen diff: ") != 2 || strings.Count(out, "\nHEAD:") != 2 || !strings.Contains(out, "+ stat_file (added") || !strings.Contains(out, "no changes (2 tools unchanged)") {
 		t.Errorf("reports:\n%s", out)
 	}
 	code, out, errs = ocpgen(t, "diff", "-git-base", "HEAD", "-format", "json")
 	if code != exitOK || !strings.HasPrefix(out, "[\n  {") || strings.Count(out, `"snapshot": "HEAD:`) != 2 {
 		t.Errorf("json: exit %d %s\n%.300s", code, errs, out)
+	}
+}
+
+// TestConfigDiffReportsEachServer is issue 29's multi-server review: each
+// Markdown report is headed with its server and files; a server whose
+// classification does not load is reported as trouble in its place, the
+// others are still compared, and the exit status is 2.
+func TestConfigDiffReportsEachServer(t *testing.T) {
+	needGit(t)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	root := hubModule(t)
+	named := strings.Replace(snapV1, `{"tools"`, `{"server": {"name": "other-server", "version": "2.0"}, "tools"`, 1)
+	writeFiles(t, root, map[string]string{"bridges/other/fs.tools.json": named})
+	gitRun(t, root, "init", "-q")
+	gitRun(t, root, "add", ".")
+	gitRun(t, root, "commit", "-q", "-m", "one")
+	// The first server's classification breaks; the second's snapshot changes.
+	writeFiles(t, root, map[string]string{
+		"bridges/fs/fs.ocp.yaml":      strings.Replace(classV1, "read_file: {access: read}", "read_file: {acess: read}", 1),
+		"bridges/other/fs.tools.json": strings.Replace(named, "Read a file.", "Read any file.", 1),
+	})
+	t.Chdir(root)
+
+	code, out, errs := ocpgen(t, "diff", "-git-base", "HEAD", "-format", "markdown")
+	if code != exitTrouble || !strings.Contains(errs, "1 of 2 servers in ocpgen.yaml have problems") {
+		t.Errorf("exit %d, stderr %s", code, errs)
+	}
+	reports := strings.Split(out, "### ocpgen diff: ")
+	if len(reports) != 3 || reports[0] != "" {
+		t.Fatalf("want two reports, each headed \"### ocpgen diff: \":\n%s", out)
+	}
+	broken, other := reports[1], reports[2]
+	for _, want := range []string{
+		"`bridges/fs/fs.tools.json`\n",
+		"`HEAD:bridges/fs/fs.tools.json` + `HEAD:bridges/fs/fs.ocp.yaml` → `bridges/fs/fs.tools.json` + `bridges/fs/fs.ocp.yaml`",
+		"**Not compared: the inputs do not load.",
+		`- bridges/fs/fs.ocp.yaml:6:15: unknown key "acess" (did you mean "access"?)`,
+	} {
+		if !strings.Contains(broken, want) {
+			t.Errorf("the broken server's report lacks %q:\n%s", want, broken)
+		}
+	}
+	for _, want := range []string{
+		"server `other-server 2.0`\n",
+		"`HEAD:bridges/other/fs.tools.json` (no classification) → `bridges/other/fs.tools.json` (no classification)",
+		"| `read_file` | changed |",
+	} {
+		if !strings.Contains(other, want) {
+			t.Errorf("the other server's report lacks %q:\n%s", want, other)
+		}
+	}
+	if strings.Contains(other, "Not compared") || strings.Contains(other, "Problems") {
+		t.Errorf("the other server's report has problems:\n%s", other)
+	}
+
+	code, out, _ = ocpgen(t, "diff", "-git-base", "HEAD", "-format", "json")
+	var rs []struct {
+		Compared bool
+		New      struct{ Server, Snapshot string }
+		Problems []struct{ Message string }
+		Tools    []struct{ Name string }
+	}
+	if err := json.Unmarshal([]byte(out), &rs); err != nil || code != exitTrouble {
+		t.Fatalf("json: exit %d, %v\n%s", code, err, out)
+	}
+	if len(rs) != 2 || rs[0].Compared || len(rs[0].Problems) == 0 || rs[0].New.Snapshot != "bridges/fs/fs.tools.json" ||
+		!rs[1].Compared || rs[1].New.Server != "other-server 2.0" || len(rs[1].Tools) != 1 {
+		t.Errorf("json reports: %+v", rs)
 	}
 }

@@ -30,9 +30,20 @@ REF:./S); a file absent at REF counts as empty (every tool added). With
 (ocpgen.yaml, or -config) is compared, one report each in the file's order
 (-format json: a JSON array of the reports).
 
+Each report is headed with its server (the snapshot's name and version, else
+the snapshot file) and the files of both sides.
+
 -fail-on levels, comma-separated: breaking (a breaking change), security (a
 security-relevant change), any (any change), none (the default). When a
 level is reached the report is still written, and the exit status is 1.
+
+Problems come before any level: an error that ocpgen generate and ocpgen
+check stop on in the new side (a classification entry for a tool the new
+snapshot no longer has, a confirm prompt naming an argument that is gone),
+or an input that does not load. The report lists them (a server whose
+inputs do not load gets a "not compared" report in its place, and the other
+servers are still compared), and the exit status is 2, as check's and
+generate's on the same files, whatever -fail-on says.
 
 example: ocpgen diff -git-base origin/main -snapshot memory.tools.json -classify memory.ocp.yaml -format markdown -fail-on security`
 
@@ -97,7 +108,7 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 
 	r, err := gen.Diff(old, nw)
 	if err != nil {
-		return err
+		r = gen.DiffFailed(old, nw, err)
 	}
 	switch *format {
 	case "markdown":
@@ -110,10 +121,27 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("ocpgen: %w", err)
 	}
+	if why := problems(r); why != "" {
+		return fmt.Errorf("ocpgen diff: %s", why)
+	}
 	if why := report.Fails(r, levels); why != "" {
 		return findings("ocpgen diff: %s (-fail-on %s)", why, *failOn)
 	}
 	return nil
+}
+
+// problems returns a one-line account of a report's problems, "" when it
+// has none. A report with problems makes diff exit 2 (trouble), as check
+// and generate do on the same inputs.
+func problems(r *gen.Report) string {
+	n := len(r.Problems)
+	switch {
+	case !r.Compared:
+		return fmt.Sprintf("%s: not compared, the inputs do not load (%d problem(s), listed in the report)", report.Title(r), n)
+	case n > 0:
+		return fmt.Sprintf("%s: %d problem(s) in the new side that generate and check fail on (listed in the report)", report.Title(r), n)
+	}
+	return ""
 }
 
 // usageError prints a message and the command's usage, and returns errUsage.

@@ -197,3 +197,56 @@ func TestDiffGitBase(t *testing.T) {
 		t.Errorf("option-like revision: exit %d, %s", code, errs)
 	}
 }
+
+// TestDiffAgreesWithCheckOnAStaleEntry is issue 29's case: the new snapshot
+// drops delete_relations and the classification still lists it. diff
+// reports the stale entry as a problem and exits as check and generate do
+// (2), with the message they print; its "did you mean" does not name
+// create_relations, which has an entry of its own.
+func TestDiffAgreesWithCheckOnAStaleEntry(t *testing.T) {
+	t.Chdir(t.TempDir())
+	tool := func(name string) string {
+		return `{"name": "` + name + `", "inputSchema": {"type": "object"}}`
+	}
+	writeFiles(t, ".", map[string]string{
+		"v1.tools.json": `{"tools": [` + tool("create_relations") + `, ` + tool("delete_relations") + `, ` + tool("read_graph") + `]}`,
+		"v2.tools.json": `{"tools": [` + tool("create_relations") + `, ` + tool("read_graph") + `]}`,
+		"memory.ocp.yaml": "version: 1\ntiers: [member]\ndefault: {tier: member}\ntools:\n" +
+			"  create_relations: {access: write}\n  delete_relations: {access: write}\n  read_graph: {access: read}\n",
+	})
+	if code, _, errs := ocpgen(t, "generate", "-snapshot", "v1.tools.json", "-classify", "memory.ocp.yaml", "-out", "memoryocp"); code != exitOK {
+		t.Fatalf("generate v1: exit %d %s", code, errs)
+	}
+	const stale = `memory.ocp.yaml:6:3: tool "delete_relations" is not in the snapshot v2.tools.json: remove the entry or re-snapshot`
+	checkCode, _, checkErrs := ocpgen(t, "check", "-snapshot", "v2.tools.json", "-classify", "memory.ocp.yaml", "-out", "memoryocp")
+	genCode, _, genErrs := ocpgen(t, "generate", "-snapshot", "v2.tools.json", "-classify", "memory.ocp.yaml", "-out", "memoryocp")
+	for _, format := range []string{"text", "markdown", "json"} {
+		code, out, errs := ocpgen(t, "diff", "v1.tools.json", "v2.tools.json", "-classify-old", "memory.ocp.yaml", "-classify-new", "memory.ocp.yaml", "-format", format, "-fail-on", "none")
+		if code != checkCode || code != genCode || code != exitTrouble {
+			t.Errorf("-format %s: diff exits %d, check %d, generate %d; want all %d\n%s", format, code, checkCode, genCode, exitTrouble, errs)
+		}
+		msg := stale
+		switch format {
+		case "markdown":
+			msg = strings.ReplaceAll(stale, "_", `\_`)
+		case "json":
+			b, _ := json.Marshal(stale)
+			msg = `"message": ` + string(b)
+		}
+		if !strings.Contains(out, msg) || !strings.Contains(errs, "1 problem(s) in the new side") {
+			t.Errorf("-format %s: the report does not list the stale entry %q:\n%s\nstderr: %s", format, msg, out, errs)
+		}
+		if !strings.Contains(out, "removed") {
+			t.Errorf("-format %s: the report does not show the removed tool:\n%s", format, out)
+		}
+	}
+	for what, errs := range map[string]string{"check": checkErrs, "generate": genErrs} {
+		if !strings.Contains(errs, stale+"\n") {
+			t.Errorf("%s does not print the stale entry as diff does (%q):\n%s", what, stale, errs)
+		}
+	}
+	// The old side's stale entries are history: not a problem of the PR.
+	if code, out, errs := ocpgen(t, "diff", "v2.tools.json", "v1.tools.json", "-classify-old", "memory.ocp.yaml", "-classify-new", "memory.ocp.yaml"); code != exitOK {
+		t.Errorf("stale entry on the old side only: exit %d\n%s%s", code, out, errs)
+	}
+}

@@ -78,6 +78,41 @@ func plural(n int, what string) string {
 
 // Headline is a one-line summary of a diff report.
 func Headline(r *gen.Report) string {
+	if !r.Compared {
+		return "not compared: " + plural(len(r.Problems), "problem") + " (the inputs do not load)"
+	}
+	h := changesLine(r)
+	if n := len(r.Problems); n > 0 {
+		h += "; " + plural(n, "problem") + " (generate and check fail)"
+	}
+	return h
+}
+
+// ProblemsIntro is what a report says above its Problems.
+func ProblemsIntro(r *gen.Report) string {
+	if !r.Compared {
+		return "Not compared: the inputs do not load. Fix these, then the report can be made:"
+	}
+	return "Problems: ocpgen generate and ocpgen check fail on the new side until these are fixed:"
+}
+
+// Title names what a report is about: "server NAME VERSION" from the
+// snapshot (the new side's, else the old's), else the snapshot file.
+func Title(r *gen.Report) string {
+	for _, s := range []string{r.New.Server, r.Old.Server} {
+		if s != "" {
+			return "server " + s
+		}
+	}
+	for _, s := range []string{r.New.Snapshot, r.Old.Snapshot} {
+		if s != "" {
+			return s
+		}
+	}
+	return "(no snapshot)"
+}
+
+func changesLine(r *gen.Report) string {
 	if len(r.Tools) == 0 {
 		return fmt.Sprintf("no changes (%s unchanged)", plural(r.Summary.Unchanged, "tool"))
 	}
@@ -141,8 +176,14 @@ func where(c gen.Change) string {
 // DiffText writes a diff report as plain text for terminals and CI logs.
 func DiffText(w io.Writer, r *gen.Report) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "ocpgen diff: %s → %s\n", sideName(r.Old), sideName(r.New))
+	fmt.Fprintf(&b, "ocpgen diff: %s\n%s → %s\n", oneLine(Title(r)), oneLine(sideName(r.Old)), oneLine(sideName(r.New)))
 	fmt.Fprintf(&b, "%s\n", Headline(r))
+	if len(r.Problems) > 0 {
+		fmt.Fprintf(&b, "\n%s\n", ProblemsIntro(r))
+		for _, p := range r.Problems {
+			fmt.Fprintf(&b, "    %s\n", oneLine(p.Message))
+		}
+	}
 	for _, t := range r.Tools {
 		mark := map[string]string{gen.StatusAdded: "+", gen.StatusRemoved: "-", gen.StatusChanged: "~"}[t.Status]
 		fmt.Fprintf(&b, "\n%s %s (%s; %s)\n", mark, oneLine(t.Name), t.Status, accessSummary(t))
@@ -228,8 +269,24 @@ func markdownTemplate() (*template.Template, error) {
 		"diffblock": mdDiffBlock,
 		"access":    func(t gen.ToolDiff) string { return mdEscape(accessSummary(t)) },
 		"headline":  Headline,
-		"where":     where,
-		"textdiff":  textDiff,
+		"title": func(r *gen.Report) string {
+			if t := Title(r); strings.HasPrefix(t, "server ") {
+				return "server " + mdCode(strings.TrimPrefix(t, "server "))
+			}
+			return mdCode(Title(r))
+		},
+		"intro": ProblemsIntro,
+		"side": func(d gen.DiffSide) string {
+			switch {
+			case d.Snapshot == "":
+				return "(no snapshot)"
+			case d.Classification == "":
+				return mdCode(d.Snapshot) + " (no classification)"
+			}
+			return mdCode(d.Snapshot) + " + " + mdCode(d.Classification)
+		},
+		"where":    where,
+		"textdiff": textDiff,
 		"count": func(t gen.ToolDiff, flag string) string {
 			n := 0
 			for _, c := range t.Changes {

@@ -21,7 +21,8 @@ var update = flag.Bool("update", false, "rewrite the diff golden files")
 // diffGoldenDir holds the diff golden cases. A case has the inputs
 // old.tools.json, old.ocp.yaml, new.tools.json and new.ocp.yaml (each
 // optional: an absent section is an absent file), and the three renderings
-// report.txt, report.md and report.json, or an "error" section. Run
+// report.txt, report.md and report.json, after an "error" section when the
+// diff fails (the renderings are then gen.DiffFailed's). Run
 // "go test ./gen/report -run TestDiffGolden -update" to rewrite them.
 func diffGoldenDir() string { return filepath.Join("..", "..", "testdata", "golden", "diff") }
 
@@ -46,12 +47,15 @@ func diffCase(ar *txtar.Archive) (old, nw gen.Input) {
 	return old, nw
 }
 
-// renderAll returns the three renderings of a diff, or its error.
+// renderAll returns the three renderings of a diff; when it fails, its
+// error and the three renderings of gen.DiffFailed's report.
 func renderAll(t *testing.T, old, nw gen.Input) []txtar.File {
 	t.Helper()
 	r, err := gen.Diff(old, nw)
+	var out []txtar.File
 	if err != nil {
-		return []txtar.File{{Name: "error", Data: []byte(err.Error() + "\n")}}
+		out = append(out, txtar.File{Name: "error", Data: []byte(err.Error() + "\n")})
+		r = gen.DiffFailed(old, nw, err)
 	}
 	var txt, md, js bytes.Buffer
 	if err := DiffText(&txt, r); err != nil {
@@ -63,7 +67,7 @@ func renderAll(t *testing.T, old, nw gen.Input) []txtar.File {
 	if err := r.WriteJSON(&js); err != nil {
 		t.Fatal(err)
 	}
-	return []txtar.File{{Name: "report.txt", Data: txt.Bytes()}, {Name: "report.md", Data: md.Bytes()}, {Name: "report.json", Data: js.Bytes()}}
+	return append(out, txtar.File{Name: "report.txt", Data: txt.Bytes()}, txtar.File{Name: "report.md", Data: md.Bytes()}, txtar.File{Name: "report.json", Data: js.Bytes()})
 }
 
 func TestDiffGolden(t *testing.T) {
