@@ -86,6 +86,10 @@ var helps = map[string]string{
 		"example: ocpgen check -snapshot memory.tools.json -classify memory.ocp.yaml -out memoryocp -strict",
 	"vet":     "example: ocpgen vet ./...",
 	"version": "Prints ocpgen's module version.\n\nexample: ocpgen version",
+	"help": "Prints a command's help on stdout: its usage, what it does, an example and\n" +
+		"its flags (the same as 'ocpgen COMMAND -h'). Without COMMAND, the list of\n" +
+		"commands.\n\n" +
+		"example: ocpgen help diff",
 }
 
 func usage(w io.Writer) {
@@ -99,7 +103,8 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "Run 'ocpgen help <command>' (or 'ocpgen <command> -h') for a command's help.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "exit status: 0 clean, 1 findings (check, diff -fail-on, vet), 2 trouble")
-	fmt.Fprintln(w, "(usage, an input that does not load, not a git repository).")
+	fmt.Fprintln(w, "(usage, an input that does not load or does not generate, including a diff")
+	fmt.Fprintln(w, "whose new side has such problems, not a git repository).")
 }
 
 // run executes the command line and returns the exit status.
@@ -113,7 +118,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	if args[0] == "help" {
-		if len(args) > 2 || args[1] == "help" || lookup(args[1]) == nil {
+		if len(args) == 2 && args[1] == "help" {
+			fmt.Fprintf(stdout, "usage: ocpgen help [COMMAND]\n\n%s\n", helps["help"])
+			return exitOK
+		}
+		if len(args) > 2 || lookup(args[1]) == nil {
 			fmt.Fprintf(stderr, "ocpgen help: unknown command %q\n\n", strings.Join(args[1:], " "))
 			usage(stderr)
 			return exitTrouble
@@ -161,8 +170,15 @@ func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("ocpgen "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: ocpgen %s %s\n\n", name, synopsis)
-		if h := helps[name]; h != "" {
+		fmt.Fprintf(fs.Output(), "%s\n\n", strings.TrimSpace("usage: ocpgen "+name+" "+synopsis))
+		h := helps[name]
+		flags := 0
+		fs.VisitAll(func(*flag.Flag) { flags++ })
+		if flags == 0 {
+			fmt.Fprintf(fs.Output(), "%s\n", h)
+			return
+		}
+		if h != "" {
 			fmt.Fprintf(fs.Output(), "%s\n\n", h)
 		}
 		fmt.Fprintln(fs.Output(), "flags:")

@@ -245,7 +245,18 @@ func TestHelpTopics(t *testing.T) {
 			t.Errorf("ocpgen %s -h has no example:\n%s", c.name, h)
 		}
 	}
-	for _, args := range [][]string{{"help", "bogus"}, {"help", "generate", "extra"}, {"help", "help"}} {
+	// help's own help, and a command without flags has no empty "flags:".
+	if code, out, errs := ocpgen(t, "help", "help"); code != exitOK || errs != "" ||
+		!strings.HasPrefix(out, "usage: ocpgen help [COMMAND]\n") || !strings.Contains(out, "example: ocpgen help diff") {
+		t.Errorf("ocpgen help help: exit %d, stdout %q, stderr %q", code, out, errs)
+	}
+	if _, out, _ := ocpgen(t, "help", "version"); strings.Contains(out, "flags:") || !strings.HasPrefix(out, "usage: ocpgen version\n\n") {
+		t.Errorf("ocpgen help version:\n%s", out)
+	}
+	if _, out, _ := ocpgen(t, "help", "diff"); !strings.Contains(out, "\nflags:\n  -classify") {
+		t.Errorf("ocpgen help diff lists no flags:\n%s", out)
+	}
+	for _, args := range [][]string{{"help", "bogus"}, {"help", "generate", "extra"}, {"help", "help", "extra"}} {
 		if code, _, errs := ocpgen(t, args...); code != exitTrouble || !strings.Contains(errs, "unknown command") {
 			t.Errorf("ocpgen %q: exit %d, stderr %q", args, code, errs)
 		}

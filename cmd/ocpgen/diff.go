@@ -234,16 +234,28 @@ func gitShow(ref, path string) ([]byte, error) {
 		cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		if err := cmd.Run(); err != nil {
-			msg := strings.TrimSpace(errb.String())
+			// git's first line says what went wrong; later ones are advice
+			// for git's own command line.
+			msg, _, _ := strings.Cut(strings.TrimSpace(errb.String()), "\n")
 			if msg == "" {
-				msg = err.Error()
+				msg = "git " + strings.Join(args, " ") + ": " + err.Error()
 			}
 			return nil, errors.New(msg)
 		}
 		return out.Bytes(), nil
 	}
-	if _, err := git("rev-parse", "--verify", "--quiet", ref+"^{commit}"); err != nil {
-		return nil, fmt.Errorf("ocpgen diff: -git-base %s: not a commit of the repository holding %s (in CI, fetch it first: actions/checkout with fetch-depth: 0): %v", ref, path, err)
+	// git's own message comes first: "not a git repository", or "bad
+	// revision" for a ref the repository lacks. The fetch-depth hint is
+	// added only when it can be the cause: a shallow clone.
+	if _, err := git("rev-parse", "--git-dir"); err != nil {
+		return nil, fmt.Errorf("ocpgen diff: -git-base %s: %v (git -C %s, for %s)", ref, err, dir, path)
+	}
+	if _, err := git("rev-parse", ref+"^{commit}", "--"); err != nil {
+		msg := fmt.Sprintf("ocpgen diff: -git-base %s: %v (in the repository holding %s)", ref, err, path)
+		if out, _ := git("rev-parse", "--is-shallow-repository"); strings.TrimSpace(string(out)) == "true" {
+			msg += "; the clone is shallow, so the revision may not have been fetched: fetch it first (in CI, actions/checkout with fetch-depth: 0)"
+		}
+		return nil, errors.New(msg)
 	}
 	id, err := git("rev-parse", "--verify", "--quiet", ref+":./"+name)
 	if err != nil {

@@ -187,9 +187,10 @@ func TestDiffGitBase(t *testing.T) {
 		t.Errorf("file absent at base: exit %d, %s\n%s", code, errs, out)
 	}
 
-	// An unknown revision is an input error that says what to do.
+	// An unknown revision is an input error with git's message; in a clone
+	// that is not shallow, fetching more cannot help, so no fetch-depth hint.
 	code, _, errs = ocpgen(t, "diff", "-git-base", "no-such-branch", "-snapshot", "fs.tools.json")
-	if code != exitTrouble || !strings.Contains(errs, "not a commit") || !strings.Contains(errs, "fetch-depth") {
+	if code != exitTrouble || !strings.Contains(errs, "-git-base no-such-branch: fatal: bad revision 'no-such-branch^{commit}'") || strings.Contains(errs, "fetch-depth") {
 		t.Errorf("unknown revision: exit %d, %s", code, errs)
 	}
 	code, _, errs = ocpgen(t, "diff", "-git-base", "--upload-pack=x", "-snapshot", "fs.tools.json")
@@ -248,5 +249,41 @@ func TestDiffAgreesWithCheckOnAStaleEntry(t *testing.T) {
 	// The old side's stale entries are history: not a problem of the PR.
 	if code, out, errs := ocpgen(t, "diff", "v2.tools.json", "v1.tools.json", "-classify-old", "memory.ocp.yaml", "-classify-new", "memory.ocp.yaml"); code != exitOK {
 		t.Errorf("stale entry on the old side only: exit %d\n%s%s", code, out, errs)
+	}
+}
+
+// TestDiffGitBaseErrors: outside a repository git's own error leads (no CI
+// hint); in a shallow clone that lacks the revision, git's message is kept
+// and the fetch-depth hint follows it.
+func TestDiffGitBaseErrors(t *testing.T) {
+	needGit(t)
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("GIT_CONFIG_GLOBAL", os.DevNull)
+	outside := t.TempDir()
+	// git must not find a repository above the temporary directory.
+	t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(outside))
+	writeFiles(t, outside, map[string]string{"fs.tools.json": snapV1})
+	t.Chdir(outside)
+	code, _, errs := ocpgen(t, "diff", "-git-base", "HEAD", "-snapshot", "fs.tools.json")
+	if code != exitTrouble || !strings.HasPrefix(errs, "ocpgen diff: -git-base HEAD: fatal: not a git repository") || strings.Contains(errs, "fetch-depth") {
+		t.Errorf("outside a repository: exit %d, %s", code, errs)
+	}
+
+	repo := filepath.Join(outside, "repo")
+	writeFiles(t, repo, map[string]string{"fs.tools.json": snapV1})
+	gitRun(t, repo, "init", "-q")
+	gitRun(t, repo, "add", ".")
+	gitRun(t, repo, "commit", "-q", "-m", "one")
+	writeFiles(t, repo, map[string]string{"fs.tools.json": snapV2})
+	gitRun(t, repo, "commit", "-q", "-a", "-m", "two")
+	gitRun(t, outside, "clone", "-q", "--depth", "1", "file://"+filepath.ToSlash(repo), "shallow")
+	t.Chdir(filepath.Join(outside, "shallow"))
+	code, _, errs = ocpgen(t, "diff", "-git-base", "HEAD~1", "-snapshot", "fs.tools.json")
+	if code != exitTrouble || !strings.HasPrefix(errs, "ocpgen diff: -git-base HEAD~1: fatal: bad revision 'HEAD~1^{commit}'") || !strings.Contains(errs, "fetch-depth: 0") {
+		t.Errorf("shallow clone without the base: exit %d, %s", code, errs)
+	}
+	// The revision the shallow clone has works.
+	if code, out, errs := ocpgen(t, "diff", "-git-base", "HEAD", "-snapshot", "fs.tools.json"); code != exitOK || !strings.Contains(out, "no changes") {
+		t.Errorf("shallow clone, HEAD: exit %d, %s%s", code, out, errs)
 	}
 }

@@ -22,7 +22,8 @@
 //
 // Exit status, in every command: 0 clean, 1 findings (check: stale files or
 // lint errors; diff: a -fail-on level reached; vet: a bypass), 2 trouble (a
-// usage error, an input that does not load, not a git repository).
+// usage error, an input that does not load or does not generate, including
+// a diff whose new side has such problems, not a git repository).
 package main
 
 import (
