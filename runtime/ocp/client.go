@@ -265,7 +265,8 @@ func (c *Client) Resync(ctx context.Context) error {
 	}
 }
 
-// Close withdraws the catalogue (the watcher receives an empty list), stops
+// Close withdraws the catalogue (the watcher receives nil: no listing, so
+// the gate logs no tool as removed by the server), stops
 // catalogue sync and redialling, and closes the session. It waits for the
 // client's goroutines to end. Close is idempotent; later calls return the
 // first call's result. It must not be called from the watcher, which runs
@@ -499,7 +500,7 @@ func (c *Client) listAll(ctx context.Context, cs *mcp.ClientSession) ([]LiveTool
 		}
 		cursor = res.NextCursor
 	}
-	out := live[:0]
+	out := make([]LiveTool, 0, len(live)) // not nil: this is a listing, if of no tools
 	for _, t := range live {
 		if t.Name != "" {
 			out = append(out, t)

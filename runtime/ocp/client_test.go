@@ -648,3 +648,47 @@ func TestClientLeavesOutDuplicateTools(t *testing.T) {
 		t.Errorf("audit = %v", recordAttrs(r))
 	}
 }
+
+// TestClientCloseIsNoRemoval: a Client's Close withdraws the gate's
+// catalogue without the gate reporting every tool as removed by the server
+// (issue 29: a normal shutdown logged a WARN ocp.sync listing them all);
+// a server that lists no tools still does make them "removed", at WARN.
+func TestClientCloseIsNoRemoval(t *testing.T) {
+	noLeaksAfter(t)
+	_, cl := muxServerSpy(t, testCatalogue)
+	audit := &syncBuffer{}
+	g, err := NewGate(Config{Catalogue: testCatalogue, Server: cl, ACL: AllowAllResources, Broker: NewMemoryBroker(),
+		Audit: slog.New(slog.NewJSONHandler(audit, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(g.Advertisement().Tools); n != 0 {
+		t.Errorf("after Close %d tools are advertised", n)
+	}
+	ev := audit.events(t, AuditSync)
+	if len(ev) != 2 {
+		t.Fatalf("want 2 syncs (the listing, the Close), got %v", ev)
+	}
+	if ev[0]["listed"] != true {
+		t.Errorf("the first sync is a listing: %v", ev[0])
+	}
+	if got := fmt.Sprint(ev[1]["level"], " ", ev[1]["listed"], " ", ev[1]["removed"], " ", ev[1]["advertised"]); got != "INFO false [] []" {
+		t.Errorf("Close's sync: level, listed, removed, advertised = %s; want INFO false [] []", got)
+	}
+
+	// A listing of no tools is a listing: not nil, and the gate reports
+	// every generated tool removed.
+	_, _, syncs := connectSpy(t, nil, ClientOptions{})
+	if live := syncs.next(t); live == nil || len(live) != 0 {
+		t.Errorf("a server with no tools synced %#v, want an empty, non-nil list", live)
+	}
+	h := newHarness(t, true, nil)
+	h.g.syncCatalogue([]LiveTool{})
+	last := h.audit.events(t, AuditSync)
+	if got := last[len(last)-1]; got["level"] != "WARN" || got["listed"] != true || fmt.Sprint(got["removed"]) != "[create_note delete_entities get_note read_graph]" {
+		t.Errorf("empty listing: sync %v", got)
+	}
+}

@@ -942,9 +942,11 @@ func (g *Gate) callServer(ctx context.Context, c *call, gt *gateTool, fwd []byte
 // generated fingerprint. Tools
 // only on the server, tools whose schema changed and generated tools the
 // server no longer lists are reported in the audit log and are not
-// callable. When the set changes, confirms pending under the old set are
-// denied and Config.Advertise receives the new set; on the first sync it
-// always does.
+// callable. A nil list is no listing at all (see [Server.WatchTools]):
+// everything is withdrawn, and the sync is logged at Info with listed=false
+// and no tool "removed". When the set changes, confirms pending under the
+// old set are denied and Config.Advertise receives the new set; on the first
+// sync it always does.
 func (g *Gate) syncCatalogue(live []LiveTool) {
 	g.syncMu.Lock()
 	defer g.syncMu.Unlock()
@@ -974,6 +976,9 @@ func (g *Gate) syncCatalogue(live []LiveTool) {
 	for name, gt := range g.byServer {
 		fp, ok := liveFP[name]
 		switch {
+		case !ok && live == nil:
+			// No listing (closed, disconnected, or a listing failed): the
+			// tool is withdrawn, not removed by the server.
 		case !ok:
 			removed = append(removed, name)
 		case ambiguous[name] || fp != gt.desc.Fingerprint:
@@ -1013,6 +1018,9 @@ func (g *Gate) syncCatalogue(live []LiveTool) {
 	if len(serverOnly)+len(changed)+len(removed)+len(drift) > 0 {
 		level = slog.LevelWarn
 	}
+	// listed is false for a nil list: nothing may be called, and the
+	// Server says why (the Client logs a session's end or a failed listing;
+	// a Close is no news).
 	g.audit.LogAttrs(context.Background(), level, AuditSync, g.withServer(
 		slog.String("catalogue", fp),
 		slog.Bool("changed", !same),
@@ -1021,6 +1029,7 @@ func (g *Gate) syncCatalogue(live []LiveTool) {
 		slog.Any("schema_changed_withdrawn", changed),
 		slog.Any("removed", removed),
 		slog.Any("drift_audited", boundList(drift)),
+		slog.Bool("listed", live != nil),
 	)...)
 	if g.cfg.Observer != nil {
 		g.observeSync(SyncInfo{Server: g.server, Catalogue: fp, Changed: !same, Advertised: len(names), ServerOnly: len(serverOnly), Withdrawn: len(changed), Removed: len(removed), Drift: len(drift)})

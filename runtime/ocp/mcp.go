@@ -18,12 +18,14 @@ type Server interface {
 	// the gate, and `ocpgen vet` reports it.
 	CallTool(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error)
 	// WatchTools makes fn the receiver of the server's complete tool list:
-	// fn is called at once with the current list (empty while nothing may
+	// fn is called at once with the current list (nil while nothing may
 	// be called), then after every change (on connect, after every
-	// notifications/tools/list_changed) and with an empty list whenever
-	// nothing may be called (a listing failed, the session ended, the
-	// server was closed). Calls of fn are serialized. [NewGate] calls it;
-	// a Server serves one gate and refuses a second watcher.
+	// notifications/tools/list_changed) and with nil whenever nothing may
+	// be called (a listing failed, the session ended, the server was
+	// closed). A listing with no tools is an empty, non-nil list: nil is no
+	// listing, and the gate does not report its tools as removed by the
+	// server. Calls of fn are serialized. [NewGate] calls it; a Server
+	// serves one gate and refuses a second watcher.
 	WatchTools(fn func(live []LiveTool)) error
 }
 
