@@ -177,8 +177,8 @@ func TestSnapshotErrors(t *testing.T) {
 	}{
 		{"unreachable", []string{"-url", closed}, "connect"},
 		{"not MCP", []string{"-url", notMCP.URL}, "connect"},
-		{"server exits", []string{"-command", "sh -c 'exit 3'"}, "connect"},
-		{"no such program", []string{"-command", "/nonexistent/mcp-server"}, "connect"},
+		{"server exits", []string{"-command", "sh -c 'exit 3'"}, "snapshot of stdio sh -c exit 3: the server exited (exit status 3) before answering"},
+		{"no such program", []string{"-command", "/nonexistent/mcp-server"}, "snapshot of stdio /nonexistent/mcp-server: fork/exec /nonexistent/mcp-server: no such file or directory"},
 		{"timeout", []string{"-url", hanging.URL, "-timeout", "300ms"}, "no complete answer within 300ms"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -191,6 +191,46 @@ func TestSnapshotErrors(t *testing.T) {
 				t.Fatal("a failed snapshot left a file")
 			}
 		})
+	}
+}
+
+// TestSnapshotStdioServerErrors: a stdio server that exits at start is
+// named by its full path, with its exit status and its stderr; one that
+// never answers is killed when -timeout is reached, not asked to stop with
+// a closed stdin and, 5 s later, SIGTERM (which made -timeout 3s return
+// after 8 s). The script records a SIGTERM it gets.
+func TestSnapshotStdioServerErrors(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh")
+	}
+	dir := filepath.Join(t.TempDir(), "servers", "bin")
+	term := filepath.Join(dir, "term.log")
+	writeFiles(t, dir, map[string]string{
+		"exits.sh": "#!/bin/sh\necho 'exits: no config file' >&2\nexit 3\n",
+		"hangs.sh": "#!/bin/sh\ntrap 'echo TERM >> " + term + "' TERM\nwhile :; do sleep 1; done\n",
+	})
+	for _, f := range []string{"exits.sh", "hangs.sh"} {
+		if err := os.Chmod(filepath.Join(dir, f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "x.tools.json")
+	exits := filepath.Join(dir, "exits.sh")
+	code, _, errs := ocpgen(t, "snapshot", "-command", exits+" --api-key s3cret", "-o", out)
+	want := "ocpgen: snapshot of stdio " + exits + " --api-key REDACTED: the server exited (exit status 3) before answering; its stderr, if any, is above"
+	if code != exitTrouble || !strings.Contains(errs, "exits: no config file\n") || !strings.Contains(errs, want) || strings.Contains(errs, "s3cret") {
+		t.Errorf("server that exits: exit %d, stderr %q; want %q", code, errs, want)
+	}
+
+	code, _, errs = ocpgen(t, "snapshot", "-command", filepath.Join(dir, "hangs.sh"), "-timeout", "300ms", "-o", out)
+	if code != exitTrouble || !strings.Contains(errs, "hangs.sh: no complete answer within 300ms (-timeout)") {
+		t.Errorf("server that hangs: exit %d, stderr %q", code, errs)
+	}
+	if b, err := os.ReadFile(term); err == nil {
+		t.Errorf("at the -timeout deadline the server was sent SIGTERM (%q), not killed", b)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a failed snapshot left a file")
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	neturl "net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -56,6 +55,10 @@ func cmdSnapshot(args []string, stdout, stderr io.Writer) error {
 	var (
 		raw    *rawTransport
 		source string
+		// what names the server in errors: the command line in full (the
+		// snapshot's source shortens paths), credentials redacted.
+		what  string
+		stdio *stdioServer
 	)
 	if *url != "" {
 		h, err := parseHeaders(headers)
@@ -74,26 +77,38 @@ func cmdSnapshot(args []string, stdout, stderr io.Writer) error {
 		}
 		raw = newRawTransport(st)
 		st.HTTPClient = &http.Client{Transport: protocolHeader{raw.protocolVersion, headerTransport{h, http.DefaultTransport}}}
-		source = src
+		source, what = src, src
 	} else {
 		argv, err := splitCommand(*command)
 		if err != nil {
 			return fmt.Errorf("ocpgen: -command: %w", err)
 		}
-		cmd := exec.Command(argv[0], argv[1:]...)
-		cmd.Stderr = stderr
-		raw = newRawTransport(&mcp.CommandTransport{Command: cmd})
-		source = commandSource(argv)
+		source, what = commandSource(argv), "stdio "+strings.Join(redactCommand(argv, false), " ")
+		if stdio, err = startStdio(argv, stderr); err != nil {
+			return fmt.Errorf("ocpgen: snapshot of %s: %w", what, err)
+		}
+		raw = newRawTransport(stdio.transport())
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
 	defer cancel()
 	server, tools, err := listTools(ctx, raw)
-	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
-			return fmt.Errorf("ocpgen: snapshot of %s: no complete answer within %v (-timeout)", source, *timeout)
+	timedOut := err != nil && (errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil)
+	if err != nil && !timedOut && stdio != nil {
+		// A listing that failed with the process gone: it exited before
+		// answering (a missing argument, a crash), which "EOF" does not say.
+		if st, ok := stdio.exitedWithin(stopGrace); ok {
+			err = fmt.Errorf("the server exited (%v) before answering; its stderr, if any, is above (%w)", st, err)
 		}
-		return fmt.Errorf("ocpgen: snapshot of %s: %w", source, err)
+	}
+	if stdio != nil {
+		stdio.stop(!timedOut) // at the deadline, at once: -timeout is the user's bound
+	}
+	if err != nil {
+		if timedOut {
+			return fmt.Errorf("ocpgen: snapshot of %s: no complete answer within %v (-timeout)", what, *timeout)
+		}
+		return fmt.Errorf("ocpgen: snapshot of %s: %w", what, err)
 	}
 	data, err := gen.EncodeSnapshotRaw(*output, server, source, tools)
 	if err != nil {
@@ -182,6 +197,13 @@ func urlSource(raw string) (string, error) {
 // for people: it is in no digest and in no generated file, so two machines
 // that start the same server differently generate the same code.
 func commandSource(argv []string) string {
+	return "stdio " + strings.Join(redactCommand(argv, true), " ")
+}
+
+// redactCommand returns argv with the value of every flag named like a
+// credential replaced by "REDACTED" and, with short, each path reduced to
+// its base name (see commandSource).
+func redactCommand(argv []string, short bool) []string {
 	out := make([]string, len(argv))
 	secretNext := false
 	for i, a := range argv {
@@ -197,12 +219,12 @@ func commandSource(argv []string) string {
 					secretNext = true
 				}
 			}
-		case filepath.IsAbs(a) || strings.HasPrefix(a, "."+string(filepath.Separator)) || strings.HasPrefix(a, ".."+string(filepath.Separator)) || strings.HasPrefix(a, "~"):
+		case short && (filepath.IsAbs(a) || strings.HasPrefix(a, "."+string(filepath.Separator)) || strings.HasPrefix(a, ".."+string(filepath.Separator)) || strings.HasPrefix(a, "~")):
 			a = filepath.Base(a)
 		}
 		out[i] = a
 	}
-	return "stdio " + strings.Join(out, " ")
+	return out
 }
 
 // secretName reports whether a flag's name says it holds a credential.
