@@ -46,6 +46,10 @@ type Result struct {
 	// tool is unclassified, and a diagnostic with the code
 	// CodeNoClassification says so).
 	Unclassified []string
+	// Server is the snapshot's server name and version, "" if it records
+	// none; Tools counts the tools of the generated catalogue.
+	Server string
+	Tools  int
 }
 
 // Generate loads the inputs, builds the model and renders the files. The
@@ -73,7 +77,7 @@ func Generate(in Input, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ocpgen internal error: %w", err)
 	}
-	return &Result{Files: files, Diagnostics: sorted(diags), Unclassified: pkg.Unclassified}, nil
+	return &Result{Files: files, Diagnostics: sorted(diags), Unclassified: pkg.Unclassified, Server: pkg.Server, Tools: len(pkg.Tools)}, nil
 }
 
 // buildModel checks loaded inputs against each other (no entry for a tool

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/ocpgen/ocpgen/gen"
 	"github.com/ocpgen/ocpgen/internal/outdir"
@@ -69,11 +70,15 @@ var helps = map[string]string{
 		"Without -snapshot it generates every server listed in " + gen.ConfigFile + " (found in\n" +
 		"this directory or a parent, up to the module root) or in -config FILE, in one\n" +
 		"process; if any server fails, nothing is written.\n\n" +
+		"On stderr, a line per server as its package is done (directory, package,\n" +
+		"server, tools, time), then one per file written; -q prints only warnings and\n" +
+		"errors.\n\n" +
 		"example: ocpgen generate -snapshot memory.tools.json -classify memory.ocp.yaml -out memoryocp\n" +
 		"example: ocpgen generate",
 	"snapshot": "Connects to an MCP server (Streamable HTTP or a stdio command), lists its\n" +
 		"tools and writes them as a canonical snapshot file: sorted, no timestamps, so\n" +
-		"an unchanged server gives the same bytes.\n\n" +
+		"an unchanged server gives the same bytes. When done it prints the file, the\n" +
+		"server, its tools and the time taken on stderr (not with -q).\n\n" +
 		"example: ocpgen snapshot -command \"npx -y @modelcontextprotocol/server-memory\" -o memory.tools.json",
 	"init": "Writes a classification skeleton for a snapshot: every tool listed as a\n" +
 		"write, the server's hints as comments (not trusted). Edit it, then generate.\n\n" +
@@ -240,14 +245,19 @@ func cmdGenerate(args []string, stdout, stderr io.Writer) error {
 	classify := fs.String("classify", "", "classification file (NAME.ocp.yaml); without it every tool is a write")
 	pkg := fs.String("package", "", "Go package name (default: the -out directory's name; never main)")
 	out := fs.String("out", "", "directory of the generated package")
+	quiet := fs.Bool("q", false, "quiet: print only warnings and errors (no line per server generated, no file written)")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	progress := stderr
+	if *quiet {
+		progress = io.Discard
 	}
 	if useConfig, err := configMode(fs, *config, "snapshot", "classify", "package", "out"); err != nil || useConfig {
 		if err != nil {
 			return err
 		}
-		return generateConfig(*config, stderr)
+		return generateConfig(*config, stderr, progress)
 	}
 	if err := missing(fs, "snapshot", "out"); err != nil {
 		return err
@@ -262,6 +272,7 @@ func cmdGenerate(args []string, stdout, stderr io.Writer) error {
 		}
 		name = filepath.Base(abs)
 	}
+	start := time.Now()
 	in, err := readInputs(*snapshot, *classify)
 	if err != nil {
 		return err
@@ -279,13 +290,41 @@ func cmdGenerate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("ocpgen: %w", err)
 	}
+	reportWritten(progress, *out, ch)
+	fmt.Fprintln(progress, generated(*out, name, res, time.Since(start)))
+	return nil
+}
+
+// generated is the line generate prints when a server's package is done:
+// "generated DIR (package P): server S, N tools, in 12ms".
+func generated(out, pkg string, res *gen.Result, took time.Duration) string {
+	server := ""
+	if res.Server != "" {
+		server = "server " + oneLine(res.Server) + ", "
+	}
+	return fmt.Sprintf("generated %s (package %s): %s%s, in %v", out, pkg, server, toolCount(res.Tools), took.Round(time.Millisecond))
+}
+
+func toolCount(n int) string {
+	if n == 1 {
+		return "1 tool"
+	}
+	return fmt.Sprintf("%d tools", n)
+}
+
+// oneLine keeps a value that came from an input on one line of output.
+func oneLine(s string) string {
+	return strings.NewReplacer("\r\n", `\n`, "\n", `\n`, "\r", `\r`).Replace(s)
+}
+
+// reportWritten prints the files outdir.Write wrote and removed.
+func reportWritten(w io.Writer, out string, ch outdir.Changes) {
 	for _, f := range ch.Written {
-		fmt.Fprintf(stderr, "wrote %s\n", filepath.Join(*out, f))
+		fmt.Fprintf(w, "wrote %s\n", filepath.Join(out, f))
 	}
 	for _, f := range ch.Removed {
-		fmt.Fprintf(stderr, "removed %s (its tool is gone)\n", filepath.Join(*out, f))
+		fmt.Fprintf(w, "removed %s (its tool is gone)\n", filepath.Join(out, f))
 	}
-	return nil
 }
 
 // readInputs reads the snapshot and, if named, the classification file.

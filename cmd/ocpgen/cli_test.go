@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -94,11 +95,20 @@ func TestSnapshotHTTPIsStableAndKeepsHeadersOut(t *testing.T) {
 	if !bytes.Equal(files[0], files[1]) {
 		t.Fatal("two snapshots of an unchanged server differ")
 	}
+	// The line when done: file, server, tools, time; none under -q.
+	out := filepath.Join(dir, "tickets.tools.json")
+	_, _, errs := ocpgen(t, "snapshot", "-url", url, "-header", "Authorization: Bearer $OCPGEN_TEST_TOKEN", "-o", out)
+	if !regexp.MustCompile(`^wrote ` + regexp.QuoteMeta(out) + `: server tickets 1\.0\.0, 5 tools, in [0-9.]+(ns|µs|ms|s)\n$`).MatchString(errs) {
+		t.Errorf("snapshot's line: %q", errs)
+	}
+	if code, _, errs := ocpgen(t, "snapshot", "-q", "-url", url, "-header", "Authorization: Bearer $OCPGEN_TEST_TOKEN", "-o", out); code != exitOK || errs != "" {
+		t.Errorf("snapshot -q: exit %d, stderr %q", code, errs)
+	}
 	if bytes.Contains(files[0], []byte("s3cret")) {
 		t.Fatal("a header value was written into the snapshot")
 	}
 	// Without the header the server refuses, and no file is written.
-	out := filepath.Join(dir, "refused.tools.json")
+	out = filepath.Join(dir, "refused.tools.json")
 	if code, _, _ := ocpgen(t, "snapshot", "-url", url, "-o", out); code != exitTrouble {
 		t.Fatalf("snapshot without credentials: exit %d, want %d", code, exitTrouble)
 	}

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
+	"time"
 
 	"golang.org/x/sync/errgroup"
 
@@ -91,22 +93,32 @@ func eachServer[T any](cfg *gen.Config, f func(gen.ConfigServer) T) []T {
 // are written in the file's order, each all or nothing (outdir.Write): a
 // failure there (a full disk) leaves the packages before it written, it and
 // those after it as they were, and is reported with the list.
-func generateConfig(file string, stderr io.Writer) error {
+//
+// Each server's line (generated) goes to progress as its package is done,
+// in the order they finish; the files written follow at the end.
+func generateConfig(file string, stderr, progress io.Writer) error {
 	cfg, err := loadConfig(file)
 	if err != nil {
 		return err
 	}
-	type generated struct {
+	type result struct {
 		res *gen.Result
 		err error
 	}
-	results := eachServer(cfg, func(s gen.ConfigServer) generated {
+	var mu sync.Mutex // progress lines from the servers' goroutines
+	results := eachServer(cfg, func(s gen.ConfigServer) result {
+		start := time.Now()
 		in, err := readInputs(s.Snapshot, s.Classify)
 		if err != nil {
-			return generated{err: at(cfg, s, err)}
+			return result{err: at(cfg, s, err)}
 		}
 		res, err := gen.Generate(in, gen.Options{Package: s.Package})
-		return generated{res, err}
+		if err == nil {
+			mu.Lock()
+			fmt.Fprintln(progress, generated(s.Out, s.Package, res, time.Since(start)))
+			mu.Unlock()
+		}
+		return result{res, err}
 	})
 	failed := 0
 	for _, r := range results {
@@ -134,12 +146,7 @@ func generateConfig(file string, stderr io.Writer) error {
 			return fmt.Errorf("ocpgen: %w; the %d package(s) before it were written, it and the %d after it were left as they were",
 				at(cfg, s, err), i, len(cfg.Servers)-i-1)
 		}
-		for _, f := range ch.Written {
-			fmt.Fprintf(stderr, "wrote %s\n", filepath.Join(s.Out, f))
-		}
-		for _, f := range ch.Removed {
-			fmt.Fprintf(stderr, "removed %s (its tool is gone)\n", filepath.Join(s.Out, f))
-		}
+		reportWritten(progress, s.Out, ch)
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -58,6 +60,23 @@ func TestConfigGenerateCheck(t *testing.T) {
 	// The second server has no classification file: generate says so.
 	if !strings.Contains(errs, "fs.tools.json: warning:") {
 		t.Errorf("no warning for the unclassified server:\n%s", errs)
+	}
+	// Each server has a line when its package is done: its directory,
+	// package, tools and time (in the order they finish).
+	done := regexp.MustCompile(`(?m)^generated (\S+) \(package (\w+)\): (\d+) tools, in [0-9.]+(ns|µs|ms|s)$`)
+	var lines []string
+	for _, m := range done.FindAllStringSubmatch(errs, -1) {
+		lines = append(lines, m[1]+" "+m[2]+" "+m[3])
+	}
+	slices.Sort(lines)
+	fsOut, otherOut := filepath.Join("..", "..", "bridges", "fs", "fsocp"), filepath.Join("..", "..", "bridges", "other", "gen")
+	if want := []string{fsOut + " fsocp 2", otherOut + " otherocp 2"}; !slices.Equal(lines, want) {
+		t.Errorf("progress lines %q, want %q, in:\n%s", lines, want, errs)
+	}
+	// -q: warnings only, no line per server or file.
+	code, _, errs = ocpgen(t, "generate", "-q")
+	if code != exitOK || strings.Contains(errs, "generated ") || strings.Contains(errs, "wrote ") || !strings.Contains(errs, "fs.tools.json: warning:") {
+		t.Errorf("generate -q: exit %d\n%s", code, errs)
 	}
 
 	code, out, errs := ocpgen(t, "check")

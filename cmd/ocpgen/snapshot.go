@@ -35,9 +35,11 @@ func cmdSnapshot(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&headers, "header", "HTTP header \"Name: value\" for -url (repeatable); $VAR and ${VAR} in the value are expanded from the environment, and the value is never written to the snapshot")
 	timeout := fs.Duration("timeout", 30*time.Second, "give up after this long")
 	output := fs.String("o", "", "snapshot file to write (NAME.tools.json)")
+	quiet := fs.Bool("q", false, "quiet: print only errors (no line when the snapshot is written)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	start := time.Now()
 	if err := missing(fs, "o"); err != nil {
 		return err
 	}
@@ -117,7 +119,13 @@ func cmdSnapshot(args []string, stdout, stderr io.Writer) error {
 	if err := writeFileAtomic(*output, data); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "wrote %s (%d tools)\n", *output, len(tools))
+	if !*quiet {
+		name := ""
+		if server.Name != "" {
+			name = "server " + oneLine(strings.TrimSpace(server.Name+" "+server.Version)) + ", "
+		}
+		fmt.Fprintf(stderr, "wrote %s: %s%s, in %v\n", *output, name, toolCount(len(tools)), time.Since(start).Round(time.Millisecond))
+	}
 	return nil
 }
 
