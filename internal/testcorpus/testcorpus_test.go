@@ -3,6 +3,8 @@ package testcorpus
 import (
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -25,5 +27,28 @@ func TestDirOverride(t *testing.T) {
 	t.Setenv(Env, other)
 	if got := Dir(t); got != other {
 		t.Fatalf("Dir = %s with %s=%s", got, Env, other)
+	}
+}
+
+// TestScratchModuleIsOutsideTheRepository: scratch code is never written in
+// the work tree (issue 29: a killed test left _roundtrip-NNN/ in it), and
+// the module it is written in resolves this module to the checkout.
+func TestScratchModuleIsOutsideTheRepository(t *testing.T) {
+	root := ModuleRoot(t)
+	dir := ScratchModule(t)
+	if rel, err := filepath.Rel(root, dir); err == nil && filepath.IsLocal(rel) {
+		t.Fatalf("ScratchModule made %s inside the module at %s", dir, root)
+	}
+	gomod, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"module " + ScratchModulePath + "\n", "replace github.com/ocpgen/ocpgen => " + strconv.Quote(root) + "\n"} {
+		if !strings.Contains(string(gomod), want) {
+			t.Errorf("go.mod lacks %q:\n%s", want, gomod)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "go.sum")); err != nil {
+		t.Error(err)
 	}
 }
