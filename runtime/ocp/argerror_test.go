@@ -2,6 +2,7 @@ package ocp
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -46,9 +47,28 @@ var honestTool = &Tool{Args: (*HonestArgs)(nil), Desc: mustDesc(Descriptor{
 	},
 })}
 
+// honest_raw: the same object, in a type the codec does not cover (a
+// json.RawMessage), so that encoding/json decodes it.
+
+type HonestRawArgs struct {
+	Read `json:"-"`
+	Raw  json.RawMessage `json:"raw,omitzero"`
+	O    *HonestObj      `json:"o,omitzero"`
+}
+
+var honestRawTool = &Tool{Args: (*HonestRawArgs)(nil), Desc: mustDesc(Descriptor{
+	Name:        "honest_raw",
+	Description: "Takes what its schema allows.",
+	InputSchema: `{"type":"object","properties":{"raw":{},"o":{"type":"object","properties":{"a":{"type":"string"}}}},"additionalProperties":false}`,
+	Policy: Policy{
+		Kind: KindRead, Classified: true, Tier: "visitor",
+		Resource: tpl("raw"), Failure: "Could not.",
+	},
+})}
+
 func honestHarness(t *testing.T) *harness {
 	t.Helper()
-	c := NewCatalogue(testTiers, honestTool)
+	c := NewCatalogue(testTiers, honestTool, honestRawTool)
 	h := newHarness(t, false, func(cfg *Config) {
 		cfg.Catalogue = c
 		cfg.MaxResources = 100
@@ -93,9 +113,14 @@ func TestArgumentRefusalsArePointedAndHonest(t *testing.T) {
 		{"a value of a type the Go field is not", `{"t":5}`, ruleGoType, "/t", ""},
 		{"a pattern without an ECMA-262 translation", `{"p":"` + honestCanary + `"}`, rulePatternUntranslatable, "/p", ""},
 		{"more resources than allowed", fanOut, ruleResources, "/k", AuditAuthorize},
+		// encoding/json drops a member its struct does not declare and
+		// matches one in another case: the round trip finds either.
+		{"raw: a member the Go struct does not declare", `{"raw":1,"o":{"a":"x","b~":"` + honestCanary + `"}}`, ruleRoundTrip, "/o/b~0", ""},
+		{"raw: a member in another case", `{"raw":1,"o":{"A":"` + honestCanary + `"}}`, ruleRoundTrip, "/o/A", ""},
 
 		// The tool's schema, or not JSON at all.
 		{"below the minimum", `{"n":-1}`, ruleSchema, "/n", ""},
+		{"raw: an undeclared argument the schema refuses", `{"zz":"` + honestCanary + `"}`, ruleSchema, "/zz", ""},
 		{"a wrong type in an array", `{"l":[1,"` + honestCanary + `"]}`, ruleSchema, "/l/1", ""},
 		{"an object expected", `{"o":5}`, ruleSchema, "/o", ""},
 		{"not an object", `["` + honestCanary + `"]`, ruleSchema, "", ""},
@@ -107,7 +132,11 @@ func TestArgumentRefusalsArePointedAndHonest(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := honestHarness(t)
-			res := h.g.Dispatch(context.Background(), alice, req("h", "honest", tc.args))
+			tool := "honest"
+			if strings.HasPrefix(tc.name, "raw: ") {
+				tool = "honest_raw"
+			}
+			res := h.g.Dispatch(context.Background(), alice, req("h", tool, tc.args))
 			wantRefused(t, res, ReasonInvalid)
 			wantNoCalls(t, h)
 			if strings.Contains(res.Error, honestCanary) {
