@@ -14,7 +14,7 @@ import (
 )
 
 // An argument refusal is either of two kinds, and the model is told which
-// (docs/security-model.md, "Argument refusals"):
+// (docs/security-model.md, "Argument refusals: the pointer and the rule"):
 //
 //   - the arguments fail the tool's input schema (or are not a JSON object
 //     at all): [ruleSchema] and [ruleSyntax], told with textInvalid;
@@ -136,16 +136,19 @@ func refusal(pointer string, rule argRule, err error) *argError {
 }
 
 // parseRules are the rules of the parser's errors.
-var parseRules = map[error]argRule{
-	errTapeSyntax:    ruleSyntax,
-	errTapeUTF8:      ruleSyntax,
-	errTapeEOF:       ruleSyntax,
-	errTapeTrailing:  ruleSyntax,
-	errTapeDeep:      ruleDepth,
-	errTapeRange:     ruleNumberRange,
-	errNumberLong:    ruleNumberLength,
-	errNumberExp:     ruleNumberExponent,
-	errLoneSurrogate: ruleLoneSurrogate,
+var parseRules = [...]struct {
+	err  error
+	rule argRule
+}{
+	{errTapeSyntax, ruleSyntax},
+	{errTapeEOF, ruleSyntax},
+	{errTapeTrailing, ruleSyntax},
+	{errTapeUTF8, ruleSyntax},
+	{errTapeDeep, ruleDepth},
+	{errTapeRange, ruleNumberRange},
+	{errNumberLong, ruleNumberLength},
+	{errNumberExp, ruleNumberExponent},
+	{errLoneSurrogate, ruleLoneSurrogate},
 }
 
 // asArgError returns err as an *argError: err itself, or the parser's
@@ -154,9 +157,11 @@ func asArgError(err error) *argError {
 	if ae, ok := err.(*argError); ok {
 		return ae
 	}
-	rule, ok := parseRules[err]
-	if !ok {
-		rule = ruleSyntax // no other error comes out of the parser
+	rule := ruleSyntax // no other error comes out of the parser
+	for _, r := range parseRules {
+		if err == r.err {
+			rule = r.rule
+		}
 	}
 	return &argError{rule: rule, err: err}
 }
