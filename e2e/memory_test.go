@@ -393,7 +393,10 @@ func TestMemoryGate(t *testing.T) {
 	mustRefuse(t, "a tool the server does not have", frame("drop_database", `{}`), ocp.ReasonUnknown, textUnknown)
 	const invalid = "Not performed: the arguments do not match the tool's input schema."
 	mustRefuse(t, "search_nodes with a number", frame("search_nodes", `{"query":5}`), ocp.ReasonInvalid, invalid)
-	mustRefuse(t, "search_nodes with an extra argument", frame("search_nodes", `{"query":"tea","_meta":{"principal":"ann"}}`), ocp.ReasonInvalid, invalid)
+	// server-memory's schema allows additional properties; the Hub's rule
+	// forwards only declared ones, and says so.
+	mustRefuse(t, "search_nodes with an extra argument", frame("search_nodes", `{"query":"tea","_meta":{"principal":"ann"}}`), ocp.ReasonInvalid,
+		`Not performed: the Hub's rule "undeclared-property" refused the arguments at /_meta: the argument is not a property of the tool's schema, and the Hub forwards only declared properties. They were refused by the Hub's rules, not by the tool's input schema; the server was not called.`)
 	if r := frame("search_nodes", `{"query":"tea"}`); r.ID != "r-search_nodes" {
 		t.Errorf("action.result id %q, want the request's", r.ID)
 	}

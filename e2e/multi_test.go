@@ -182,9 +182,10 @@ func TestThreeServersOneHub(t *testing.T) {
 		t.Fatalf("read_text_file: %+v", f0)
 	}
 	// The note store's tool under the memory server's name is not routed
-	// there: notes' arguments are invalid for memory's read_graph.
+	// there: notes' arguments are invalid for memory's read_graph (whose
+	// schema allows them, but the Hub forwards only declared properties).
 	mustRefuse(t, "notes' arguments to read_graph", m.Dispatch(ctx, multiUser, ocp.ActionRequest{ID: "r3", Tool: "read_graph", Args: []byte(`{"contains":"x"}`)}),
-		ocp.ReasonInvalid, "Not performed: the arguments do not match the tool's input schema.")
+		ocp.ReasonInvalid, `Not performed: the Hub's rule "undeclared-property" refused the arguments at /contains: the argument is not a property of the tool's schema, and the Hub forwards only declared properties. They were refused by the Hub's rules, not by the tool's input schema; the server was not called.`)
 
 	// A write on the note store, confirmed through the Mux.
 	added := async(func() ocp.ActionResult {

@@ -4,7 +4,6 @@ import (
 	"encoding"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -225,22 +224,12 @@ func htmlEscapeName(dst []byte, s string) []byte {
 	return append(dst, s[start:]...)
 }
 
-// codecError is a decode refusal; like encoding/json's, its text goes to
-// the audit log only.
-type codecError struct {
-	what string
-	typ  reflect.Type
-}
-
-func (e *codecError) Error() string {
-	return fmt.Sprintf("json: cannot unmarshal %s into Go value of type %v", e.what, e.typ)
-}
-
 var errCodecMember = errors.New("json: a member name that is not exactly one of the fields'")
 
 var tapeKindNames = [...]string{tNull: "null", tFalse: "bool", tTrue: "bool", tNumber: "number", tString: "string", tArray: "array", tObject: "object"}
 
-// decode stores value i of t into v (settable, and zero: a new value).
+// decode stores value i of t into v (settable, and zero: a new value). Its
+// error is an *argError at the value v cannot hold.
 func (n *codecNode) decode(t *tape, i int, v reflect.Value) error {
 	x := &t.nodes[i]
 	if x.kind == tNull {
@@ -265,7 +254,7 @@ func (n *codecNode) decode(t *tape, i int, v reflect.Value) error {
 				k, err = strconv.ParseInt(integerText(x.str), 10, 64)
 			}
 			if err != nil || v.OverflowInt(k) {
-				return &codecError{"number " + x.str, n.typ}
+				return codecRefusal(t, i, "number "+x.str, n.typ)
 			}
 			v.SetInt(k)
 			return nil
@@ -280,7 +269,7 @@ func (n *codecNode) decode(t *tape, i int, v reflect.Value) error {
 				k, err = strconv.ParseUint(integerText(x.str), 10, 64)
 			}
 			if err != nil || v.OverflowUint(k) {
-				return &codecError{"number " + x.str, n.typ}
+				return codecRefusal(t, i, "number "+x.str, n.typ)
 			}
 			v.SetUint(k)
 			return nil
@@ -293,7 +282,7 @@ func (n *codecNode) decode(t *tape, i int, v reflect.Value) error {
 			if lit := integerText(x.str); n.bits != 64 || lit != x.str {
 				var err error
 				if f, err = strconv.ParseFloat(lit, n.bits); err != nil || v.OverflowFloat(f) {
-					return &codecError{"number " + x.str, n.typ}
+					return codecRefusal(t, i, "number "+x.str, n.typ)
 				}
 			}
 			v.SetFloat(f)
@@ -340,7 +329,7 @@ func (n *codecNode) decode(t *tape, i int, v reflect.Value) error {
 			for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
 				f := n.field(t.nodes[p].key)
 				if f == nil {
-					return errCodecMember
+					return refusal(t.pointer(p), ruleGoType, errCodecMember)
 				}
 				if err := f.node.decode(t, p, v.Field(f.index)); err != nil {
 					return err
@@ -349,7 +338,7 @@ func (n *codecNode) decode(t *tape, i int, v reflect.Value) error {
 			return nil
 		}
 	}
-	return &codecError{tapeKindNames[x.kind], n.typ}
+	return codecRefusal(t, i, tapeKindNames[x.kind], n.typ)
 }
 
 func (n *codecNode) field(name string) *codecField {

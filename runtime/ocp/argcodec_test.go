@@ -180,7 +180,7 @@ func codecBoth(t testing.TB, typ reflect.Type, n *codecNode, raw []byte) (ref, g
 		if err := back.parse(string(fwd)); err != nil {
 			t.Fatalf("re-encoding %s does not parse: %v", fwd, err)
 		}
-		return tapeEqual(tp, 0, back, 0)
+		return tapeDiff(tp, 0, back, 0) < 0
 	}
 	if a, err := decodeArgs(typ, tp.decodeInput(raw)); err != nil {
 		ref.err = err

@@ -5,8 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"sync"
-
-	"github.com/ocpgen/ocpgen/internal/jsonptr"
+	"unicode/utf8"
 )
 
 // The gate's argument parser. Step 2 used to parse the arguments three
@@ -57,6 +56,10 @@ type tape struct {
 	// ints are the integer-valued literals not written as integers (1.0,
 	// 1e2), with the integer each is: the typed decode reads them so.
 	ints []intLiteral
+	// strictUTF8 makes the parse refuse a string that is not valid UTF-8
+	// (errTapeUTF8), for the error of arguments the gate already found
+	// invalid (badUTF8); otherwise the parser passes over non-ASCII bytes.
+	strictUTF8 bool
 }
 
 // intLiteral is src[start:end], an integer-valued number literal with a
@@ -75,7 +78,7 @@ func putTape(t *tape) {
 		return // let an unusually large tape go
 	}
 	clear(t.nodes) // drop references into the arguments
-	t.nodes, t.src, t.pos, t.ints = t.nodes[:0], "", 0, t.ints[:0]
+	t.nodes, t.src, t.pos, t.ints, t.strictUTF8 = t.nodes[:0], "", 0, t.ints[:0], false
 	tapePool.Put(t)
 }
 
@@ -83,22 +86,21 @@ var (
 	errTapeSyntax   = errors.New("arguments are not valid JSON: invalid character")
 	errTapeEOF      = errors.New("arguments are not valid JSON: unexpected end of input")
 	errTapeTrailing = errors.New("trailing data after the arguments")
+	errTapeUTF8     = errors.New("a string or member name is not valid UTF-8")
 	errTapeDeep     = errors.New("arguments nest too deeply")
 	errTapeRange    = errors.New("arguments hold a number out of float64 range")
 )
 
-// parse fills t with the one JSON value of s.
+// parse fills t with the one JSON value of s. Its error is an *argError
+// at the value whose parse failed.
 func (t *tape) parse(s string) error {
 	t.nodes, t.src, t.pos, t.ints = t.nodes[:0], s, 0, t.ints[:0]
 	if err := t.value("", 0); err != nil {
-		if err == errLoneSurrogate {
-			return &tapeError{err: err}
-		}
-		return err
+		return parseError(err)
 	}
 	t.skipSpace()
 	if t.pos != len(t.src) {
-		return errTapeTrailing
+		return refusal("", ruleSyntax, errTapeTrailing)
 	}
 	return nil
 }
@@ -163,12 +165,12 @@ func (t *tape) value(key string, depth int) error {
 				k, err := t.str()
 				if err != nil {
 					if err == errLoneSurrogate {
-						return &tapeError{ptr: "", err: errors.New("a member name holds " + err.Error())}
+						return &argError{rule: ruleLoneSurrogate, err: errors.New("a member name holds " + err.Error())}
 					}
 					return err
 				}
 				if t.dupKey(i, n, k, &seen) {
-					return errors.New("duplicate key " + truncQuote(k))
+					return &argError{rule: ruleDuplicateKey, err: errors.New("duplicate key " + truncQuote(k)), segs: []string{k}}
 				}
 				t.skipSpace()
 				if t.pos >= len(t.src) {
@@ -375,6 +377,9 @@ func (t *tape) str() (string, error) {
 		switch {
 		case c == '"':
 			t.pos = p + 1
+			if t.strictUTF8 && !utf8.ValidString(s[start:p]) {
+				return "", errTapeUTF8
+			}
 			if !escaped {
 				return s[start:p], nil
 			}
@@ -458,37 +463,8 @@ func hex4(s string, p int) (rune, error) {
 // errLoneSurrogate is a \u escape of a UTF-16 surrogate that is not half of
 // a pair. encoding/json would decode it to U+FFFD, so what was validated
 // and what is forwarded would differ; the gate refuses it, naming where
-// (tapeError).
+// (ruleLoneSurrogate).
 var errLoneSurrogate = errors.New("a \\u escape of a lone UTF-16 surrogate (not a character; it would be rewritten to U+FFFD)")
-
-// tapeError is a parse error at a place in the arguments, given as a JSON
-// pointer; it is built only as the error unwinds.
-type tapeError struct {
-	ptr string
-	err error
-}
-
-func (e *tapeError) Error() string {
-	if e.ptr == "" {
-		return "arguments: " + e.err.Error()
-	}
-	return "argument " + e.ptr + ": " + e.err.Error()
-}
-
-func (e *tapeError) Unwrap() error { return e.err }
-
-// at prefixes the place of err with seg, for the errors that name one.
-func at(err error, seg string) error {
-	var te *tapeError
-	switch {
-	case errors.As(err, &te):
-		te.ptr = "/" + jsonptr.EscapeToken(seg) + te.ptr
-		return te
-	case err == errLoneSurrogate:
-		return &tapeError{ptr: "/" + jsonptr.EscapeToken(seg), err: err}
-	}
-	return err
-}
 
 // fractionOnly reports whether a literal has no exponent and a fraction
 // with a digit other than 0 (0.25): it is not an integer, and parseDecimal,
@@ -546,34 +522,46 @@ func (t *tape) member(i int, k string) int {
 	return -1
 }
 
-// tapeEqual reports whether value i of a equals value j of b as JSON values,
-// numbers compared exactly (as rationals). Neither tape has duplicate keys.
-func tapeEqual(a *tape, i int, b *tape, j int) bool {
+// tapeDiff compares value i of a with value j of b as JSON values, numbers
+// compared exactly (as rationals); neither tape has duplicate keys. It
+// returns -1 when they are equal, else the node of a where they differ: the
+// deepest value of a that b does not have as it is (a member b lacks, a
+// scalar b has otherwise, an array or object of another size).
+func tapeDiff(a *tape, i int, b *tape, j int) int {
 	x, y := &a.nodes[i], &b.nodes[j]
 	if x.kind != y.kind {
-		return false
+		return i
 	}
 	switch x.kind {
 	case tString:
-		return x.str == y.str
+		if x.str != y.str {
+			return i
+		}
 	case tNumber:
-		return literalsEqual(x.str, y.str) // exact, linear in the literals' lengths
+		if !literalsEqual(x.str, y.str) { // exact, linear in the literals' lengths
+			return i
+		}
 	case tArray:
 		if x.n != y.n {
-			return false
+			return i
 		}
 		for p, q := i+1, j+1; p < int(x.end); p, q = int(a.nodes[p].end), int(b.nodes[q].end) {
-			if !tapeEqual(a, p, b, q) {
-				return false
+			if d := tapeDiff(a, p, b, q); d >= 0 {
+				return d
 			}
 		}
-		return true
 	case tObject:
 		if x.n != y.n {
-			return false
+			// The member of x that y lacks, if there is one (the cold path).
+			for p := i + 1; p < int(x.end); p = int(a.nodes[p].end) {
+				if b.member(j, a.nodes[p].key) < 0 {
+					return p
+				}
+			}
+			return i
 		}
 		if x.n > smallObject {
-			return objectEqualLarge(a, i, b, j)
+			return objectDiffLarge(a, i, b, j)
 		}
 		// Members are unique on both sides and equal in number, so every
 		// member of x found in y with an equal value means equal objects.
@@ -583,31 +571,33 @@ func tapeEqual(a *tape, i int, b *tape, j int) bool {
 			k := a.nodes[p].key
 			if q >= int(y.end) || b.nodes[q].key != k {
 				if q = b.member(j, k); q < 0 {
-					return false
+					return p
 				}
 			}
-			if !tapeEqual(a, p, b, q) {
-				return false
+			if d := tapeDiff(a, p, b, q); d >= 0 {
+				return d
 			}
 			q = int(b.nodes[q].end)
 		}
-		return true
 	}
-	return true // null, false, true
+	return -1 // equal; null, false, true
 }
 
-func objectEqualLarge(a *tape, i int, b *tape, j int) bool {
+func objectDiffLarge(a *tape, i int, b *tape, j int) int {
 	idx := make(map[string]int, b.nodes[j].n)
 	for q := j + 1; q < int(b.nodes[j].end); q = int(b.nodes[q].end) {
 		idx[b.nodes[q].key] = q
 	}
 	for p := i + 1; p < int(a.nodes[i].end); p = int(a.nodes[p].end) {
 		q, ok := idx[a.nodes[p].key]
-		if !ok || !tapeEqual(a, p, b, q) {
-			return false
+		if !ok {
+			return p
+		}
+		if d := tapeDiff(a, p, b, q); d >= 0 {
+			return d
 		}
 	}
-	return true
+	return -1
 }
 
 // toAny returns value i as encoding/json decodes it into an any

@@ -14,7 +14,13 @@ import (
 // [Mux], "server" (the [MuxServer] name; every other event of such a gate
 // carries it too); refusals and failures add
 // "detail" (the raw cause, which never reaches an [ActionResult]) and failed
-// calls add "ref" (the id quoted in the result).
+// calls add "ref" (the id quoted in the result). An argument refusal (an
+// ocp.args event, or an ocp.authorize event of the resource bounds, whose
+// outcome is invalid) adds "pointer", the JSON pointer of the value refused
+// in the call's arguments ("" for the arguments as a whole: missing, too
+// large, not an object), and "rule", the rule that refused it: "schema" or
+// "json-syntax" when the arguments fail the tool's schema, else the gate's
+// own rule (docs/security-model.md lists them).
 const (
 	AuditCatalogue   = "ocp.catalogue"   // step 1: is the tool advertised
 	AuditArgs        = "ocp.args"        // step 2: schema and strict decode
@@ -81,11 +87,11 @@ func (c *call) event(level slog.Level, name, outcome string, attrs ...slog.Attr)
 // log writes one event of c to audit. It is the one place that builds a
 // call event's attributes: those every event carries (see the Audit
 // constants), "server" unless server is "" ([withServer]), then attrs,
-// with a "detail" bounded. A gate's calls log through event, and the calls
+// with a "detail" and a "pointer" bounded. A gate's calls log through event, and the calls
 // a [Mux] routes to no gate through Mux.unknown.
 func (c *call) log(audit *slog.Logger, server string, level slog.Level, name, outcome string, attrs []slog.Attr) {
 	for i, a := range attrs {
-		if a.Key == "detail" && a.Value.Kind() == slog.KindString {
+		if (a.Key == "detail" || a.Key == "pointer") && a.Value.Kind() == slog.KindString {
 			attrs[i].Value = slog.StringValue(boundText(a.Value.String()))
 		}
 	}

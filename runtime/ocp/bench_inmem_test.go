@@ -148,6 +148,9 @@ func BenchmarkInmemPaired(b *testing.B) {
 		g := benchGate(b, c, nil)
 		benchpair.Run(b, rawCall(b, cs), gateCall(b, g))
 	})
+	// The same over stdio, each with its own server process (this test
+	// binary re-run as the bench server, see bench_stdio_test.go).
+	b.Run("gate-stdio", benchGateStdio)
 }
 
 // BenchmarkInmemSame pairs calls over one Client's session and

@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -61,6 +62,9 @@ func FuzzDispatch(f *testing.F) {
 
 // fuzzCanary is in every error the fuzzed server returns; no result may hold
 // it.
+// ruleTextPointer matches ruleText: the rule, and the pointer.
+var ruleTextPointer = regexp.MustCompile(`(?s)^Not performed: the Hub's rule "([a-z-]+)" refused the arguments at (.*): [^:]*$`)
+
 const fuzzCanary = "CANARY-7d1f db-primary.internal:5432 SELECT * FROM secrets"
 
 // fuzzCatalogue is testCatalogue plus the fz_ tools below.
@@ -179,6 +183,15 @@ func checkDispatch(req ActionRequest, p Principal, approver *Principal) (called 
 	// gate's.
 	echo := res
 	echo.ID = ""
+	// An argument refused by the gate's own rule is told with the pointer
+	// of the value refused: a path of the request's own keys, which may
+	// hold anything. The rest of the text is the rule's fixed words.
+	if m := ruleTextPointer.FindStringSubmatch(res.Error); m != nil {
+		if res.Reason != ReasonInvalid || ruleWords[argRule(m[1])] == "" {
+			return fail("a rule's text for %q: %+v", m[1], res)
+		}
+		echo.Error = strings.Replace(res.Error, m[2], "", 1)
+	}
 	whole, err := json.Marshal(echo)
 	if err != nil {
 		return fail("result does not encode: %v", err)
@@ -355,6 +368,8 @@ var dispatchSeeds = []string{
 	`{"id":"34","tool":"fz_configure","args":{"labels":{"team":"a","AdditionalProperties":"b"}}}`,
 	`{"id":"35","tool":"fz_configure","args":{"counts":{"a":1.5}}}`,
 	`{"id":"36","tool":"read_graph","args":{"query":"CANARY"}}`,
+	// A key is the model's own text, and a pointer of it is told back.
+	`{"id":"37","tool":"read_graph","args":{"CANARY":1}}`,
 }
 
 // FzAssign is the MCP tool "fz_assign", classified as a read.

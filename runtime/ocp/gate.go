@@ -370,16 +370,16 @@ func (g *Gate) Call(ctx context.Context, p Principal, args Args) ActionResult {
 	name := gt.name
 	if isNilPointer(args) {
 		c := &call{g: g, ctx: ctx, id: id, p: p, tool: name}
-		c.refuse(AuditArgs, ReasonInvalid, errors.New("nil arguments"))
+		text := c.refuseArgs(AuditArgs, refusal("", ruleSchema, errors.New("nil arguments (an object is required)")))
 		g.observeRefusal(c, gt, StepArgs, ReasonInvalid)
-		return refused(id, ReasonInvalid, textInvalid)
+		return refused(id, ReasonInvalid, text)
 	}
 	raw, err := json.Marshal(args)
 	if err != nil {
 		c := &call{g: g, ctx: ctx, id: id, p: p, tool: name}
-		c.refuse(AuditArgs, ReasonInvalid, err)
+		text := c.refuseArgs(AuditArgs, refusal("", ruleEncode, err))
 		g.observeRefusal(c, gt, StepArgs, ReasonInvalid)
-		return refused(id, ReasonInvalid, textInvalid)
+		return refused(id, ReasonInvalid, text)
 	}
 	return g.dispatch(ctx, p, ActionRequest{ID: id, Tool: name, Args: raw})
 }
@@ -449,8 +449,7 @@ func (g *Gate) dispatch(ctx context.Context, p Principal, req ActionRequest) (re
 	ctx = c.step(ctx, StepArgs)
 	args, fwd, err := gt.checkArgsFor(req.Args, gt.argsRead)
 	if err != nil {
-		c.refuse(AuditArgs, ReasonInvalid, err)
-		return refused(req.ID, ReasonInvalid, textInvalid)
+		return refused(req.ID, ReasonInvalid, c.refuseArgs(AuditArgs, err))
 	}
 	if c.info() {
 		c.ok(AuditArgs)
@@ -464,12 +463,11 @@ func (g *Gate) dispatch(ctx context.Context, p Principal, req ActionRequest) (re
 	ctx = c.step(ctx, StepACL)
 	resources, err := g.resources(ctx, gt, args)
 	if err != nil {
-		reason, text := ReasonForbidden, textForbidden
 		if errors.Is(err, errTooManyResources) {
-			reason, text = ReasonInvalid, textInvalid
+			return refused(req.ID, ReasonInvalid, c.refuseArgs(AuditAuthorize, err))
 		}
-		c.refuse(AuditAuthorize, reason, err)
-		return refused(req.ID, reason, text)
+		c.refuse(AuditAuthorize, ReasonForbidden, err)
+		return refused(req.ID, ReasonForbidden, textForbidden)
 	}
 	if err := g.allow(ctx, p, gt, resources); err != nil {
 		c.refuse(AuditAuthorize, ReasonForbidden, err, slog.Any("resources", boundList(resources)))
@@ -510,12 +508,15 @@ func (g *Gate) dispatch(ctx context.Context, p Principal, req ActionRequest) (re
 }
 
 // checkArgs is step 2. It returns the typed arguments and the bytes to
-// forward: their re-encoding, which equals raw as a JSON value.
+// forward: their re-encoding, which equals raw as a JSON value. Its error
+// is an *argError (argerror.go): the rule that refused, and the pointer of
+// the value refused.
 //
 // The arguments are parsed once, into a pooled tape (argtape.go) that
 // refuses duplicate keys, excessive nesting and trailing data; the tape is
 // validated by the tool's compiled schema (schemacheck.go), or by
-// jsonschema-go for a schema it does not cover; the typed decode and its
+// jsonschema-go for a schema it does not cover; then only the schema's
+// top-level properties may be present; the typed decode and its
 // re-encoding follow, and the re-encoding must equal the tape as a JSON
 // value. That equality is what makes the forwarded bytes the validated
 // ones: a key the typed decode dropped, matched case-insensitively or
@@ -528,13 +529,13 @@ func (gt *gateTool) checkArgs(raw json.RawMessage) (Args, []byte, error) {
 // nil (see gateTool.argsRead).
 func (gt *gateTool) checkArgsFor(raw json.RawMessage, needArgs bool) (Args, []byte, error) {
 	if len(raw) == 0 {
-		return nil, nil, errors.New("no arguments (an object is required)")
+		return nil, nil, refusal("", ruleSyntax, errors.New("no arguments (an object is required)"))
 	}
 	if len(raw) > maxArgsBytes {
-		return nil, nil, errArgsTooLarge
+		return nil, nil, refusal("", ruleSize, errArgsTooLarge)
 	}
 	if !utf8.Valid(raw) {
-		return nil, nil, errors.New("arguments are not valid UTF-8")
+		return nil, nil, badUTF8(raw)
 	}
 	// A private copy: the tape's strings are substrings of it, so nothing
 	// the caller does to raw afterwards changes what was checked.
@@ -551,21 +552,22 @@ func (gt *gateTool) checkParsed(t *tape, raw json.RawMessage, needArgs bool) (Ar
 		return nil, nil, err
 	}
 	if t.nodes[0].kind != tObject {
-		return nil, nil, errors.New("arguments are not a JSON object")
-	}
-	// The Hub forwards only what the schema takes, whatever the schema says
-	// about additional properties.
-	for p := 1; p < len(t.nodes); p = int(t.nodes[p].end) {
-		if k := t.nodes[p].key; !gt.props[k] {
-			return nil, nil, fmt.Errorf("argument %s is not a property of the tool's schema", truncQuote(k))
-		}
+		return nil, nil, refusal("", ruleSchema, errors.New("arguments are not a JSON object"))
 	}
 	if gt.check != nil {
 		if err := gt.check.validate(t, 0); err != nil {
-			return nil, nil, fmt.Errorf("schema: %w", err)
+			return nil, nil, err
 		}
 	} else if err := gt.schema.Validate(t.toAny(0)); err != nil {
-		return nil, nil, fmt.Errorf("schema: %w", err)
+		return nil, nil, refusal("", ruleSchema, fmt.Errorf("schema: %w", err))
+	}
+	// The Hub forwards only what the schema takes, whatever the schema says
+	// about additional properties. (After the schema: an undeclared key the
+	// schema refuses is the schema's refusal.)
+	for p := 1; p < len(t.nodes); p = int(t.nodes[p].end) {
+		if k := t.nodes[p].key; !gt.props[k] {
+			return nil, nil, refusal(t.pointer(p), ruleUndeclared, fmt.Errorf("argument %s is not a property of the tool's schema", truncQuote(k)))
+		}
 	}
 	// What a template or a confirm reads (the prompt, the resources) must
 	// be what is forwarded: then the bytes are the typed arguments' own
@@ -594,15 +596,16 @@ func (gt *gateTool) checkParsed(t *tape, raw json.RawMessage, needArgs bool) (Ar
 	return args, fwd, nil
 }
 
-// sameAsTape parses fwd and compares it with t as JSON values.
+// sameAsTape parses fwd and compares it with t as JSON values; a
+// difference is refused at its place in t.
 func sameAsTape(t *tape, fwd []byte) error {
 	back := getTape()
 	defer putTape(back)
 	if err := back.parse(string(fwd)); err != nil {
-		return fmt.Errorf("re-encode: %w", err)
+		return refusal("", ruleRoundTrip, fmt.Errorf("re-encode: %w", err))
 	}
-	if !tapeEqual(t, 0, back, 0) {
-		return errors.New("arguments do not survive the typed round trip (a key in another case, a lost value or precision)")
+	if d := tapeDiff(t, 0, back, 0); d >= 0 {
+		return refusal(t.pointer(d), ruleRoundTrip, errors.New("the value does not survive the typed round trip (a key in another case, a lost value or precision)"))
 	}
 	return nil
 }
@@ -624,17 +627,17 @@ func (gt *gateTool) decodeEncode(t *tape, raw json.RawMessage) (Args, []byte, er
 	if gt.codec == nil {
 		args, err := decodeArgs(gt.typ, t.decodeInput(raw))
 		if err != nil {
-			return nil, nil, fmt.Errorf("decode: %w", err)
+			return nil, nil, decodeError(t, fmt.Errorf("decode: %w", err))
 		}
 		fwd, err := json.Marshal(args)
 		if err != nil {
-			return nil, nil, fmt.Errorf("re-encode: %w", err)
+			return nil, nil, refusal("", ruleRoundTrip, fmt.Errorf("re-encode: %w", err))
 		}
 		return args, fwd, nil
 	}
 	p := reflect.New(gt.typ)
 	if err := gt.codec.decode(t, 0, p.Elem()); err != nil {
-		return nil, nil, fmt.Errorf("decode: %w", err)
+		return nil, nil, err
 	}
 	return p.Interface().(Args), gt.codec.encode(make([]byte, 0, len(raw)+16), p.Elem(), t), nil
 }

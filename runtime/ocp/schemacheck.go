@@ -306,20 +306,21 @@ func typeName(b uint8) string {
 	return "?"
 }
 
-// schemaError is a validation failure. Its text reaches only the audit log.
-type schemaError struct {
-	at  string
-	msg string
+// checkFailure is the first failure a check found: its message, the node
+// of the tape it is about, and its rule when it is not ruleSchema.
+type checkFailure struct {
+	msg  string
+	node int
+	rule argRule
 }
 
-func (e *schemaError) Error() string { return "validating " + e.at + ": " + e.msg }
-
-// validate checks value i of t. path is built only on failure.
+// validate checks value i of t; its error is an *argError at the value that
+// failed, built only on failure.
 func (c *schemaCheck) validate(t *tape, i int) error {
 	if c.valid(t, i) {
 		return nil
 	}
-	return &schemaError{at: "arguments", msg: c.explain(t, i)}
+	return c.explain(t, i)
 }
 
 // valid is the hot path: a verdict without an explanation.
@@ -329,13 +330,13 @@ func (c *schemaCheck) valid(t *tape, i int) bool {
 
 // check validates value i of t; when why is non-nil it receives the reason
 // of the first failure found.
-func (c *schemaCheck) check(t *tape, i int, why *string) bool {
+func (c *schemaCheck) check(t *tape, i int, why *checkFailure) bool {
 	if c == nil {
 		return true
 	}
 	fail := func(format string, args ...any) bool {
-		if why != nil && *why == "" {
-			*why = fmt.Sprintf(format, args...)
+		if why != nil && why.msg == "" {
+			why.msg, why.node = fmt.Sprintf(format, args...), i
 		}
 		return false
 	}
@@ -386,6 +387,9 @@ func (c *schemaCheck) check(t *tape, i int, why *string) bool {
 			}
 		}
 		if c.patternErr != nil {
+			if why != nil && why.msg == "" {
+				why.rule = rulePatternUntranslatable
+			}
 			return fail("pattern: %v: refused, as every value it checks", c.patternErr)
 		}
 		if c.patternFast != nil {
@@ -456,10 +460,10 @@ func (c *schemaCheck) check(t *tape, i int, why *string) bool {
 }
 
 // checkValues is check's enum and const.
-func (c *schemaCheck) checkValues(t *tape, i int, why *string) bool {
+func (c *schemaCheck) checkValues(t *tape, i int, why *checkFailure) bool {
 	fail := func(format string, args ...any) bool {
-		if why != nil && *why == "" {
-			*why = fmt.Sprintf(format, args...)
+		if why != nil && why.msg == "" {
+			why.msg, why.node = fmt.Sprintf(format, args...), i
 		}
 		return false
 	}
@@ -493,10 +497,10 @@ func (c *schemaCheck) checkValues(t *tape, i int, why *string) bool {
 }
 
 // checkLogic is check's allOf, anyOf, oneOf, not and if/then/else.
-func (c *schemaCheck) checkLogic(t *tape, i int, why *string) bool {
+func (c *schemaCheck) checkLogic(t *tape, i int, why *checkFailure) bool {
 	fail := func(format string, args ...any) bool {
-		if why != nil && *why == "" {
-			*why = fmt.Sprintf(format, args...)
+		if why != nil && why.msg == "" {
+			why.msg, why.node = fmt.Sprintf(format, args...), i
 		}
 		return false
 	}
@@ -620,13 +624,13 @@ func (c *schemaCheck) checkNumber(lit string, num float64) string {
 }
 
 // explain re-runs a failed check to say why (the cold path).
-func (c *schemaCheck) explain(t *tape, i int) string {
-	why := ""
+func (c *schemaCheck) explain(t *tape, i int) *argError {
+	why := checkFailure{node: i, rule: ruleSchema}
 	c.check(t, i, &why)
-	if why == "" {
-		why = "invalid"
+	if why.msg == "" {
+		why.msg = "invalid"
 	}
-	return why
+	return refusal(t.pointer(why.node), why.rule, errors.New(why.msg))
 }
 
 // uniqueItems reports whether the items of the array at i are pairwise

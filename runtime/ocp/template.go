@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ocpgen/ocpgen/internal/jsonptr"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
@@ -165,8 +166,8 @@ var errTooManyResources = errors.New("too many resources")
 // a path segment ("../x", "a/b", and "." or ".." as a whole value). A
 // template without placeholders is one text segment (bindTemplate joins
 // them), its one resource, in one allocation. A product of more than max
-// resources, or of more than maxResourceBytes, fails with
-// errTooManyResources before it is built.
+// resources, or of more than maxResourceBytes, fails with an *argError
+// (ruleResources) wrapping errTooManyResources before it is built.
 func (t template) resources(args reflect.Value, max int) ([]string, error) {
 	if len(t) == 1 && t[0].field < 0 {
 		return []string{t[0].Text}, nil
@@ -213,7 +214,7 @@ func (t template) resources(args reflect.Value, max int) ([]string, error) {
 			return nil, fmt.Errorf("%w: {%s}", ErrMissingResourceArg, sg.Arg)
 		}
 		if len(vals) > max || len(parts) > max/len(vals) {
-			return nil, fmt.Errorf("%w: {%s} makes more than %d", errTooManyResources, sg.Arg, max)
+			return nil, refusal("/"+jsonptr.EscapeToken(sg.Arg), ruleResources, fmt.Errorf("%w: {%s} makes more than %d", errTooManyResources, sg.Arg, max))
 		}
 		size := 0
 		for i, v := range vals {
@@ -221,7 +222,7 @@ func (t template) resources(args reflect.Value, max int) ([]string, error) {
 			size += len(vals[i])
 		}
 		if total := sizeOf(parts)*len(vals) + size*len(parts); total > maxResourceBytes {
-			return nil, fmt.Errorf("%w: {%s} makes more than %d bytes", errTooManyResources, sg.Arg, maxResourceBytes)
+			return nil, refusal("/"+jsonptr.EscapeToken(sg.Arg), ruleResources, fmt.Errorf("%w: {%s} makes more than %d bytes", errTooManyResources, sg.Arg, maxResourceBytes))
 		}
 		next := make([]string, 0, len(parts)*len(vals))
 		for _, p := range parts {

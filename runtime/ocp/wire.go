@@ -29,7 +29,9 @@ const (
 	// ReasonForbidden: the principal lacks the tier, a scope, or the
 	// resource ACL refused. The server was not called.
 	ReasonForbidden Reason = "forbidden"
-	// ReasonInvalid: the arguments do not match the tool's input schema.
+	// ReasonInvalid: the arguments do not match the tool's input schema,
+	// or a documented rule of the gate refuses them (a lone surrogate, a
+	// number beyond its Go type, a bound); the error text says which.
 	// The server was not called.
 	ReasonInvalid Reason = "invalid"
 	// ReasonUnknown: the tool is not in the advertised catalogue. The server

@@ -1,0 +1,272 @@
+package ocp
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+)
+
+// honest: a read whose schema is valid for values its Go type or the gate's
+// rules refuse (issue 25 item 6).
+
+type HonestObj struct {
+	A *string `json:"a,omitzero"`
+}
+
+type HonestArgs struct {
+	Read `json:"-"`
+	N    *int64     `json:"n,omitzero"`
+	F    *float64   `json:"f,omitzero"`
+	S    *string    `json:"s,omitzero"`
+	O    *HonestObj `json:"o,omitzero"`
+	L    []int64    `json:"l,omitzero"`
+	P    *string    `json:"p,omitzero"`
+	T    *string    `json:"t,omitzero"`
+	K    []string   `json:"k,omitzero"`
+}
+
+var honestTool = &Tool{Args: (*HonestArgs)(nil), Desc: mustDesc(Descriptor{
+	Name:        "honest",
+	Description: "Takes what its schema allows.",
+	InputSchema: `{"type":"object","properties":{` +
+		`"n":{"type":"integer","minimum":0},` +
+		`"f":{"type":"number"},` +
+		`"s":{"type":"string"},` +
+		`"o":{"type":"object","properties":{"a":{"type":"string"}}},` +
+		`"l":{"type":"array","items":{"type":"integer"}},` +
+		// Go's regexp takes "a{" as a literal; ECMA-262 (Unicode mode)
+		// refuses it, so the gate has no translation.
+		`"p":{"type":"string","pattern":"a{"},` +
+		`"t":{"description":"no type: any value is valid"},` +
+		`"k":{"type":"array","items":{"type":"string"}}}}`,
+	Policy: Policy{
+		Kind: KindRead, Classified: true, Tier: "visitor",
+		Resource: tpl("k/{k}/{k}"), Failure: "Could not.",
+	},
+})}
+
+// honest_raw: the same object, in a type the codec does not cover (a
+// json.RawMessage), so that encoding/json decodes it.
+
+type HonestRawArgs struct {
+	Read `json:"-"`
+	Raw  json.RawMessage `json:"raw,omitzero"`
+	O    *HonestObj      `json:"o,omitzero"`
+}
+
+var honestRawTool = &Tool{Args: (*HonestRawArgs)(nil), Desc: mustDesc(Descriptor{
+	Name:        "honest_raw",
+	Description: "Takes what its schema allows.",
+	InputSchema: `{"type":"object","properties":{"raw":{},"o":{"type":"object","properties":{"a":{"type":"string"}}}},"additionalProperties":false}`,
+	Policy: Policy{
+		Kind: KindRead, Classified: true, Tier: "visitor",
+		Resource: tpl("raw"), Failure: "Could not.",
+	},
+})}
+
+func honestHarness(t *testing.T) *harness {
+	t.Helper()
+	c := NewCatalogue(testTiers, honestTool, honestRawTool)
+	h := newHarness(t, false, func(cfg *Config) {
+		cfg.Catalogue = c
+		cfg.MaxResources = 100
+	})
+	h.g.syncCatalogue(liveOf(c))
+	return h
+}
+
+// canary is in the value of every refused argument below that has a
+// string: the model's text must never quote a value.
+const honestCanary = "CANARY-4f1e"
+
+// Every argument refusal names its rule and the JSON pointer of the value
+// refused, as audit attributes of its event; a refusal by the tool's schema
+// is told as such, one by the gate's own rule says so, naming the rule and
+// the pointer only. The server is never called.
+func TestArgumentRefusalsArePointedAndHonest(t *testing.T) {
+	deep := `{"o":{"a":` + strings.Repeat("[", maxArgsDepth+2) + strings.Repeat("]", maxArgsDepth+2) + `}}`
+	deepPointer := "/o/a" + strings.Repeat("/0", maxArgsDepth-1)
+	big := `{"s":"` + strings.Repeat("x", maxArgsBytes) + `"}`
+	fanOut := `{"k":["` + strings.Repeat(`a","`, 10) + `b"]}` // 11 × 11 resources
+	for _, tc := range []struct {
+		name, args     string
+		rule           argRule
+		pointer, event string // event: AuditArgs unless set
+	}{
+		// The gate's own rules, for values the schema may well accept.
+		{"lone surrogate", `{"s":"` + honestCanary + `\ud800"}`, ruleLoneSurrogate, "/s", ""},
+		{"lone low surrogate, nested", `{"o":{"a":"` + honestCanary + `\udc00"}}`, ruleLoneSurrogate, "/o/a", ""},
+		{"lone surrogate in a member name", `{"o":{"\ud800` + honestCanary + `":"x"}}`, ruleLoneSurrogate, "/o", ""},
+		{"duplicate key", `{"o":{"a":"x","a":"` + honestCanary + `"}}`, ruleDuplicateKey, "/o/a", ""},
+		{"integer beyond int64", `{"n":9223372036854775808}`, ruleGoType, "/n", ""},
+		{"integer beyond int64 in an array", `{"l":[1,-9223372036854775809]}`, ruleGoType, "/l/1", ""},
+		{"a number a float64 does not hold exactly", `{"f":0.10000000000000001}`, ruleRoundTrip, "/f", ""},
+		{"a number beyond float64", `{"f":1e400}`, ruleNumberRange, "/f", ""},
+		{"a literal beyond the length bound", `{"l":[0,` + strings.Repeat("7", maxNumberLen+1) + `]}`, ruleNumberLength, "/l/1", ""},
+		{"an exponent beyond the bound", `{"f":0e1001}`, ruleNumberExponent, "/f", ""},
+		{"nesting beyond the bound", deep, ruleDepth, deepPointer, ""},
+		{"arguments beyond the size bound", big, ruleSize, "", ""},
+		{"an undeclared top-level argument", `{"zz/~":"` + honestCanary + `"}`, ruleUndeclared, "/zz~1~0", ""},
+		{"a member the Go struct does not declare", `{"o":{"b":"` + honestCanary + `"}}`, ruleGoType, "/o/b", ""},
+		{"a value of a type the Go field is not", `{"t":5}`, ruleGoType, "/t", ""},
+		{"a pattern without an ECMA-262 translation", `{"p":"` + honestCanary + `"}`, rulePatternUntranslatable, "/p", ""},
+		{"more resources than allowed", fanOut, ruleResources, "/k", AuditAuthorize},
+		// encoding/json drops a member its struct does not declare and
+		// matches one in another case: the round trip finds either.
+		{"raw: a member the Go struct does not declare", `{"raw":1,"o":{"a":"x","b~":"` + honestCanary + `"}}`, ruleRoundTrip, "/o/b~0", ""},
+		{"raw: a member in another case", `{"raw":1,"o":{"A":"` + honestCanary + `"}}`, ruleRoundTrip, "/o/A", ""},
+
+		// The tool's schema, or not JSON at all.
+		{"below the minimum", `{"n":-1}`, ruleSchema, "/n", ""},
+		{"raw: an undeclared argument the schema refuses", `{"zz":"` + honestCanary + `"}`, ruleSchema, "/zz", ""},
+		{"a wrong type in an array", `{"l":[1,"` + honestCanary + `"]}`, ruleSchema, "/l/1", ""},
+		{"an object expected", `{"o":5}`, ruleSchema, "/o", ""},
+		{"not an object", `["` + honestCanary + `"]`, ruleSchema, "", ""},
+		{"not JSON", `{"o":{"a":tru}}`, ruleSyntax, "/o/a", ""},
+		{"trailing data", `{} {}`, ruleSyntax, "", ""},
+		{"no arguments", ``, ruleSyntax, "", ""},
+		{"invalid UTF-8", "{\"o\":{\"a\":\"" + honestCanary + "\xff\"}}", ruleSyntax, "/o/a", ""},
+		{"invalid UTF-8 beside an escape", "{\"s\":\"\\n\xfe\"}", ruleSyntax, "/s", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := honestHarness(t)
+			tool := "honest"
+			if strings.HasPrefix(tc.name, "raw: ") {
+				tool = "honest_raw"
+			}
+			res := h.g.Dispatch(context.Background(), alice, req("h", tool, tc.args))
+			wantRefused(t, res, ReasonInvalid)
+			wantNoCalls(t, h)
+			if strings.Contains(res.Error, honestCanary) {
+				t.Errorf("the model's text quotes the value: %q", res.Error)
+			}
+			if tc.rule.schemaRule() {
+				if res.Error != textInvalid {
+					t.Errorf("text %q, want %q", res.Error, textInvalid)
+				}
+			} else {
+				where := "at the root of the arguments"
+				if tc.pointer != "" {
+					where = "at " + boundText(tc.pointer)
+				}
+				for _, want := range []string{`rule "` + string(tc.rule) + `"`, where, ruleWords[tc.rule], "not by the tool's input schema"} {
+					if !strings.Contains(res.Error, want) {
+						t.Errorf("text %q lacks %q", res.Error, want)
+					}
+				}
+				if strings.Contains(res.Error, "do not match") {
+					t.Errorf("text %q says the schema refused", res.Error)
+				}
+			}
+			event := tc.event
+			if event == "" {
+				event = AuditArgs
+			}
+			ev := h.audit.events(t, event)
+			if len(ev) != 1 {
+				t.Fatalf("%d %s events: %s", len(ev), event, h.audit.String())
+			}
+			e := ev[0]
+			if e["outcome"] != string(ReasonInvalid) || e["rule"] != string(tc.rule) || e["pointer"] != boundText(tc.pointer) {
+				t.Errorf("event outcome %v rule %v pointer %.80v, want %s %q", e["outcome"], e["rule"], e["pointer"], tc.rule, tc.pointer)
+			}
+			if d, _ := e["detail"].(string); tc.pointer != "" && !strings.Contains(d, boundText(tc.pointer)[:min(len(tc.pointer), 100)]) {
+				t.Errorf("detail %.200q does not name %.80q", d, tc.pointer)
+			}
+		})
+	}
+}
+
+// The same, one case of each kind told in full, so that a change of the
+// words is a change of this test.
+func TestArgumentRefusalTexts(t *testing.T) {
+	h := honestHarness(t)
+	res := h.g.Dispatch(context.Background(), alice, req("h", "honest", `{"o":{"a":"\ud800"}}`))
+	want := `Not performed: the Hub's rule "lone-surrogate" refused the arguments at /o/a: a string holds a \u escape of a lone UTF-16 surrogate, which is no character. They were refused by the Hub's rules, not by the tool's input schema; the server was not called.`
+	if res.Error != want {
+		t.Errorf("text\n%s\nwant\n%s", res.Error, want)
+	}
+	res = h.g.Dispatch(context.Background(), alice, req("h", "honest", `{"n":-1}`))
+	if want := "Not performed: the arguments do not match the tool's input schema."; res.Error != want {
+		t.Errorf("text %q, want %q", res.Error, want)
+	}
+	wantNoCalls(t, h)
+}
+
+// Gate.Call's own refusals: typed arguments with no JSON encoding are the
+// gate's rule, a nil pointer is no object.
+func TestCallRefusalsArePointed(t *testing.T) {
+	h := honestHarness(t)
+	nan := math.NaN()
+	res := h.g.Call(context.Background(), alice, HonestArgs{F: &nan})
+	wantRefused(t, res, ReasonInvalid)
+	if !strings.Contains(res.Error, `rule "encode"`) {
+		t.Errorf("text %q", res.Error)
+	}
+	res = h.g.Call(context.Background(), alice, (*HonestArgs)(nil))
+	wantRefused(t, res, ReasonInvalid)
+	if res.Error != textInvalid {
+		t.Errorf("text %q", res.Error)
+	}
+	ev := h.audit.events(t, AuditArgs)
+	if len(ev) != 2 || ev[0]["rule"] != string(ruleEncode) || ev[0]["pointer"] != "" || ev[1]["rule"] != string(ruleSchema) || ev[1]["pointer"] != "" {
+		t.Errorf("events %v", ev)
+	}
+	wantNoCalls(t, h)
+}
+
+// Every rule of the gate's own has words for the model; the schema's kind
+// has none (it is told with textInvalid).
+func TestRuleTexts(t *testing.T) {
+	rules := []argRule{ruleLoneSurrogate, ruleDuplicateKey, ruleNumberRange, ruleNumberLength, ruleNumberExponent,
+		ruleDepth, ruleSize, ruleUndeclared, ruleGoType, ruleRoundTrip, rulePatternUntranslatable, ruleResources, ruleEncode}
+	for _, r := range rules {
+		if r.schemaRule() || ruleWords[r] == "" {
+			t.Errorf("rule %s: schema kind %v, words %q", r, r.schemaRule(), ruleWords[r])
+		}
+	}
+	if len(ruleWords) != len(rules) {
+		t.Errorf("%d rules have words, %d are listed here", len(ruleWords), len(rules))
+	}
+	for _, r := range []argRule{ruleSchema, ruleSyntax} {
+		if !r.schemaRule() || ruleWords[r] != "" {
+			t.Errorf("rule %s", r)
+		}
+	}
+}
+
+// The pointer of a node is the path to it, with RFC 6901 escapes.
+func TestTapePointer(t *testing.T) {
+	tp := getTape()
+	defer putTape(tp)
+	if err := tp.parse(`{"a":[1,{"b/c":[true,{"~":null}]}],"d":{}}`); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"", "/a", "/a/0", "/a/1", "/a/1/b~1c", "/a/1/b~1c/0", "/a/1/b~1c/1", "/a/1/b~1c/1/~0", "/d"}
+	if len(tp.nodes) != len(want) {
+		t.Fatalf("%d nodes", len(tp.nodes))
+	}
+	for i, w := range want {
+		if got := tp.pointer(i); got != w {
+			t.Errorf("node %d: %q, want %q", i, got, w)
+		}
+	}
+}
+
+// A type the codec does not cover (fid_args has a json.RawMessage) is
+// decoded by encoding/json, whose refusal names the member it is about.
+func TestDecodeRefusalIsPointed(t *testing.T) {
+	h := fidHarness(t)
+	res := h.g.Dispatch(context.Background(), alice, req("f", "fid_args", `{"s":"x","even":10000000000000000000}`))
+	wantRefused(t, res, ReasonInvalid)
+	if !strings.Contains(res.Error, `rule "go-type" refused the arguments at /even`) {
+		t.Errorf("text %q", res.Error)
+	}
+	ev := h.audit.events(t, AuditArgs)
+	if len(ev) != 1 || ev[0]["rule"] != string(ruleGoType) || ev[0]["pointer"] != "/even" {
+		t.Errorf("events %v", ev)
+	}
+	wantNoCalls(t, h)
+}
