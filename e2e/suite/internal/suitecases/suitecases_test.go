@@ -126,6 +126,17 @@ func TestWrapWithoutID(t *testing.T) {
 	t.Logf("%d groups change meaning when wrapped without an $id", changed)
 }
 
+// TestCommit checks that Commit is the commit the suite's README names.
+func TestCommit(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "..", "..", Dir, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), Commit) {
+		t.Errorf("%s/README.md does not name the commit %s", Dir, Commit)
+	}
+}
+
 func TestToolNames(t *testing.T) {
 	for file, want := range map[string]string{"ref.json": "ref_3", "optional/bignum.json": "optional_bignum_3", "if-then-else.json": "if_then_else_3"} {
 		if got := toolName(file, 3); got != want {
