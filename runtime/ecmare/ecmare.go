@@ -2,25 +2,27 @@
 // expression with the "u" flag (as JSON Schema 2020-12 asks), into a Go
 // regexp that matches the same strings, in linear time.
 //
-// The syntax is ECMA-262's (2023 edition, as Node.js 18 to 22 implement
-// it) in Unicode mode, without flags: a pattern ECMA-262 refuses there
-// (an identity escape of a letter such as \z, a lone "{", "}" or "]", a
-// quantified assertion, a class range with a class escape as a bound,
-// inline modifiers such as (?i), a duplicate group name, an unknown
-// property name) is an error. Every pattern it accepts translates, except
-// what no linear-time matcher can do or Go's tables cannot say exactly:
+// The syntax is ECMA-262's Unicode mode, without flags, as of its 2024
+// edition: a pattern it refuses there is an error (an identity escape of
+// a letter such as \z, a lone "{", "}" or "]", a quantified assertion, a
+// class range bounded by a class escape, a group modifier such as (?i) or
+// a duplicate group name, which later editions allow, a property name
+// spelled otherwise than exactly). Every pattern it accepts translates,
+// except these, which are errors too:
 //
-//   - lookaround ((?=, (?!, (?<=, (?<!) and back-references (\1, \k<name>);
-//   - \p{…} and \P{…} of Script_Extensions (scx=) and of the binary
+//   - lookaround ((?=, (?!, (?<=, (?<!) and back-references (\1, \k<name>),
+//     which no linear-time matcher can do;
+//   - \p{…} or \P{…} of Script_Extensions (scx=), and of the binary
 //     properties whose data Go's unicode package lacks: Bidi_Mirrored,
-//     Case_Ignorable, the Changes_When_* properties,
-//     Default_Ignorable_Code_Point, the emoji properties,
-//     Extended_Pictographic, XID_Start and XID_Continue;
+//     Case_Ignorable, Changes_When_* (CWCF, CWCM, CWKCF, CWL, CWT, CWU),
+//     Default_Ignorable_Code_Point, Emoji, Emoji_Component, Emoji_Modifier,
+//     Emoji_Modifier_Base, Emoji_Presentation, Extended_Pictographic,
+//     XID_Start and XID_Continue;
 //   - a pattern whose translation exceeds Go's regexp limits (a repetition
-//     count or a nesting too large to compile).
+//     count, a size or a nesting too large to compile).
 //
-// Such a pattern is an *Error too. The caller decides what an error means;
-// the generator reports it, and the gate refuses every value the pattern
+// An *Error says which. The caller decides what an error means; the
+// generator reports it, and the gate refuses every value the pattern
 // would check (fail closed).
 //
 // Meaning: a string matches if the pattern matches some part of it, as
@@ -30,11 +32,13 @@
 // terminators \n, \r, U+2028 and U+2029; \s is ECMA-262's white space and
 // line terminators; \d, \w and \b are ASCII; ^ and $ are the ends of the
 // string. \p{…} and \P{…} take a General_Category value by short or long
-// name, with or without General_Category= or gc=, a Script value with
-// Script= or sc=, or a binary property, all spelled exactly as ECMA-262
-// requires, with the meaning of Go's unicode tables (Unicode
-// unicode.Version). A \u escape of a lone surrogate matches nothing, since
-// no valid UTF-8 string holds one; strings that are not valid UTF-8 have no
+// name or alias, with or without General_Category= or gc=; a Script value
+// by long or short name, with Script= or sc=; or a binary property by
+// name or alias. They mean what Go's unicode tables say (Unicode
+// unicode.Version): an engine with a later Unicode differs on the code
+// points Unicode has changed since, and a property value added since is
+// an error here. A \u escape of a lone surrogate matches nothing, since no
+// valid UTF-8 string holds one; strings that are not valid UTF-8 have no
 // ECMA-262 meaning.
 package ecmare
 
@@ -43,8 +47,10 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -74,14 +80,14 @@ func Compile(pattern string) (*regexp.Regexp, error) {
 	}
 	re, err := regexp.Compile(src)
 	if err != nil {
-		var se *syntax.Error
-		if errors.As(err, &se) && (se.Code == syntax.ErrLarge || se.Code == syntax.ErrNestingDepth) {
-			return nil, &Error{pattern, "its translation exceeds Go's regexp limits: " + err.Error(), true}
-		}
 		return nil, &Error{pattern, "Go's regexp refuses its translation (a bug in ecmare): " + err.Error(), false}
 	}
 	return re, nil
 }
+
+// maxInsts bounds the size of a translation's compiled program, as
+// progSize counts it: compiling and matching take time in proportion.
+const maxInsts = 100_000
 
 // Translate returns the Go regexp syntax for an ECMA-262 pattern.
 func Translate(pattern string) (string, error) {
@@ -97,9 +103,39 @@ func Translate(pattern string) (string, error) {
 		return "", &Error{pattern, t.refusal, true}
 	}
 	if len(out) > maxTranslation {
-		return "", &Error{pattern, fmt.Sprintf("its translation exceeds %d bytes", maxTranslation), true}
+		return "", &Error{pattern, fmt.Sprintf("its translation exceeds Go's regexp limits (%d bytes)", maxTranslation), true}
+	}
+	re, err := syntax.Parse(out, syntax.Perl)
+	if err != nil {
+		var se *syntax.Error
+		if errors.As(err, &se) && (se.Code == syntax.ErrLarge || se.Code == syntax.ErrNestingDepth) {
+			return "", &Error{pattern, "its translation exceeds Go's regexp limits: " + err.Error(), true}
+		}
+		return "", &Error{pattern, "Go's regexp refuses its translation (a bug in ecmare): " + err.Error(), false}
+	}
+	if n := progSize(re); n > maxInsts {
+		return "", &Error{pattern, fmt.Sprintf("its translation exceeds Go's regexp limits (it compiles to about %d instructions, more than %d)", n, maxInsts), true}
 	}
 	return out, nil
+}
+
+// progSize estimates the instructions re compiles to, counted
+// repetitions expanded.
+func progSize(re *syntax.Regexp) int64 {
+	var subs int64
+	for _, s := range re.Sub {
+		subs += progSize(s)
+	}
+	switch re.Op {
+	case syntax.OpRepeat:
+		if re.Max == -1 {
+			return int64(re.Min)*subs + subs + 1
+		}
+		return int64(re.Min)*subs + int64(re.Max-re.Min)*(subs+1)
+	case syntax.OpLiteral:
+		return int64(len(re.Rune))
+	}
+	return 1 + subs
 }
 
 type translator struct {
@@ -174,6 +210,10 @@ func (t *translator) disjunction() (piece, error) {
 		}
 		b.WriteString(a.s)
 		prod = max(prod, a.prod)
+		if b.Len() > maxTranslation {
+			t.refuse("its translation exceeds %d bytes", maxTranslation)
+			b.Reset()
+		}
 		if !t.more() || t.src[t.pos] != '|' {
 			return piece{b.String(), prod}, nil
 		}
@@ -287,7 +327,7 @@ func (t *translator) group() (piece, bool, error) {
 		t.names[name] = true
 		t.groups++
 	case t.peek("(?"):
-		return piece{}, false, fmt.Errorf("an invalid group at offset %d (ECMA-262 has no inline modifiers in JSON Schema patterns)", at)
+		return piece{}, false, fmt.Errorf("an invalid group at offset %d: ECMA-262 (2023) has no group modifier such as (?i)", at)
 	default:
 		t.pos++
 		t.groups++
@@ -459,7 +499,7 @@ func (t *translator) repeat(p piece, q quant) (piece, error) {
 	if q.max == -1 {
 		chunks = (q.min+budget-1)/budget + 1
 	}
-	if chunks > maxTranslation/int64(len(p.s)+16) {
+	if chunks > maxInsts || chunks > maxTranslation/int64(len(p.s)+16) {
 		t.refuse("the repetition count at offset %d, whose translation exceeds Go's regexp limits", q.at)
 		return piece{"", 1}, nil
 	}
@@ -758,6 +798,12 @@ func setSyntax(s runeSet) string {
 	if len(s) == 1 && s[0][0] == s[0][1] {
 		return literal(s[0][0])
 	}
+	if name, neg := goCategory(s); name != "" {
+		if neg {
+			return `\P{` + name + `}`
+		}
+		return `\p{` + name + `}`
+	}
 	var b strings.Builder
 	b.WriteByte('[')
 	for _, r := range s {
@@ -772,6 +818,36 @@ func setSyntax(s runeSet) string {
 	b.WriteByte(']')
 	return b.String()
 }
+
+// goCategory returns the general category whose set (less surrogates) is
+// s, or whose complement is, if one is: Go's regexp resolves each key of
+// unicode.Categories to that table, so \p{name} means s exactly.
+func goCategory(s runeSet) (name string, neg bool) {
+	if len(s) < 16 {
+		return "", false
+	}
+	catOnce.Do(func() {
+		catSets = map[string][2]runeSet{}
+		for name := range unicode.Categories {
+			c := minus(categories(name), surrogates)
+			catSets[name] = [2]runeSet{c, minus(complement(c), surrogates)}
+		}
+	})
+	for name, c := range catSets {
+		if slices.Equal(s, c[0]) {
+			return name, false
+		}
+		if slices.Equal(s, c[1]) {
+			return name, true
+		}
+	}
+	return "", false
+}
+
+var (
+	catOnce sync.Once
+	catSets map[string][2]runeSet // a category's set and its complement, less surrogates
+)
 
 func classRune(b *strings.Builder, r rune) {
 	if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp/syntax"
 	"slices"
 	"sort"
 	"strings"
@@ -299,7 +300,7 @@ var patterns = []string{
 	`^([/_.\-A-Za-z0-9=, ()!])+$`, `^[.\-A-Za-z0-9]+([=!,]{1,2}[./\-A-Za-z0-9]+)+$`,
 	`^a{1001}$`, `^(?:ab){0,1500}$`, `^(?:a{10}){200}$`, `^a{2,}$`, `^a{0,99999999999999999999}$`,
 	`^[\ud800-\udfff]$`, `^[^\ud800]$`, `^\ud800$`, `^(?<$x\u0041>a)$`, `^(?:)$`, `^(|a)$`, `^[\d-]$`, `^[a-b-c]+$`,
-	`^\u{0000000041}$`, `^[\u{1F600}-\u{1F64F}]$`, `^.{3}$`, `^[^a]$`,
+	`^\u{0000000041}$`, `^[\u{1F600}-\u{1F64F}]$`, `^.{3}$`, `^[^a]$`, `^.{0,5000}$`, `^a{1999,}$`, `a{2000}`,
 }
 
 var subjects = []string{
@@ -327,7 +328,7 @@ var refused = []string{
 	`^(?=a)`, `(?!a)`, `(?<=a)b`, `(?<!a)b`, `(a)\1`, `(?<n>a)\k<n>`, `(a)(b)(c)(d)(e)(f)(g)(h)(i)(j)\10`,
 	`\p{scx=Greek}`, `\p{Script_Extensions=Latin}`, `\p{Emoji}`, `\P{Extended_Pictographic}`,
 	`[\p{XID_Start}]`, `\p{CWCF}`, `\p{Default_Ignorable_Code_Point}`, `\p{Bidi_M}`, `\p{Case_Ignorable}`,
-	`a{99999999999999999999}`, `(?:(?:a{1000}){1000}){1000}`,
+	`a{99999999999999999999}`, `(?:(?:a{1000}){1000}){1000}`, `.{0,1000000}`, `(?:a{1000}){1000}`,
 }
 
 func TestTables(t *testing.T) {
@@ -654,6 +655,25 @@ func TestGoTables(t *testing.T) {
 	if !slices.Equal(categories("LC"), categories("Lu", "Ll", "Lt")) {
 		t.Errorf("LC is not Lu, Ll and Lt")
 	}
+	// setSyntax writes a category's set as \p{name}: Go's regexp must
+	// resolve every name to its table.
+	for name := range unicode.Categories {
+		re, err := syntax.Parse(`[\p{`+name+`}]`, syntax.Perl)
+		if err != nil {
+			t.Errorf("Go's regexp refuses \\p{%s}: %v", name, err)
+			continue
+		}
+		var got runeSet
+		if re.Op == syntax.OpLiteral { // a one-code-point category
+			re.Rune = []rune{re.Rune[0], re.Rune[0]}
+		}
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			got = append(got, [2]rune{re.Rune[i], re.Rune[i+1]})
+		}
+		if !slices.Equal(normalize(got), categories(name)) {
+			t.Errorf("Go's regexp \\p{%s} is not unicode.Categories[%q]", name, name)
+		}
+	}
 	for name := range scriptAliases {
 		if unicode.Scripts[name] == nil {
 			t.Errorf("script %s: not in Go's unicode.Scripts", name)
@@ -670,4 +690,26 @@ func TestTranslateRefusesInvalidUTF8(t *testing.T) {
 	if _, err := Translate("a\xffb"); err == nil {
 		t.Error("invalid UTF-8 translated")
 	}
+}
+
+// FuzzTranslate: no input panics; a translation always compiles (no
+// "bug in ecmare" error), and an error is an *Error.
+func FuzzTranslate(f *testing.F) {
+	for _, tab := range [][]string{patterns, invalid, refused} {
+		for _, p := range tab {
+			f.Add(p)
+		}
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		re, err := Compile(p)
+		var e *Error
+		switch {
+		case err == nil && re == nil:
+			t.Fatalf("%q: no regexp and no error", p)
+		case err != nil && !errors.As(err, &e):
+			t.Fatalf("%q: %v is not an *Error", p, err)
+		case err != nil && strings.Contains(e.Reason, "bug in ecmare"):
+			t.Fatalf("%q: %v", p, err)
+		}
+	})
 }
