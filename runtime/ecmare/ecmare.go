@@ -18,8 +18,10 @@
 //     Default_Ignorable_Code_Point, Emoji, Emoji_Component, Emoji_Modifier,
 //     Emoji_Modifier_Base, Emoji_Presentation, Extended_Pictographic,
 //     XID_Start and XID_Continue;
-//   - a pattern whose translation exceeds Go's regexp limits (a repetition
-//     count, a size or a nesting too large to compile).
+//   - a pattern whose translation exceeds Go's regexp limits or this
+//     package's: a program of more than 100,000 instructions (repetition
+//     counts expanded), 1 MiB of Go syntax, or groups nested more than
+//     1000 deep.
 //
 // An *Error says which. The caller decides what an error means; the
 // generator reports it, and the gate refuses every value the pattern
