@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -103,6 +104,10 @@ func Build(s *load.Snapshot, c *load.Classification, pkgName string) (*Package, 
 			break
 		}
 	}
+	if len(p.Tools) > 0 {
+		diags = append(diags, diag.Diagnostic{Severity: diag.Warning, Code: diag.CodeRefusedEverywhere, File: s.File,
+			Msg: `in every tool's arguments, whatever its schema allows, the gate refuses a string or key holding a lone surrogate escape ("\ud800"), and a number literal longer than 128 bytes, with an exponent beyond ±1000 or beyond float64's range (README, Fidelity)`})
+	}
 	if diags.Err() != nil {
 		diags.Sort()
 		return nil, diags
@@ -196,10 +201,6 @@ func buildTool(mt *Tool, t *load.Tool, snapFile string, c *load.Classification, 
 			Msg: fmt.Sprintf("input schema: %v (an MCP client reads schema numbers as float64)", err)}}
 	}
 	if err := resolvable(t, canon); err != nil {
-		// A pattern is the usual cause: name its pointer when it is.
-		if pd := PatternDiagnostics(snapFile, t); pd.Err() != nil {
-			return pd
-		}
 		return diag.List{{Severity: diag.Error, File: snapFile, Tool: t.Name, Pointer: t.Pointer("inputSchema"),
 			Msg: err.Error()}}
 	}
@@ -219,11 +220,12 @@ func buildTool(mt *Tool, t *load.Tool, snapFile string, c *load.Classification, 
 	}
 
 	// Types.
-	sb := &schemaBuilder{file: snapFile, tool: t.Name, root: t.InputSchema, rootRaw: t.InputSchemaRaw, building: map[*Struct]bool{}, total: nodes}
+	sb := &schemaBuilder{file: snapFile, tool: t.Name, root: t.InputSchema, rootRaw: t.InputSchemaRaw, building: map[*Struct]bool{}, total: nodes, input: true}
 	mt.Args = sb.topLevel(t, "inputSchema", mt.GoName+"Args")
 	mt.Args.Doc = []string{fmt.Sprintf("%sArgs are the arguments of the MCP tool %q.", mt.GoName, t.Name)}
+	diags = append(diags, sb.refusals(t.Pointer("inputSchema"))...)
 	if t.OutputSchema != nil {
-		sb.root, sb.rootRaw = t.OutputSchema, t.OutputSchemaRaw
+		sb.root, sb.rootRaw, sb.input, sb.rawDoc, sb.rawDone = t.OutputSchema, t.OutputSchemaRaw, false, nil, false
 		mt.Result = sb.topLevel(t, "outputSchema", mt.GoName+"Result")
 		mt.Result.Doc = []string{fmt.Sprintf("%sResult is the structured result of the MCP tool %q, as its output schema describes it.", mt.GoName, t.Name)}
 	}
@@ -344,6 +346,13 @@ func schemaFingerprint(t *load.Tool) (string, error) {
 // InputSchemaKeysDistinct); foldDistinct decides it when the loader does
 // not know. The output schema takes the same path, so that it too is
 // parsed once, not again from its canonical form.
+//
+// A pattern Go's regexp cannot parse does not count: jsonschema-go compiles
+// patterns with it when it resolves a schema, but the gate matches them
+// with their ECMA-262 meaning (runtime/ecmare), and a pattern with none it
+// can match makes only its tool fail closed, with a warning
+// (diag.CodePatternUntranslatable). Such patterns are replaced, in a parse
+// of canon of the generator's own, before that parse is resolved.
 func resolvesLike(raw []byte, s *jsonschema.Schema, canon []byte, distinct bool) error {
 	if s != nil && (distinct || foldDistinct(raw)) {
 		if resolvesTrivially(s) {
@@ -429,6 +438,8 @@ func resolveCanonical(canon []byte) error {
 	if err := json.Unmarshal(canon, &s); err != nil {
 		return fmt.Errorf("input schema: %v", err)
 	}
+	n := 0
+	neutralisePatterns(&s, &n)
 	if _, err := s.Resolve(nil); err != nil {
 		if strings.Contains(err.Error(), "cannot resolve remote schemas") {
 			return fmt.Errorf("input schema refers to a schema outside itself, which is never fetched: %v", err)
@@ -436,6 +447,39 @@ func resolveCanonical(canon []byte) error {
 		return fmt.Errorf("input schema cannot be used to validate calls: %v", err)
 	}
 	return nil
+}
+
+// neutralisePatterns replaces, in s and every sub-schema, each pattern
+// and patternProperties key that Go's regexp cannot parse by one it can
+// (a pattern matching nothing, distinct per key: n counts them), so that
+// resolving s checks everything else. s is the generator's own parse.
+func neutralisePatterns(s *jsonschema.Schema, n *int) {
+	if s == nil {
+		return
+	}
+	if s.Pattern != "" {
+		if _, err := regexp.Compile(s.Pattern); err != nil {
+			s.Pattern = `[^\x00-\x{10FFFF}]`
+		}
+	}
+	for _, re := range slices.Sorted(maps.Keys(s.PatternProperties)) {
+		if _, err := regexp.Compile(re); err != nil {
+			sub := s.PatternProperties[re]
+			delete(s.PatternProperties, re)
+			for {
+				*n++
+				k := fmt.Sprintf(`[^\x00-\x{10FFFF}]{%d}`, *n)
+				if _, taken := s.PatternProperties[k]; !taken {
+					s.PatternProperties[k] = sub
+					break
+				}
+			}
+		}
+	}
+	schemakw.Children(s, false, func(c schemakw.Sub) bool {
+		neutralisePatterns(c.Schema, n)
+		return true
+	})
 }
 
 // escapeTemplate escapes literal braces for display as a template.
