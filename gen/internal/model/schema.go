@@ -46,18 +46,28 @@ import (
 //     dropped: <Tool>ArgsWhere), shared by every $ref to that pointer. The
 //     schema mapped in its own place gets its own, equal, type (a second
 //     name for the same shape, never a different one).
+//   - A $ref beside keywords that shape a value (not only annotations,
+//     $defs or constraints such as minLength) is mapped as both: when the
+//     definition and the siblings are plain objects, one struct merging
+//     them as an allOf; otherwise the $ref's type, which holds every value
+//     valid under the $ref, so every value valid under both (the runtime
+//     checks the siblings).
 //   - Additional properties. The gate forwards only the declared top-level
 //     arguments, so <Tool>Args has only its declared fields whatever the
-//     schema says (a warning says so when additionalProperties is a schema
-//     or true). A nested object with properties and an explicit
-//     additionalProperties (true or a schema) or patternProperties gets the
-//     catch-all field AdditionalProperties map[string]T (T: the schema's
-//     type, json.RawMessage for true or for several schemas) with its own
-//     MarshalJSON/UnmarshalJSON, so extra keys survive. A nested object whose
-//     additionalProperties is absent is treated as closed, like the top
-//     level: only declared properties are forwarded, and the strict decoder
-//     refuses others (documented, not silent: the call is refused, never
-//     altered).
+//     schema says (a warning, code diag.CodeUndeclaredArgument, says so
+//     when additionalProperties is a schema or true). A nested object with
+//     properties holds every key its schema allows: unless
+//     additionalProperties is false (without patternProperties) it gets the
+//     catch-all field AdditionalProperties map[string]T (T: the single
+//     schema of additionalProperties or patternProperties, json.RawMessage
+//     when it is absent or true or several apply) with its own
+//     MarshalJSON/UnmarshalJSON, so the keys it does not declare (also
+//     those of dependentSchemas, of an anyOf beside allOf, or allowed by
+//     unevaluatedProperties) survive.
+//   - A property whose name cannot be a struct tag (or is longer than
+//     load.MaxNameSize) has no field, with a warning: the struct gets
+//     AdditionalProperties map[string]json.RawMessage, which keeps its
+//     value as sent, at the top level too.
 //   - An object without properties whose additionalProperties (or single
 //     patternProperties) is a schema becomes map[string]T; a free-form
 //     object (no properties, open) becomes map[string]json.RawMessage; a
@@ -78,7 +88,8 @@ import (
 //     date-time stays a string so the timestamp is forwarded byte for byte
 //     (time.Time would reformat it); a pattern is ECMA-262's, which the
 //     gate matches in linear time (runtime/ecmare), and one it cannot match
-//     so is a warning (calls fail closed). integer → int64, or uint64 when format
+//     so is a warning (diag.CodePatternUntranslatable: the tool's calls
+//     fail closed; generation goes on). integer → int64, or uint64 when format
 //     is uint, uint8, uint16, uint32 or uint64 (never float64: values beyond
 //     2^53 stay exact; values outside the Go type's range are refused by the
 //     decoder, never rounded; uint64 needs a minimum ≥ 0 too, since a format
@@ -86,15 +97,22 @@ import (
 //     1.0 and 1e2, integers in JSON Schema, as 1 and 100). number → float64 (a number with up to 15
 //     significant digits re-encodes as the same number; one beyond float64's
 //     precision makes the gate refuse the call, never alter it). boolean →
-//     bool.
+//     bool. The tool's integers whose bounds (compared exactly) do not
+//     keep them within the Go type's range, and its float64 numbers, are
+//     listed in one warning per tool and rule (diag.CodeIntegerRange,
+//     diag.CodeNumberPrecision): a valid call with such a value is refused.
 //   - An array with items becomes []T; without items, []json.RawMessage. A
-//     tuple (prefixItems, or an items array) whose item schemas are all the
-//     same becomes []T; a tuple of different item schemas becomes
-//     json.RawMessage (fallback: a Go slice has one element type).
-//   - allOf of objects is merged (properties and required); a single-member
-//     allOf is its member; an allOf of non-objects, of members that disagree
-//     on a property, or of nested compositions becomes json.RawMessage
-//     (fallback: no single Go type is their intersection).
+//     tuple (prefixItems, or an items array) whose item schemas and the
+//     rest's (items beside prefixItems, additionalItems beside an items
+//     array; any value when absent) are all one schema becomes []T; any
+//     other tuple becomes []json.RawMessage (a Go slice has one element
+//     type; the runtime checks each item).
+//   - allOf of objects is merged (properties and required; members that
+//     only constrain are skipped), an object only when the parent or a
+//     member has type "object"; a single-member allOf is its member; an
+//     allOf of non-objects, of members that disagree on a property, or of
+//     nested compositions becomes json.RawMessage (fallback: no single Go
+//     type is their intersection).
 //   - oneOf/anyOf: null alternatives make the result nullable; alternatives
 //     that only add constraints (format, pattern, ...) to the parent's type
 //     are that type (the runtime checks the constraints); one remaining
@@ -114,7 +132,10 @@ import (
 //     json.RawMessage (fallback: the union of intersections has no Go
 //     shape).
 //   - {} / true / a schema without type or shape keywords accepts any value
-//     and becomes json.RawMessage (exact, not a fallback). false accepts
+//     and becomes json.RawMessage (exact, not a fallback). So does a schema
+//     without type (or an enum or const) whose keywords are object or array
+//     keywords: they constrain only objects or arrays, and a string, number
+//     or null passes them. false accepts
 //     nothing: such a property gets no field, so the strict decoder refuses
 //     it (a warning when it is required: no call can succeed).
 //   - A $ref that is not # or a JSON pointer (an anchor, "#node"; a
