@@ -88,6 +88,11 @@ func (v *EditFileArgsEditsItem) UnmarshalJSON(b []byte) error {
 	return ocpimpl.UnmarshalWithExtra(b, (*plain)(v), &v.AdditionalProperties, "newText", "oldText")
 }
 
+// OCPWithExtra says that the JSON methods above are ocpimpl's, which the
+// gate does without (ocpimpl.WithExtra).
+func (*EditFileArgsEditsItem) OCPWithExtra() {
+}
+
 // EditFileResult is the structured result of the MCP tool "edit_file", as its output schema describes it.
 type EditFileResult struct {
 	Content string `json:"content"`

@@ -80,6 +80,11 @@ func (v *AddObservationsArgsObservationsItem) UnmarshalJSON(b []byte) error {
 	return ocpimpl.UnmarshalWithExtra(b, (*plain)(v), &v.AdditionalProperties, "contents", "entityName")
 }
 
+// OCPWithExtra says that the JSON methods above are ocpimpl's, which the
+// gate does without (ocpimpl.WithExtra).
+func (*AddObservationsArgsObservationsItem) OCPWithExtra() {
+}
+
 // AddObservationsResult is the structured result of the MCP tool "add_observations", as its output schema describes it.
 type AddObservationsResult struct {
 	Results []AddObservationsResultResultsItem `json:"results"`

@@ -83,6 +83,11 @@ func (v *CreateEntitiesArgsEntitiesItem) UnmarshalJSON(b []byte) error {
 	return ocpimpl.UnmarshalWithExtra(b, (*plain)(v), &v.AdditionalProperties, "entityType", "name", "observations")
 }
 
+// OCPWithExtra says that the JSON methods above are ocpimpl's, which the
+// gate does without (ocpimpl.WithExtra).
+func (*CreateEntitiesArgsEntitiesItem) OCPWithExtra() {
+}
+
 // CreateEntitiesResult is the structured result of the MCP tool "create_entities", as its output schema describes it.
 type CreateEntitiesResult struct {
 	Entities []CreateEntitiesResultEntitiesItem `json:"entities"`

@@ -83,6 +83,11 @@ func (v *CreateRelationsArgsRelationsItem) UnmarshalJSON(b []byte) error {
 	return ocpimpl.UnmarshalWithExtra(b, (*plain)(v), &v.AdditionalProperties, "from", "relationType", "to")
 }
 
+// OCPWithExtra says that the JSON methods above are ocpimpl's, which the
+// gate does without (ocpimpl.WithExtra).
+func (*CreateRelationsArgsRelationsItem) OCPWithExtra() {
+}
+
 // CreateRelationsResult is the structured result of the MCP tool "create_relations", as its output schema describes it.
 type CreateRelationsResult struct {
 	Relations []CreateRelationsResultRelationsItem `json:"relations"`

@@ -80,6 +80,11 @@ func (v *DeleteObservationsArgsDeletionsItem) UnmarshalJSON(b []byte) error {
 	return ocpimpl.UnmarshalWithExtra(b, (*plain)(v), &v.AdditionalProperties, "entityName", "observations")
 }
 
+// OCPWithExtra says that the JSON methods above are ocpimpl's, which the
+// gate does without (ocpimpl.WithExtra).
+func (*DeleteObservationsArgsDeletionsItem) OCPWithExtra() {
+}
+
 // DeleteObservationsResult is the structured result of the MCP tool "delete_observations", as its output schema describes it.
 type DeleteObservationsResult struct {
 	Message string `json:"message"`

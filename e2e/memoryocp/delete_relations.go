@@ -84,6 +84,11 @@ func (v *DeleteRelationsArgsRelationsItem) UnmarshalJSON(b []byte) error {
 	return ocpimpl.UnmarshalWithExtra(b, (*plain)(v), &v.AdditionalProperties, "from", "relationType", "to")
 }
 
+// OCPWithExtra says that the JSON methods above are ocpimpl's, which the
+// gate does without (ocpimpl.WithExtra).
+func (*DeleteRelationsArgsRelationsItem) OCPWithExtra() {
+}
+
 // DeleteRelationsResult is the structured result of the MCP tool "delete_relations", as its output schema describes it.
 type DeleteRelationsResult struct {
 	Message string `json:"message"`

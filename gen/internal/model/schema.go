@@ -1802,14 +1802,15 @@ func appendNote(doc []string, notes ...string) []string {
 }
 
 // reservedFields are the method and field names an argument struct already
-// has or may have (the markers, the catch-all field, encoding/json's and
-// fmt's methods, and OCPResources and OCPConfirmPrompt, the names of Args
-// methods of earlier versions): a property that would map to one gets the
+// has or may have (the markers, the catch-all field, encoding/json's,
+// fmt's and ocpimpl.WithExtra's methods, and OCPResources and
+// OCPConfirmPrompt, the names of Args methods of earlier versions): a
+// property that would map to one gets the
 // suffix "_", whether or not the struct has the field or method, so that
 // names do not change when the schema gains one or the generator changes.
 var reservedFields = map[string]bool{
 	"Read": true, "Write": true, "OCPResources": true, "OCPConfirmPrompt": true,
-	"MarshalJSON": true, "UnmarshalJSON": true, "String": true, ExtraField: true,
+	"MarshalJSON": true, "UnmarshalJSON": true, "String": true, ExtraField: true, "OCPWithExtra": true,
 }
 
 // fieldType applies the optionality rules.
