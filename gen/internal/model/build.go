@@ -208,7 +208,7 @@ func buildTool(mt *Tool, t *load.Tool, snapFile string, c *load.Classification, 
 		// The gate validates structured results against it; a schema it
 		// could not resolve leaves results unchecked, which is said.
 		out := t.OutputSchemaCanonical // the loader's
-		if resolvesLike(t.OutputSchemaRaw, t.OutputSchema, out, t.OutputSchemaKeysDistinct) == nil {
+		if resolvesLike(t.OutputSchemaRaw, t.OutputSchema, out, t.OutputSchemaKeysDistinct, false) == nil {
 			mt.CanonicalOutputSchema = out
 		} else {
 			diags = append(diags, diag.Diagnostic{Severity: diag.Warning, File: snapFile, Tool: t.Name, Pointer: t.Pointer("outputSchema"),
@@ -325,7 +325,7 @@ func bindSegments(args *Struct, src, what, placeholder string, pos load.Pos, err
 // canon is parsed only when that fails, so that the error says what the
 // runtime would.
 func resolvable(t *load.Tool, canon []byte) error {
-	return resolvesLike(t.InputSchemaRaw, t.InputSchema, canon, t.InputSchemaKeysDistinct)
+	return resolvesLike(t.InputSchemaRaw, t.InputSchema, canon, t.InputSchemaKeysDistinct, true)
 }
 
 // schemaFingerprint is ocpimpl.SchemaFingerprint of t's canonical input
@@ -347,13 +347,15 @@ func schemaFingerprint(t *load.Tool) (string, error) {
 // not know. The output schema takes the same path, so that it too is
 // parsed once, not again from its canonical form.
 //
-// A pattern Go's regexp cannot parse does not count: jsonschema-go compiles
-// patterns with it when it resolves a schema, but the gate matches them
-// with their ECMA-262 meaning (runtime/ecmare), and a pattern with none it
-// can match makes only its tool fail closed, with a warning
-// (diag.CodePatternUntranslatable). Such patterns are replaced, in a parse
-// of canon of the generator's own, before that parse is resolved.
-func resolvesLike(raw []byte, s *jsonschema.Schema, canon []byte, distinct bool) error {
+// Under anyPattern (input schemas), a pattern Go's regexp cannot parse does
+// not count: jsonschema-go compiles patterns with it when it resolves a
+// schema, but the gate matches them with their ECMA-262 meaning
+// (runtime/ecmare), and a pattern with none it can match makes only its
+// tool fail closed, with a warning (diag.CodePatternUntranslatable). Such
+// patterns are replaced, in a parse of canon of the generator's own,
+// before that parse is resolved. An output schema with one still does not
+// resolve: the gate would not validate results against it.
+func resolvesLike(raw []byte, s *jsonschema.Schema, canon []byte, distinct, anyPattern bool) error {
 	if s != nil && (distinct || foldDistinct(raw)) {
 		if resolvesTrivially(s) {
 			return nil
@@ -362,7 +364,7 @@ func resolvesLike(raw []byte, s *jsonschema.Schema, canon []byte, distinct bool)
 			return nil
 		}
 	}
-	return resolveCanonical(canon)
+	return resolveCanonical(canon, anyPattern)
 }
 
 // resolvesTrivially reports whether s.Resolve(nil) certainly succeeds,
@@ -432,14 +434,17 @@ func localDefRef(root *jsonschema.Schema, ref string) bool {
 }
 
 // resolveCanonical parses and resolves a canonical input schema as the
-// runtime does.
-func resolveCanonical(canon []byte) error {
+// runtime does; under anyPattern, the patterns Go's regexp cannot parse are
+// replaced first (see resolvesLike).
+func resolveCanonical(canon []byte, anyPattern bool) error {
 	var s jsonschema.Schema
 	if err := json.Unmarshal(canon, &s); err != nil {
 		return fmt.Errorf("input schema: %v", err)
 	}
-	n := 0
-	neutralisePatterns(&s, &n)
+	if anyPattern {
+		n := 0
+		neutralisePatterns(&s, &n)
+	}
 	if _, err := s.Resolve(nil); err != nil {
 		if strings.Contains(err.Error(), "cannot resolve remote schemas") {
 			return fmt.Errorf("input schema refers to a schema outside itself, which is never fetched: %v", err)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
+	"github.com/ocpgen/ocpgen/gen/internal/load"
 )
 
 // The rules that keep a generated type from refusing a schema-valid value
@@ -276,5 +277,30 @@ func TestPatternUntranslatableIsWarning(t *testing.T) {
 	}
 	if fmt.Sprint(ptrs) != `[/properties/p/pattern /properties/q/patternProperties/^(a)\1]` {
 		t.Errorf("pattern warnings at %v", ptrs)
+	}
+}
+
+// An output schema with such a pattern still does not resolve: the gate
+// would not validate results against it, which a warning says, and the
+// package carries no output schema for the tool.
+func TestPatternUntranslatableOutputSchema(t *testing.T) {
+	s, ds := load.LoadSnapshot("s.tools.json", []byte(`{"tools":[{"name":"t","inputSchema":{"type":"object"},
+		"outputSchema":{"type":"object","properties":{"p":{"type":"string","pattern":"(?=x)"}}}}]}`))
+	if s == nil {
+		t.Fatal(ds)
+	}
+	p, ds := Build(s, nil, "p")
+	if p == nil {
+		t.Fatal(ds)
+	}
+	if p.Tools[0].CanonicalOutputSchema != nil {
+		t.Errorf("output schema kept: %s", p.Tools[0].CanonicalOutputSchema)
+	}
+	found := false
+	for _, d := range ds {
+		found = found || (d.Pointer == "/tools/0/outputSchema" && strings.Contains(d.Msg, "will not validate"))
+	}
+	if !found {
+		t.Errorf("no warning about the output schema: %v", ds)
 	}
 }
