@@ -137,4 +137,21 @@ const (
 	// (execution.taskSupport "required"), which ocpgen's runtime cannot
 	// drive, so it is left out of the generated catalogue.
 	CodeTaskRequired = diag.CodeTaskRequired
+	// CodePatternUntranslatable: a pattern has no ECMA-262 translation the
+	// gate can match in linear time; the gate refuses every call of the
+	// tool (fail closed), and generation goes on.
+	CodePatternUntranslatable = diag.CodePatternUntranslatable
+	// CodeIntegerRange: integer arguments typed int64 (uint64) whose schema
+	// admits values beyond that range, which the gate refuses.
+	CodeIntegerRange = diag.CodeIntegerRange
+	// CodeNumberPrecision: number arguments typed float64: a valid literal
+	// a float64 does not hold exactly is refused.
+	CodeNumberPrecision = diag.CodeNumberPrecision
+	// CodeRefusedEverywhere: the rules the gate applies to every argument of
+	// every tool, whatever the schema (lone surrogate escapes, number
+	// literals beyond its bounds); one warning per package.
+	CodeRefusedEverywhere = diag.CodeRefusedEverywhere
+	// CodeUndeclaredArgument: the schema admits top-level keys it does not
+	// declare, which the gate refuses.
+	CodeUndeclaredArgument = diag.CodeUndeclaredArgument
 )

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -184,6 +185,14 @@ func TestRoundTrip(t *testing.T) {
 		res, err := Generate(gi, Options{Package: pkg})
 		if err != nil {
 			t.Fatalf("%s: %v", base, err)
+		}
+		if slices.ContainsFunc(res.Diagnostics, func(d Diagnostic) bool { return d.Code == CodePatternUntranslatable && !regexpParses(d) }) {
+			// A pattern no regexp here can compile: the sampler (and, until
+			// the gate validates without jsonschema-go, NewGate) resolves
+			// schemas with jsonschema-go, which refuses it. Its tool's calls
+			// fail closed by design, so there is no valid call to forward.
+			t.Logf("%s: left out: a pattern Go's regexp cannot parse (%s)", base, CodePatternUntranslatable)
+			continue
 		}
 		pkgs = append(pkgs, tcPackage{name: pkg, files: res.Files, gate: true})
 		snap, ds := load.LoadSnapshot("tools.json", data)
@@ -634,3 +643,19 @@ func main() {
 	}
 }
 `
+
+// regexpParses reports whether the pattern a pattern-untranslatable
+// warning quotes (`pattern "…":`) is one Go's regexp parses.
+func regexpParses(d Diagnostic) bool {
+	q, ok := strings.CutPrefix(d.Msg, "pattern ")
+	if !ok {
+		return false
+	}
+	p, err := strconv.QuotedPrefix(q)
+	if err != nil {
+		return false
+	}
+	p, _ = strconv.Unquote(p)
+	_, err = regexp.Compile(p)
+	return err == nil
+}

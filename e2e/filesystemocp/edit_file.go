@@ -5,6 +5,7 @@
 package filesystemocp
 
 import (
+	"encoding/json"
 	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 	"time"
 )
@@ -68,6 +69,28 @@ type EditFileArgsEditsItem struct {
 
 	// Text to search for - must match exactly.
 	OldText string `json:"oldText"`
+
+	// AdditionalProperties holds the properties the schema does not declare.
+	// Any JSON value.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// MarshalJSON encodes the declared properties, then the additional ones.
+func (v EditFileArgsEditsItem) MarshalJSON() ([]byte, error) {
+	type plain EditFileArgsEditsItem
+	return ocpimpl.MarshalWithExtra(plain(v), v.AdditionalProperties)
+}
+
+// UnmarshalJSON decodes the declared properties strictly and keeps every
+// other one in AdditionalProperties.
+func (v *EditFileArgsEditsItem) UnmarshalJSON(b []byte) error {
+	type plain EditFileArgsEditsItem
+	return ocpimpl.UnmarshalWithExtra(b, (*plain)(v), &v.AdditionalProperties, "newText", "oldText")
+}
+
+// OCPWithExtra says that the JSON methods above are ocpimpl's, which the
+// gate does without (ocpimpl.WithExtra).
+func (*EditFileArgsEditsItem) OCPWithExtra() {
 }
 
 // EditFileResult is the structured result of the MCP tool "edit_file", as its output schema describes it.

@@ -5,6 +5,7 @@
 package memoryocp
 
 import (
+	"encoding/json"
 	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 	"time"
 )
@@ -60,6 +61,28 @@ type AddObservationsArgsObservationsItem struct {
 
 	// The name of the entity to add the observations to.
 	EntityName string `json:"entityName"`
+
+	// AdditionalProperties holds the properties the schema does not declare.
+	// Any JSON value.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// MarshalJSON encodes the declared properties, then the additional ones.
+func (v AddObservationsArgsObservationsItem) MarshalJSON() ([]byte, error) {
+	type plain AddObservationsArgsObservationsItem
+	return ocpimpl.MarshalWithExtra(plain(v), v.AdditionalProperties)
+}
+
+// UnmarshalJSON decodes the declared properties strictly and keeps every
+// other one in AdditionalProperties.
+func (v *AddObservationsArgsObservationsItem) UnmarshalJSON(b []byte) error {
+	type plain AddObservationsArgsObservationsItem
+	return ocpimpl.UnmarshalWithExtra(b, (*plain)(v), &v.AdditionalProperties, "contents", "entityName")
+}
+
+// OCPWithExtra says that the JSON methods above are ocpimpl's, which the
+// gate does without (ocpimpl.WithExtra).
+func (*AddObservationsArgsObservationsItem) OCPWithExtra() {
 }
 
 // AddObservationsResult is the structured result of the MCP tool "add_observations", as its output schema describes it.

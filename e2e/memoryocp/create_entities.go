@@ -5,6 +5,7 @@
 package memoryocp
 
 import (
+	"encoding/json"
 	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 	"time"
 )
@@ -63,6 +64,28 @@ type CreateEntitiesArgsEntitiesItem struct {
 
 	// An array of observation contents associated with the entity.
 	Observations []string `json:"observations"`
+
+	// AdditionalProperties holds the properties the schema does not declare.
+	// Any JSON value.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// MarshalJSON encodes the declared properties, then the additional ones.
+func (v CreateEntitiesArgsEntitiesItem) MarshalJSON() ([]byte, error) {
+	type plain CreateEntitiesArgsEntitiesItem
+	return ocpimpl.MarshalWithExtra(plain(v), v.AdditionalProperties)
+}
+
+// UnmarshalJSON decodes the declared properties strictly and keeps every
+// other one in AdditionalProperties.
+func (v *CreateEntitiesArgsEntitiesItem) UnmarshalJSON(b []byte) error {
+	type plain CreateEntitiesArgsEntitiesItem
+	return ocpimpl.UnmarshalWithExtra(b, (*plain)(v), &v.AdditionalProperties, "entityType", "name", "observations")
+}
+
+// OCPWithExtra says that the JSON methods above are ocpimpl's, which the
+// gate does without (ocpimpl.WithExtra).
+func (*CreateEntitiesArgsEntitiesItem) OCPWithExtra() {
 }
 
 // CreateEntitiesResult is the structured result of the MCP tool "create_entities", as its output schema describes it.

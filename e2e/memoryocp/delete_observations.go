@@ -5,6 +5,7 @@
 package memoryocp
 
 import (
+	"encoding/json"
 	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 	"time"
 )
@@ -60,6 +61,28 @@ type DeleteObservationsArgsDeletionsItem struct {
 
 	// An array of observations to delete.
 	Observations []string `json:"observations"`
+
+	// AdditionalProperties holds the properties the schema does not declare.
+	// Any JSON value.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// MarshalJSON encodes the declared properties, then the additional ones.
+func (v DeleteObservationsArgsDeletionsItem) MarshalJSON() ([]byte, error) {
+	type plain DeleteObservationsArgsDeletionsItem
+	return ocpimpl.MarshalWithExtra(plain(v), v.AdditionalProperties)
+}
+
+// UnmarshalJSON decodes the declared properties strictly and keeps every
+// other one in AdditionalProperties.
+func (v *DeleteObservationsArgsDeletionsItem) UnmarshalJSON(b []byte) error {
+	type plain DeleteObservationsArgsDeletionsItem
+	return ocpimpl.UnmarshalWithExtra(b, (*plain)(v), &v.AdditionalProperties, "entityName", "observations")
+}
+
+// OCPWithExtra says that the JSON methods above are ocpimpl's, which the
+// gate does without (ocpimpl.WithExtra).
+func (*DeleteObservationsArgsDeletionsItem) OCPWithExtra() {
 }
 
 // DeleteObservationsResult is the structured result of the MCP tool "delete_observations", as its output schema describes it.

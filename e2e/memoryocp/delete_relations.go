@@ -5,6 +5,7 @@
 package memoryocp
 
 import (
+	"encoding/json"
 	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 	"time"
 )
@@ -64,6 +65,28 @@ type DeleteRelationsArgsRelationsItem struct {
 
 	// The name of the entity where the relation ends.
 	To string `json:"to"`
+
+	// AdditionalProperties holds the properties the schema does not declare.
+	// Any JSON value.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// MarshalJSON encodes the declared properties, then the additional ones.
+func (v DeleteRelationsArgsRelationsItem) MarshalJSON() ([]byte, error) {
+	type plain DeleteRelationsArgsRelationsItem
+	return ocpimpl.MarshalWithExtra(plain(v), v.AdditionalProperties)
+}
+
+// UnmarshalJSON decodes the declared properties strictly and keeps every
+// other one in AdditionalProperties.
+func (v *DeleteRelationsArgsRelationsItem) UnmarshalJSON(b []byte) error {
+	type plain DeleteRelationsArgsRelationsItem
+	return ocpimpl.UnmarshalWithExtra(b, (*plain)(v), &v.AdditionalProperties, "from", "relationType", "to")
+}
+
+// OCPWithExtra says that the JSON methods above are ocpimpl's, which the
+// gate does without (ocpimpl.WithExtra).
+func (*DeleteRelationsArgsRelationsItem) OCPWithExtra() {
 }
 
 // DeleteRelationsResult is the structured result of the MCP tool "delete_relations", as its output schema describes it.

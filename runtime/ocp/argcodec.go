@@ -1,6 +1,7 @@
 package ocp
 
 import (
+	"bytes"
 	"encoding"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/ocpgen/ocpgen/internal/jsontext"
+	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
 // The typed decode and re-encoding of step 2, compiled per argument type.
@@ -28,15 +30,20 @@ import (
 // (not []byte) and maps with string keys, none of them with a method of
 // json.Marshaler, json.Unmarshaler, encoding.TextMarshaler,
 // encoding.TextUnmarshaler or (under omitzero) IsZero, and no ",string"
-// option. Any other argument type (Nullable, unions, json.RawMessage, any)
+// option; and of two generated parts whose JSON methods it does itself:
+// json.RawMessage, and a struct with additional properties
+// (ocpimpl.WithExtra: its AdditionalProperties map holds the members no
+// other field declares). Any other argument type (Nullable, unions, any)
 // is decoded and encoded by encoding/json, as before.
 //
-// For such a type the codec gives what encoding/json gives: the same value
-// (TestArgCodecAgreesWithEncodingJSON, FuzzArgCodec), and the same bytes.
-// Its decode is stricter in one way that changes no verdict: a member name
-// that is not exactly a field's is refused, where encoding/json would match
-// it case-insensitively or drop it; the gate refuses both anyway, because the
-// re-encoding would not equal the arguments.
+// For such a type the codec gives what encoding/json gives: the same verdict
+// and the same value (TestArgCodecAgreesWithEncodingJSON, FuzzArgCodec,
+// TestArgCodecExtraRaw), and the same bytes. Its decode is
+// stricter in one way that changes no verdict: a member name that is not
+// exactly a field's is refused (kept in AdditionalProperties, for a struct
+// that has it), where encoding/json would match it case-insensitively or
+// drop it; the gate refuses both anyway, because the re-encoding would not
+// equal the arguments.
 
 type codecKind uint8
 
@@ -50,6 +57,7 @@ const (
 	ckSlice
 	ckMap
 	ckStruct
+	ckRaw // json.RawMessage
 )
 
 // codecNode is the plan for one type.
@@ -59,6 +67,11 @@ type codecNode struct {
 	bits   int          // ckInt, ckUint, ckFloat: the size in bits
 	elem   *codecNode   // ckPtr, ckSlice, ckMap: the element (map value)
 	fields []codecField // ckStruct, in encoding order
+	// extra is, for a struct with additional properties (ckStruct), the
+	// plan of its AdditionalProperties map (ckMap), whose field index is
+	// extraIndex; nil for any other struct.
+	extra      *codecNode
+	extraIndex int
 }
 
 // codecField is one encoded field of a struct.
@@ -77,6 +90,8 @@ var (
 	textMarshalerType   = reflect.TypeFor[encoding.TextMarshaler]()
 	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
 	isZeroerType        = reflect.TypeFor[interface{ IsZero() bool }]()
+	withExtraType       = reflect.TypeFor[ocpimpl.WithExtra]()
+	rawMessageType      = reflect.TypeFor[json.RawMessage]()
 )
 
 // compileCodec returns the codec of the struct type typ, or nil when typ
@@ -108,7 +123,18 @@ func (c *codecCompiler) node(t reflect.Type) *codecNode {
 	if n := c.seen[t]; n != nil {
 		return n // a recursive type: the plan being built
 	}
-	if hasJSONMethods(t) {
+	if t == rawMessageType {
+		n := &codecNode{typ: t, kind: ckRaw}
+		c.seen[t] = n
+		return n
+	}
+	if t.Kind() == reflect.Struct && reflect.PointerTo(t).Implements(withExtraType) {
+		return c.extraStruct(t)
+	}
+	// A pointer has its element's methods: one to a struct with
+	// additional properties is a pointer to what extraStruct plans.
+	extraPtr := t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct && t.Implements(withExtraType)
+	if !extraPtr && hasJSONMethods(t) {
 		c.bad = true
 		return nil
 	}
@@ -143,6 +169,37 @@ func (c *codecCompiler) node(t reflect.Type) *codecNode {
 		n.kind = ckStruct
 		c.structFields(n)
 	default:
+		c.bad = true
+		return nil
+	}
+	return n
+}
+
+// extraStruct is the plan of a struct with additional properties
+// (ocpimpl.WithExtra): its fields as a plain struct's (the catch-all map is
+// tagged "-"), and the map. Only a map[string]V field AdditionalProperties
+// tagged "-" and, beside it, no method but the JSON ones and the marker,
+// make one; else the type is left to encoding/json.
+func (c *codecCompiler) extraStruct(t reflect.Type) *codecNode {
+	sf, ok := t.FieldByName("AdditionalProperties")
+	if !ok || len(sf.Index) != 1 || sf.Tag.Get("json") != "-" || sf.Type.Kind() != reflect.Map || sf.Type.Key() != reflect.TypeFor[string]() {
+		c.bad = true
+		return nil
+	}
+	for _, m := range []reflect.Type{t, reflect.PointerTo(t)} {
+		for i := range m.NumMethod() {
+			switch name := m.Method(i).Name; name {
+			case "MarshalJSON", "UnmarshalJSON", "OCPWithExtra", "ocpRead", "ocpWrite":
+			default:
+				c.bad = true // a method the generator does not write
+				return nil
+			}
+		}
+	}
+	n := &codecNode{typ: t, kind: ckStruct, extraIndex: sf.Index[0]}
+	c.seen[t] = n
+	c.structFields(n)
+	if n.extra = c.node(sf.Type); n.extra == nil {
 		c.bad = true
 		return nil
 	}
@@ -231,7 +288,25 @@ var tapeKindNames = [...]string{tNull: "null", tFalse: "bool", tTrue: "bool", tN
 // decode stores value i of t into v (settable, and zero: a new value). Its
 // error is an *argError at the value v cannot hold.
 func (n *codecNode) decode(t *tape, i int, v reflect.Value) error {
+	return n.decodeIn(t, i, v, false)
+}
+
+// decodeIn is decode; remarshalled is true inside a declared property of a
+// struct with additional properties, which ocpimpl.UnmarshalWithExtra
+// decodes from json.Marshal of a map of json.RawMessage: there every
+// json.RawMessage holds its text compacted and HTML-escaped.
+func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool) error {
 	x := &t.nodes[i]
+	if n.kind == ckRaw {
+		// encoding/json gives json.RawMessage's UnmarshalJSON every value,
+		// null included, as the bytes of decodeInput's text.
+		b := t.rawInput(i)
+		if remarshalled {
+			b = appendCompactHTML(nil, b)
+		}
+		v.SetBytes(b)
+		return nil
+	}
 	if x.kind == tNull {
 		return nil // encoding/json leaves the zero value (a nil pointer, slice, map)
 	}
@@ -290,7 +365,7 @@ func (n *codecNode) decode(t *tape, i int, v reflect.Value) error {
 		}
 	case ckPtr:
 		p := reflect.New(n.elem.typ)
-		if err := n.elem.decode(t, i, p.Elem()); err != nil {
+		if err := n.elem.decodeIn(t, i, p.Elem(), remarshalled); err != nil {
 			return err
 		}
 		v.Set(p)
@@ -300,7 +375,7 @@ func (n *codecNode) decode(t *tape, i int, v reflect.Value) error {
 			s := reflect.MakeSlice(n.typ, int(x.n), int(x.n))
 			k := 0
 			for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
-				if err := n.elem.decode(t, p, s.Index(k)); err != nil {
+				if err := n.elem.decodeIn(t, p, s.Index(k), remarshalled); err != nil {
 					return err
 				}
 				k++
@@ -314,7 +389,7 @@ func (n *codecNode) decode(t *tape, i int, v reflect.Value) error {
 			kt := n.typ.Key()
 			for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
 				e := reflect.New(n.elem.typ).Elem()
-				if err := n.elem.decode(t, p, e); err != nil {
+				if err := n.elem.decodeIn(t, p, e, remarshalled); err != nil {
 					return err
 				}
 				k := reflect.New(kt).Elem()
@@ -328,10 +403,26 @@ func (n *codecNode) decode(t *tape, i int, v reflect.Value) error {
 		if x.kind == tObject {
 			for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
 				f := n.field(t.nodes[p].key)
+				if f == nil && n.extra != nil {
+					// ocpimpl.UnmarshalWithExtra: a member no field declares
+					// goes to the map, decoded strictly as its value type.
+					m := v.Field(n.extraIndex)
+					if m.IsNil() {
+						m.Set(reflect.MakeMap(n.extra.typ))
+					}
+					e := reflect.New(n.extra.elem.typ).Elem()
+					if err := n.extra.elem.decodeIn(t, p, e, remarshalled); err != nil {
+						return err
+					}
+					k := reflect.New(n.extra.typ.Key()).Elem()
+					k.SetString(t.nodes[p].key)
+					m.SetMapIndex(k, e)
+					continue
+				}
 				if f == nil {
 					return refusal(t.pointer(p), ruleGoType, errCodecMember)
 				}
-				if err := f.node.decode(t, p, v.Field(f.index)); err != nil {
+				if err := f.node.decodeIn(t, p, v.Field(f.index), remarshalled || n.extra != nil); err != nil {
 					return err
 				}
 			}
@@ -418,6 +509,11 @@ func (n *codecNode) encode(dst []byte, v reflect.Value, t *tape) []byte {
 			dst = n.elem.encode(dst, m.val, t)
 		}
 		return append(dst, '}')
+	case ckRaw:
+		if v.Len() == 0 {
+			return append(dst, "null"...)
+		}
+		return appendCompactHTML(dst, v.Bytes())
 	}
 	// ckStruct
 	dst = append(dst, '{')
@@ -435,7 +531,41 @@ func (n *codecNode) encode(dst []byte, v reflect.Value, t *tape) []byte {
 		dst = append(dst, f.prefix...)
 		dst = f.node.encode(dst, fv, t)
 	}
+	if n.extra != nil {
+		// ocpimpl.MarshalWithExtra: the additional properties after the
+		// declared ones, in key order. (Its error for a key that is also a
+		// declared property cannot happen to a decoded value: decode puts
+		// only the members no field declares in the map.)
+		m := v.Field(n.extraIndex)
+		keys := make([]string, 0, m.Len())
+		for it := m.MapRange(); it.Next(); {
+			keys = append(keys, it.Key().String())
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			if !first {
+				dst = append(dst, ',')
+			}
+			first = false
+			dst = jsontext.AppendString(dst, k, true)
+			dst = append(dst, ':')
+			kv := reflect.New(m.Type().Key()).Elem()
+			kv.SetString(k)
+			dst = n.extra.elem.encode(dst, m.MapIndex(kv), t)
+		}
+	}
 	return append(dst, '}')
+}
+
+// appendCompactHTML appends the JSON text b as json.Marshal writes a
+// json.RawMessage holding it: compacted, with <, >, & and U+2028, U+2029
+// escaped in its strings. b is valid JSON (the tape parsed it).
+func appendCompactHTML(dst, b []byte) []byte {
+	var c bytes.Buffer
+	_ = json.Compact(&c, b)
+	var h bytes.Buffer
+	json.HTMLEscape(&h, c.Bytes())
+	return append(dst, h.Bytes()...)
 }
 
 // jsonEmpty is encoding/json's isEmptyValue.
@@ -536,8 +666,8 @@ func (n *codecNode) encodeTape(dst []byte, t *tape, i int) (out []byte, ok bool)
 			return append(dst, ']'), true
 		}
 	case ckStruct:
-		if x.kind != tObject || x.n > smallObject {
-			return nil, false
+		if x.kind != tObject || x.n > smallObject || n.extra != nil {
+			return nil, false // a struct with additional properties: the general path
 		}
 		dst = append(dst, '{')
 		first, found := true, int32(0)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocpgen/ocpgen/e2e/filesystemocp"
+	"github.com/ocpgen/ocpgen/e2e/memoryocp"
 	"github.com/ocpgen/ocpgen/examples/tickets/ticketsocp"
 	"github.com/ocpgen/ocpgen/internal/jsontext"
 )
@@ -90,12 +92,14 @@ type codecFastInner struct {
 	Arr []codecFastInner `json:"arr,omitzero"`
 }
 
+// codecRaw holds a json.RawMessage, which the codec does itself.
+type codecRaw struct {
+	Read `json:"-"`
+	X    json.RawMessage `json:"x"`
+}
+
 // Types the codec leaves to encoding/json.
 type (
-	codecRaw struct {
-		Read `json:"-"`
-		X    json.RawMessage `json:"x"`
-	}
 	codecAny struct {
 		Read `json:"-"`
 		X    any `json:"x"`
@@ -142,13 +146,16 @@ func TestArgCodecCovers(t *testing.T) {
 		reflect.TypeFor[DeleteEntitiesArgs](), reflect.TypeFor[ReadGraphArgs](), reflect.TypeFor[GetNoteArgs](),
 		// Generated code as the generator writes it now (markers and all).
 		reflect.TypeFor[ticketsocp.ListTicketsArgs](), reflect.TypeFor[ticketsocp.CloseTicketArgs](),
+		reflect.TypeFor[codecRaw](), reflect.TypeFor[codecExtraArgs](),
+		// Nested open objects (an AdditionalProperties map) as generated.
+		reflect.TypeFor[memoryocp.CreateEntitiesArgs](), reflect.TypeFor[filesystemocp.EditFileArgs](),
 	} {
 		if compileCodec(typ) == nil {
 			t.Errorf("%v: no codec", typ)
 		}
 	}
 	for _, typ := range []reflect.Type{
-		reflect.TypeFor[codecRaw](), reflect.TypeFor[codecAny](), reflect.TypeFor[codecBytes](), reflect.TypeFor[codecQuoted](),
+		reflect.TypeFor[codecExtraOther](), reflect.TypeFor[codecAny](), reflect.TypeFor[codecBytes](), reflect.TypeFor[codecQuoted](),
 		codecDupType, reflect.TypeFor[codecEmbedded](), reflect.TypeFor[codecArray](), reflect.TypeFor[codecIntKey](),
 		reflect.TypeFor[codecZeroer](), reflect.TypeFor[CreateNoteArgs](), reflect.TypeFor[FzAssignArgs](), reflect.TypeFor[FzConfigureArgs](), reflect.TypeFor[FzUpdateArgs](),
 	} {

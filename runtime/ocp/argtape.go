@@ -41,12 +41,15 @@ const (
 // end is the index just past its last descendant, so the next sibling of
 // node i is at tape[i].end.
 type tapeNode struct {
-	key  string  // member name, when the parent is an object
-	str  string  // string value, or the literal of a number
-	num  float64 // a number's value as encoding/json gives it to an any
-	end  int32   // index past the last descendant (i+1 for a scalar)
-	n    int32   // number of elements or members
-	kind tapeKind
+	key string  // member name, when the parent is an object
+	str string  // string value, or the literal of a number
+	num float64 // a number's value as encoding/json gives it to an any
+	end int32   // index past the last descendant (i+1 for a scalar)
+	n   int32   // number of elements or members
+	// at and stop are the value's bytes in src, src[at:stop] (what a
+	// json.RawMessage decodes to).
+	at, stop int32
+	kind     tapeKind
 }
 
 type tape struct {
@@ -143,7 +146,7 @@ func (t *tape) value(key string, depth int) error {
 		return errTapeEOF
 	}
 	i := len(t.nodes)
-	t.nodes = append(t.nodes, tapeNode{key: key})
+	t.nodes = append(t.nodes, tapeNode{key: key, at: int32(t.pos)})
 	switch c := t.src[t.pos]; c {
 	case '{':
 		t.pos++
@@ -261,7 +264,7 @@ func (t *tape) value(key string, depth int) error {
 		}
 		t.nodes[i].kind, t.nodes[i].str, t.nodes[i].num = tNumber, lit, f
 	}
-	t.nodes[i].end = int32(len(t.nodes))
+	t.nodes[i].end, t.nodes[i].stop = int32(len(t.nodes)), int32(t.pos)
 	return nil
 }
 
@@ -510,6 +513,22 @@ func (t *tape) decodeInput(raw []byte) []byte {
 		last = r.end
 	}
 	return append(out, t.src[last:]...)
+}
+
+// rawInput is src[at:stop] of value i as decodeInput writes it: the bytes
+// encoding/json gives a json.RawMessage there.
+func (t *tape) rawInput(i int) []byte {
+	at, stop := int(t.nodes[i].at), int(t.nodes[i].stop)
+	out := make([]byte, 0, stop-at)
+	last := at
+	for _, r := range t.ints {
+		if r.start >= at && r.end <= stop {
+			out = append(out, t.src[last:r.start]...)
+			out = append(out, r.text...)
+			last = r.end
+		}
+	}
+	return append(out, t.src[last:stop]...)
 }
 
 // member returns the index of the member k of the object at i, or -1.

@@ -212,6 +212,15 @@ func kindName(k JSONKind) string {
 	return "value"
 }
 
+// WithExtra is implemented (by its pointer) by every generated struct with
+// additional properties: a struct whose field AdditionalProperties, a
+// map[string]V tagged "-", holds the members no other field declares,
+// whose MarshalJSON is [MarshalWithExtra] of its other fields and that map,
+// and whose UnmarshalJSON is [UnmarshalWithExtra] with the JSON names of its
+// other fields. The gate's typed decode and re-encoding rely on it to do
+// what those two methods do without calling them.
+type WithExtra interface{ OCPWithExtra() }
+
 // MarshalWithExtra encodes a struct with additional properties: the declared
 // fields of plain (the struct converted to a type without methods, whose
 // catch-all field is tagged "-"), then the additional properties in key

@@ -36,6 +36,29 @@ const (
 	// (MCP 2025-11-25): it can only be called as a task, which the go-sdk
 	// client cannot do, so it is left out of the generated catalogue.
 	CodeTaskRequired Code = "task-required"
+	// CodePatternUntranslatable: a pattern (Diagnostic.Pointer) has no
+	// ECMA-262 translation the gate can match in linear time (runtime/ecmare
+	// says why); generation goes on, and the gate refuses every call of the
+	// tool (fail closed).
+	CodePatternUntranslatable Code = "pattern-untranslatable"
+	// CodeIntegerRange: integer arguments of the tool whose schema admits
+	// values beyond the Go type's range (int64, or uint64): a valid call
+	// with such a value is refused. The message lists their pointers.
+	CodeIntegerRange Code = "integer-range"
+	// CodeNumberPrecision: number arguments of the tool, typed float64: a
+	// valid call with a literal a float64 does not hold exactly
+	// (0.1000000000000000055) is refused. The message lists their
+	// pointers.
+	CodeNumberPrecision Code = "number-precision"
+	// CodeRefusedEverywhere: a rule the gate applies to every argument of
+	// every tool, whatever the schema (a lone surrogate escape in a string,
+	// a number literal beyond the gate's bounds): one diagnostic for the
+	// package, naming the rule.
+	CodeRefusedEverywhere Code = "refused-everywhere"
+	// CodeUndeclaredArgument: the tool's schema admits top-level keys it
+	// does not declare, which the gate refuses (it forwards only declared
+	// arguments).
+	CodeUndeclaredArgument Code = "undeclared-argument"
 )
 
 // Diagnostic is one message about an input file.

@@ -297,6 +297,10 @@ var (
 		"// UnmarshalJSON decodes the declared properties strictly and keeps every",
 		"// other one in " + model.ExtraField + ".",
 	}
+	docWithExtra = []string{
+		"// OCPWithExtra says that the JSON methods above are ocpimpl's, which the",
+		"// gate does without (ocpimpl.WithExtra).",
+	}
 	docBranches = []string{
 		"// " + unionBranches + " returns the fields of u, in schema order, with the JSON kinds,",
 		"// schema and required properties that select each.",
@@ -653,6 +657,12 @@ func extraMethods(w *printer, s *model.Struct) {
 	w.line(0, "func (v *"+s.Name+") UnmarshalJSON(b []byte) error {")
 	w.line(1, "type plain "+s.Name)
 	w.line(1, "return "+rt+"UnmarshalWithExtra("+strings.Join(names, ", ")+")")
+	w.line(0, "}")
+	w.str("\n")
+	w.constDoc(docWithExtra...)
+	// Two lines, which gofmt keeps whatever the name's length (it joins a
+	// short one-line body only when the source has it on one line).
+	w.line(0, "func (*"+s.Name+") OCPWithExtra() {")
 	w.line(0, "}")
 }
 

@@ -3,6 +3,7 @@ package model
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -103,6 +104,10 @@ func Build(s *load.Snapshot, c *load.Classification, pkgName string) (*Package, 
 			break
 		}
 	}
+	if len(p.Tools) > 0 {
+		diags = append(diags, diag.Diagnostic{Severity: diag.Warning, Code: diag.CodeRefusedEverywhere, File: s.File,
+			Msg: `in every tool's arguments, whatever its schema allows, the gate refuses a string or key holding a lone surrogate escape ("\ud800"), and a number literal longer than 128 bytes, with an exponent beyond ±1000 or beyond float64's range (README, Fidelity)`})
+	}
 	if diags.Err() != nil {
 		diags.Sort()
 		return nil, diags
@@ -196,10 +201,6 @@ func buildTool(mt *Tool, t *load.Tool, snapFile string, c *load.Classification, 
 			Msg: fmt.Sprintf("input schema: %v (an MCP client reads schema numbers as float64)", err)}}
 	}
 	if err := resolvable(t, canon); err != nil {
-		// A pattern is the usual cause: name its pointer when it is.
-		if pd := PatternDiagnostics(snapFile, t); pd.Err() != nil {
-			return pd
-		}
 		return diag.List{{Severity: diag.Error, File: snapFile, Tool: t.Name, Pointer: t.Pointer("inputSchema"),
 			Msg: err.Error()}}
 	}
@@ -207,7 +208,7 @@ func buildTool(mt *Tool, t *load.Tool, snapFile string, c *load.Classification, 
 		// The gate validates structured results against it; a schema it
 		// could not resolve leaves results unchecked, which is said.
 		out := t.OutputSchemaCanonical // the loader's
-		if resolvesLike(t.OutputSchemaRaw, t.OutputSchema, out, t.OutputSchemaKeysDistinct) == nil {
+		if resolvesLike(t.OutputSchemaRaw, t.OutputSchema, out, t.OutputSchemaKeysDistinct, false) == nil {
 			mt.CanonicalOutputSchema = out
 		} else {
 			diags = append(diags, diag.Diagnostic{Severity: diag.Warning, File: snapFile, Tool: t.Name, Pointer: t.Pointer("outputSchema"),
@@ -219,11 +220,12 @@ func buildTool(mt *Tool, t *load.Tool, snapFile string, c *load.Classification, 
 	}
 
 	// Types.
-	sb := &schemaBuilder{file: snapFile, tool: t.Name, root: t.InputSchema, rootRaw: t.InputSchemaRaw, building: map[*Struct]bool{}, total: nodes}
+	sb := &schemaBuilder{file: snapFile, tool: t.Name, root: t.InputSchema, rootRaw: t.InputSchemaRaw, building: map[*Struct]bool{}, total: nodes, input: true}
 	mt.Args = sb.topLevel(t, "inputSchema", mt.GoName+"Args")
 	mt.Args.Doc = []string{fmt.Sprintf("%sArgs are the arguments of the MCP tool %q.", mt.GoName, t.Name)}
+	diags = append(diags, sb.refusals(t.Pointer("inputSchema"))...)
 	if t.OutputSchema != nil {
-		sb.root, sb.rootRaw = t.OutputSchema, t.OutputSchemaRaw
+		sb.root, sb.rootRaw, sb.input, sb.rawDoc, sb.rawDone = t.OutputSchema, t.OutputSchemaRaw, false, nil, false
 		mt.Result = sb.topLevel(t, "outputSchema", mt.GoName+"Result")
 		mt.Result.Doc = []string{fmt.Sprintf("%sResult is the structured result of the MCP tool %q, as its output schema describes it.", mt.GoName, t.Name)}
 	}
@@ -323,7 +325,7 @@ func bindSegments(args *Struct, src, what, placeholder string, pos load.Pos, err
 // canon is parsed only when that fails, so that the error says what the
 // runtime would.
 func resolvable(t *load.Tool, canon []byte) error {
-	return resolvesLike(t.InputSchemaRaw, t.InputSchema, canon, t.InputSchemaKeysDistinct)
+	return resolvesLike(t.InputSchemaRaw, t.InputSchema, canon, t.InputSchemaKeysDistinct, true)
 }
 
 // schemaFingerprint is ocpimpl.SchemaFingerprint of t's canonical input
@@ -344,7 +346,16 @@ func schemaFingerprint(t *load.Tool) (string, error) {
 // InputSchemaKeysDistinct); foldDistinct decides it when the loader does
 // not know. The output schema takes the same path, so that it too is
 // parsed once, not again from its canonical form.
-func resolvesLike(raw []byte, s *jsonschema.Schema, canon []byte, distinct bool) error {
+//
+// Under anyPattern (input schemas), a pattern Go's regexp cannot parse does
+// not count: jsonschema-go compiles patterns with it when it resolves a
+// schema, but the gate matches them with their ECMA-262 meaning
+// (runtime/ecmare), and a pattern with none it can match makes only its
+// tool fail closed, with a warning (diag.CodePatternUntranslatable). Such
+// patterns are replaced, in a parse of canon of the generator's own,
+// before that parse is resolved. An output schema with one still does not
+// resolve: the gate would not validate results against it.
+func resolvesLike(raw []byte, s *jsonschema.Schema, canon []byte, distinct, anyPattern bool) error {
 	if s != nil && (distinct || foldDistinct(raw)) {
 		if resolvesTrivially(s) {
 			return nil
@@ -353,7 +364,7 @@ func resolvesLike(raw []byte, s *jsonschema.Schema, canon []byte, distinct bool)
 			return nil
 		}
 	}
-	return resolveCanonical(canon)
+	return resolveCanonical(canon, anyPattern)
 }
 
 // resolvesTrivially reports whether s.Resolve(nil) certainly succeeds,
@@ -423,11 +434,16 @@ func localDefRef(root *jsonschema.Schema, ref string) bool {
 }
 
 // resolveCanonical parses and resolves a canonical input schema as the
-// runtime does.
-func resolveCanonical(canon []byte) error {
+// runtime does; under anyPattern, the patterns Go's regexp cannot parse are
+// replaced first (see resolvesLike).
+func resolveCanonical(canon []byte, anyPattern bool) error {
 	var s jsonschema.Schema
 	if err := json.Unmarshal(canon, &s); err != nil {
 		return fmt.Errorf("input schema: %v", err)
+	}
+	if anyPattern {
+		n := 0
+		neutralisePatterns(&s, &n)
 	}
 	if _, err := s.Resolve(nil); err != nil {
 		if strings.Contains(err.Error(), "cannot resolve remote schemas") {
@@ -436,6 +452,39 @@ func resolveCanonical(canon []byte) error {
 		return fmt.Errorf("input schema cannot be used to validate calls: %v", err)
 	}
 	return nil
+}
+
+// neutralisePatterns replaces, in s and every sub-schema, each pattern
+// and patternProperties key that Go's regexp cannot parse by one it can
+// (a pattern matching nothing, distinct per key: n counts them), so that
+// resolving s checks everything else. s is the generator's own parse.
+func neutralisePatterns(s *jsonschema.Schema, n *int) {
+	if s == nil {
+		return
+	}
+	if s.Pattern != "" {
+		if _, err := regexp.Compile(s.Pattern); err != nil {
+			s.Pattern = `[^\x00-\x{10FFFF}]`
+		}
+	}
+	for _, re := range slices.Sorted(maps.Keys(s.PatternProperties)) {
+		if _, err := regexp.Compile(re); err != nil {
+			sub := s.PatternProperties[re]
+			delete(s.PatternProperties, re)
+			for {
+				*n++
+				k := fmt.Sprintf(`[^\x00-\x{10FFFF}]{%d}`, *n)
+				if _, taken := s.PatternProperties[k]; !taken {
+					s.PatternProperties[k] = sub
+					break
+				}
+			}
+		}
+	}
+	schemakw.Children(s, false, func(c schemakw.Sub) bool {
+		neutralisePatterns(c.Schema, n)
+		return true
+	})
 }
 
 // escapeTemplate escapes literal braces for display as a template.

@@ -144,11 +144,11 @@ func TestResolvable(t *testing.T) {
 			t.Fatal(err)
 		}
 		tool := &load.Tool{Name: "t", InputSchemaRaw: json.RawMessage(raw), InputSchema: &s}
-		got, want := fmt.Sprint(resolvable(tool, canon)), fmt.Sprint(resolveCanonical(canon))
+		got, want := fmt.Sprint(resolvable(tool, canon)), fmt.Sprint(resolveCanonical(canon, true))
 		if got != want {
 			t.Errorf("%s:\nresolvable:   %s\ncanonical:    %s", raw, got, want)
 		}
-		if got := fmt.Sprint(resolvesLike([]byte(raw), &s, canon, false)); got != want {
+		if got := fmt.Sprint(resolvesLike([]byte(raw), &s, canon, false, true)); got != want {
 			t.Errorf("%s:\nresolvesLike: %s\ncanonical:    %s", raw, got, want)
 		}
 		// As the loader hands the tool over, its report of distinct
@@ -161,7 +161,7 @@ func TestResolvable(t *testing.T) {
 		if lt.InputSchemaKeysDistinct && !foldDistinct([]byte(raw)) {
 			handed++
 		}
-		if got, want := fmt.Sprint(resolvable(lt, lt.InputSchemaCanonical)), fmt.Sprint(resolveCanonical(lt.InputSchemaCanonical)); got != want {
+		if got, want := fmt.Sprint(resolvable(lt, lt.InputSchemaCanonical)), fmt.Sprint(resolveCanonical(lt.InputSchemaCanonical, true)); got != want {
 			t.Errorf("%s (loaded, keys distinct %v):\nresolvable:   %s\ncanonical:    %s", raw, lt.InputSchemaKeysDistinct, got, want)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
-	"regexp"
 	"slices"
 	"testing"
 
@@ -40,13 +39,7 @@ func patternWarningsRef(file, tool string, root *jsonschema.Schema, src []byte, 
 	var out diag.List
 	check := func(p, ptr string) {
 		if _, err := ecmare.Compile(p); err != nil {
-			d := diag.Diagnostic{Severity: diag.Warning, File: file, Tool: tool, Pointer: ptr,
-				Msg: fmt.Sprintf("%s: calls fail closed: every string it checks is refused as invalid (a schema the gate leaves to jsonschema-go, with $ref or patternProperties, matches it with Go's RE2 meaning instead)", err)}
-			if _, rerr := regexp.Compile(p); rerr != nil {
-				d.Severity = diag.Error
-				d.Msg = fmt.Sprintf("%s: the gate could not validate calls", err)
-			}
-			out = append(out, d)
+			out = append(out, patternDiag(file, tool, ptr, err))
 		}
 	}
 	var walk func(v any, ptr string)

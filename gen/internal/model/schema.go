@@ -5,9 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-
 	"math"
-	"regexp"
+	"math/big"
 	"slices"
 	"sort"
 	"strconv"
@@ -47,18 +46,28 @@ import (
 //     dropped: <Tool>ArgsWhere), shared by every $ref to that pointer. The
 //     schema mapped in its own place gets its own, equal, type (a second
 //     name for the same shape, never a different one).
+//   - A $ref beside keywords that shape a value (not only annotations,
+//     $defs or constraints such as minLength) is mapped as both: when the
+//     definition and the siblings are plain objects, one struct merging
+//     them as an allOf; otherwise the $ref's type, which holds every value
+//     valid under the $ref, so every value valid under both (the runtime
+//     checks the siblings).
 //   - Additional properties. The gate forwards only the declared top-level
 //     arguments, so <Tool>Args has only its declared fields whatever the
-//     schema says (a warning says so when additionalProperties is a schema
-//     or true). A nested object with properties and an explicit
-//     additionalProperties (true or a schema) or patternProperties gets the
-//     catch-all field AdditionalProperties map[string]T (T: the schema's
-//     type, json.RawMessage for true or for several schemas) with its own
-//     MarshalJSON/UnmarshalJSON, so extra keys survive. A nested object whose
-//     additionalProperties is absent is treated as closed, like the top
-//     level: only declared properties are forwarded, and the strict decoder
-//     refuses others (documented, not silent: the call is refused, never
-//     altered).
+//     schema says (a warning, code diag.CodeUndeclaredArgument, says so
+//     when additionalProperties is a schema or true). A nested object with
+//     properties holds every key its schema allows: unless
+//     additionalProperties is false (without patternProperties) it gets the
+//     catch-all field AdditionalProperties map[string]T (T: the single
+//     schema of additionalProperties or patternProperties, json.RawMessage
+//     when it is absent or true or several apply) with its own
+//     MarshalJSON/UnmarshalJSON, so the keys it does not declare (also
+//     those of dependentSchemas, of an anyOf beside allOf, or allowed by
+//     unevaluatedProperties) survive.
+//   - A property whose name cannot be a struct tag (or is longer than
+//     load.MaxNameSize) has no field, with a warning: the struct gets
+//     AdditionalProperties map[string]json.RawMessage, which keeps its
+//     value as sent, at the top level too.
 //   - An object without properties whose additionalProperties (or single
 //     patternProperties) is a schema becomes map[string]T; a free-form
 //     object (no properties, open) becomes map[string]json.RawMessage; a
@@ -79,7 +88,8 @@ import (
 //     date-time stays a string so the timestamp is forwarded byte for byte
 //     (time.Time would reformat it); a pattern is ECMA-262's, which the
 //     gate matches in linear time (runtime/ecmare), and one it cannot match
-//     so is a warning (calls fail closed). integer → int64, or uint64 when format
+//     so is a warning (diag.CodePatternUntranslatable: the tool's calls
+//     fail closed; generation goes on). integer → int64, or uint64 when format
 //     is uint, uint8, uint16, uint32 or uint64 (never float64: values beyond
 //     2^53 stay exact; values outside the Go type's range are refused by the
 //     decoder, never rounded; uint64 needs a minimum ≥ 0 too, since a format
@@ -87,15 +97,22 @@ import (
 //     1.0 and 1e2, integers in JSON Schema, as 1 and 100). number → float64 (a number with up to 15
 //     significant digits re-encodes as the same number; one beyond float64's
 //     precision makes the gate refuse the call, never alter it). boolean →
-//     bool.
+//     bool. The tool's integers whose bounds (compared exactly) do not
+//     keep them within the Go type's range, and its float64 numbers, are
+//     listed in one warning per tool and rule (diag.CodeIntegerRange,
+//     diag.CodeNumberPrecision): a valid call with such a value is refused.
 //   - An array with items becomes []T; without items, []json.RawMessage. A
-//     tuple (prefixItems, or an items array) whose item schemas are all the
-//     same becomes []T; a tuple of different item schemas becomes
-//     json.RawMessage (fallback: a Go slice has one element type).
-//   - allOf of objects is merged (properties and required); a single-member
-//     allOf is its member; an allOf of non-objects, of members that disagree
-//     on a property, or of nested compositions becomes json.RawMessage
-//     (fallback: no single Go type is their intersection).
+//     tuple (prefixItems, or an items array) whose item schemas and the
+//     rest's (items beside prefixItems, additionalItems beside an items
+//     array; any value when absent) are all one schema becomes []T; any
+//     other tuple becomes []json.RawMessage (a Go slice has one element
+//     type; the runtime checks each item).
+//   - allOf of objects is merged (properties and required; members that
+//     only constrain are skipped), an object only when the parent or a
+//     member has type "object"; a single-member allOf is its member; an
+//     allOf of non-objects, of members that disagree on a property, or of
+//     nested compositions becomes json.RawMessage (fallback: no single Go
+//     type is their intersection).
 //   - oneOf/anyOf: null alternatives make the result nullable; alternatives
 //     that only add constraints (format, pattern, ...) to the parent's type
 //     are that type (the runtime checks the constraints); one remaining
@@ -115,7 +132,10 @@ import (
 //     json.RawMessage (fallback: the union of intersections has no Go
 //     shape).
 //   - {} / true / a schema without type or shape keywords accepts any value
-//     and becomes json.RawMessage (exact, not a fallback). false accepts
+//     and becomes json.RawMessage (exact, not a fallback). So does a schema
+//     without type (or an enum or const) whose keywords are object or array
+//     keywords: they constrain only objects or arrays, and a string, number
+//     or null passes them. false accepts
 //     nothing: such a property gets no field, so the strict decoder refuses
 //     it (a warning when it is required: no call can succeed).
 //   - A $ref that is not # or a JSON pointer (an anchor, "#node"; a
@@ -171,6 +191,16 @@ type schemaBuilder struct {
 	// total counts mapSchema calls over the whole snapshot, against
 	// load.MaxSchemaNodes; nil counts nothing.
 	total *int
+	// input is true while the input schema is mapped: then the pointers
+	// of the typed numbers a valid call can hold and the Go type cannot
+	// are collected (intPtrs: integers beyond int64's or uint64's range;
+	// numPtrs: float64s), for the tool's warnings.
+	input            bool
+	intPtrs, numPtrs []string
+	// rawDoc is rootRaw decoded with json.Number, once, when a bound's
+	// exact literal is needed (rawDone: decoded, or failed).
+	rawDoc  any
+	rawDone bool
 }
 
 // maxSteps bounds the work on one tool's schemas: non-recursive $refs can
@@ -422,6 +452,9 @@ func (b *schemaBuilder) mapSchema(s *jsonschema.Schema, ptr, name string) mapped
 		return b.fallback(ptr, "schema false accepts no value")
 	}
 	if s.Ref != "" {
+		if sib := refSiblings(s); sib != nil && !shapeless(sib) {
+			return b.refBeside(s, sib, ptr, name)
+		}
 		m := b.mapRef(s, ptr)
 		if nullableExtra(s) {
 			m.nullable = true
@@ -478,17 +511,15 @@ func (b *schemaBuilder) mapSchema(s *jsonschema.Schema, ptr, name string) mapped
 			types = et
 		}
 	}
-	if len(types) == 0 {
-		switch {
-		case len(s.Properties) > 0 || s.AdditionalProperties != nil || len(s.PatternProperties) > 0:
-			types = []string{"object"}
-		case s.Items != nil || len(s.PrefixItems) > 0 || len(s.ItemsArray) > 0:
-			types = []string{"array"}
-		}
-	}
 	switch len(types) {
 	case 0:
+		// Only type (or an enum or const, above) decides a shape: object
+		// and array keywords apply to objects and arrays, and any other
+		// value passes them.
 		m := anyValue()
+		if !shapeless(s) {
+			m = raw("Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).")
+		}
 		m.nullable = nullable
 		return m
 	case 1:
@@ -578,6 +609,52 @@ func (b *schemaBuilder) mapRef(s *jsonschema.Schema, ptr string) mapped {
 	}
 	b.defs[s.Ref] = m
 	return m
+}
+
+// refSiblings returns the keywords beside a $ref that can constrain a
+// value, as a schema without the $ref, or nil when there are none: the
+// annotations (title, description, default, examples, $comment,
+// deprecated, readOnly, writeOnly), $schema, $defs and definitions, and
+// the keywords jsonschema-go keeps in Extra (no validator reads them) are
+// left out.
+func refSiblings(s *jsonschema.Schema) *jsonschema.Schema {
+	c := *s
+	c.Ref, c.Schema, c.Comment, c.Defs, c.Definitions = "", "", "", nil, nil
+	c.Title, c.Description, c.Default, c.Examples = "", "", nil, nil
+	c.Deprecated, c.ReadOnly, c.WriteOnly, c.Extra = false, false, false, nil
+	if isTrueSchema(&c) {
+		return nil
+	}
+	return &c
+}
+
+// refBeside maps a $ref beside keywords that constrain the shape (sib,
+// refSiblings' result): a value must be valid under both. When both are
+// plain objects they are merged as an allOf (properties and required of
+// both); otherwise the $ref's type holds every value valid under the $ref,
+// and so every value valid under both (the runtime checks the siblings).
+func (b *schemaBuilder) refBeside(s, sib *jsonschema.Schema, ptr, name string) mapped {
+	if t, reason := b.deref(s); reason == "" && plainObject(t) && plainObject(sib) {
+		c := *sib
+		c.AllOf = []*jsonschema.Schema{{Ref: s.Ref}}
+		if merged, reason := b.mergeAllOf(&c); reason == "" {
+			m := b.mapSchema(merged, ptr, name)
+			m.notes = append(m.notes, fmt.Sprintf("The properties of the $ref %q and of its siblings.", s.Ref))
+			return m
+		}
+	}
+	m := b.mapRef(s, ptr)
+	if nullableExtra(s) {
+		m.nullable = true
+	}
+	m.notes = append(m.notes, "The keywords beside the schema's $ref add constraints, which the runtime checks.")
+	return m
+}
+
+// plainObject reports whether s is an object schema without a $ref or a
+// composition: one mergeAllOf can merge.
+func plainObject(s *jsonschema.Schema) bool {
+	return s != nil && objectish(s) && s.Ref == "" && len(s.AllOf) == 0 && len(s.AnyOf) == 0 && len(s.OneOf) == 0
 }
 
 // alternatives maps a oneOf or anyOf.
@@ -775,14 +852,13 @@ func (b *schemaBuilder) checkPatterns() {
 	b.warns = append(b.warns, patternWarnings(b.file, b.tool, b.root, b.rootRaw, b.rootPtr)...)
 }
 
-// patternWarnings are the warnings about every pattern of root (pattern,
-// and the keys of patternProperties), at pointer ptr, that the gate cannot
-// match with its ECMA-262 meaning in linear time (runtime/ecmare):
-// lookaround, back-references, syntax ECMA-262 refuses. At run time such a
-// pattern fails closed: a string it checks is refused as invalid, and a
-// pattern Go's regexp cannot even parse makes jsonschema-go, and so the
-// gate, refuse the tool when the gate is built (and the generator reports
-// the schema as an error; these warnings then say which pattern it is).
+// patternWarnings are the warnings (code diag.CodePatternUntranslatable)
+// about every pattern of root (pattern, and the keys of
+// patternProperties), at pointer ptr, that the gate cannot match with its
+// ECMA-262 meaning in linear time: those runtime/ecmare's Compile refuses
+// (lookaround, back-references, syntax ECMA-262 refuses), with its reason.
+// At run time the gate refuses every call of such a tool (fail closed);
+// generation goes on.
 //
 // src is the JSON root was parsed from, or nil: a schema whose JSON holds
 // neither the word pattern (in any case: encoding/json matches keys to
@@ -811,14 +887,16 @@ type patternWalker struct {
 
 func (w *patternWalker) check(p, ptr string) {
 	if _, err := ecmare.Compile(p); err != nil {
-		d := diag.Diagnostic{Severity: diag.Warning, File: w.file, Tool: w.tool, Pointer: ptr,
-			Msg: fmt.Sprintf("%s: calls fail closed: every string it checks is refused as invalid (a schema the gate leaves to jsonschema-go, with $ref or patternProperties, matches it with Go's RE2 meaning instead)", err)}
-		if _, rerr := regexp.Compile(p); rerr != nil {
-			d.Severity = diag.Error
-			d.Msg = fmt.Sprintf("%s: the gate could not validate calls", err)
-		}
-		w.out = append(w.out, d)
+		w.out = append(w.out, patternDiag(w.file, w.tool, ptr, err))
 	}
+}
+
+// patternDiag is the warning about the pattern at ptr that ecmare.Compile
+// refused with err.
+func patternDiag(file, tool, ptr string, err error) diag.Diagnostic {
+	return diag.Diagnostic{Severity: diag.Warning, Code: diag.CodePatternUntranslatable,
+		File: file, Tool: tool, Pointer: ptr,
+		Msg: fmt.Sprintf("%s: the gate refuses every call of this tool (fail closed); generation goes on", err)}
 }
 
 // any walks a JSON value decoded into an any (an Extra member): in every
@@ -1024,10 +1102,10 @@ func finite(v any) bool {
 	return true
 }
 
-// PatternDiagnostics is patternWarnings for a tool's input schema, for the
-// path that reports the schema as an error before mapping it (a pattern
-// with lookaround or a back-reference does not resolve): it names each
-// such pattern's pointer, as an error.
+// PatternDiagnostics is patternWarnings for a tool's input schema: a
+// warning (code diag.CodePatternUntranslatable) naming the tool and the
+// pointer of each pattern the gate cannot match, with runtime/ecmare's
+// reason.
 func PatternDiagnostics(file string, t *load.Tool) diag.List {
 	return patternWarnings(file, t.Name, t.InputSchema, t.InputSchemaRaw, t.Pointer("inputSchema"))
 }
@@ -1143,6 +1221,25 @@ func schemaRefs(v any, refs []string) []string {
 	return refs
 }
 
+// refusals are the warnings about the typed numbers of the input schema
+// (collected while it was mapped) that a valid call can hold and their Go
+// type cannot, so that the gate refuses the call: one per rule for the
+// tool, at ptr (its input schema), listing their pointers.
+func (b *schemaBuilder) refusals(ptr string) diag.List {
+	var out diag.List
+	add := func(code diag.Code, ptrs []string, what string) {
+		if len(ptrs) == 0 {
+			return
+		}
+		ptrs = slices.Compact(slices.Sorted(slices.Values(ptrs)))
+		out = append(out, diag.Diagnostic{Severity: diag.Warning, Code: code, File: b.file, Tool: b.tool, Pointer: ptr,
+			Msg: fmt.Sprintf("%s, so a valid call with such a value is refused (README, Fidelity): %s", what, strings.Join(ptrs, ", "))})
+	}
+	add(diag.CodeIntegerRange, b.intPtrs, "integers typed int64 (uint64) whose schema has no bounds within that range")
+	add(diag.CodeNumberPrecision, b.numPtrs, "numbers typed float64, which holds neither a literal beyond its precision (0.1000000000000000055) nor one beyond its range")
+	return out
+}
+
 // constant maps a const.
 func (b *schemaBuilder) constant(s *jsonschema.Schema, ptr, name string) mapped {
 	j, _ := json.Marshal(*s.Const)
@@ -1155,6 +1252,8 @@ func (b *schemaBuilder) constant(s *jsonschema.Schema, ptr, name string) mapped 
 		t := Scalar{Float64}
 		if v == math.Trunc(v) && math.Abs(v) < 1<<53 && (slices.Contains(typeList(s), "integer") || !slices.Contains(typeList(s), "number")) {
 			t = Scalar{Int64}
+		} else if b.input {
+			b.numPtrs = append(b.numPtrs, ptr)
 		}
 		return mapped{t: t, notes: []string{"Always " + string(j) + "."}}
 	case nil:
@@ -1239,6 +1338,9 @@ func (b *schemaBuilder) mapTyped(s *jsonschema.Schema, typ, ptr, name string) ma
 				m.t = Scalar{Uint64}
 			}
 		}
+		if len(s.Enum) == 0 && b.input && !b.boundsFit(s, ptr, m.t == Scalar{Uint64}) {
+			b.intPtrs = append(b.intPtrs, ptr)
+		}
 		if len(s.Enum) > 0 {
 			var ints []int64
 			for _, v := range s.Enum {
@@ -1253,6 +1355,9 @@ func (b *schemaBuilder) mapTyped(s *jsonschema.Schema, typ, ptr, name string) ma
 	case "number":
 		m.t = Scalar{Float64}
 		m.notes = enumNote(s.Enum)
+		if b.input {
+			b.numPtrs = append(b.numPtrs, ptr)
+		}
 	case "boolean":
 		m.t = Scalar{Bool}
 		m.notes = enumNote(s.Enum)
@@ -1260,17 +1365,24 @@ func (b *schemaBuilder) mapTyped(s *jsonschema.Schema, typ, ptr, name string) ma
 		tuple := slices.Concat(s.PrefixItems, s.ItemsArray)
 		switch {
 		case len(tuple) > 0:
-			for _, t := range tuple[1:] {
-				if schemaJSON(t) != schemaJSON(tuple[0]) {
-					return b.fallback(ptr, "tuple of different item schemas")
-				}
-			}
+			// The items past the tuple take the rest's schema (items beside
+			// prefixItems, additionalItems beside an items array), any value
+			// when it is absent: []T only when all of them are T's.
 			rest := s.Items
 			if len(s.ItemsArray) > 0 {
 				rest = s.AdditionalItems
 			}
-			if rest != nil && !isFalseSchema(rest) && schemaJSON(rest) != schemaJSON(tuple[0]) {
-				return b.fallback(ptr, "tuple of different item schemas")
+			same := true
+			for _, t := range tuple[1:] {
+				same = same && schemaJSON(t) == schemaJSON(tuple[0])
+			}
+			if !isFalseSchema(rest) && schemaJSON(rest) != schemaJSON(tuple[0]) {
+				same = false
+			}
+			if !same {
+				m.t = Slice{Raw{}}
+				m.notes = []string{"Items are kept as sent: the tuple's item schemas differ (the runtime checks each)."}
+				break
 			}
 			key := "/prefixItems/0"
 			if len(s.ItemsArray) > 0 {
@@ -1306,6 +1418,95 @@ func (b *schemaBuilder) mapTyped(s *jsonschema.Schema, typ, ptr, name string) ma
 	return m
 }
 
+// Powers of two that bound int64 and uint64: every integer of [-2^63,
+// 2^63) is an int64, every one of [0, 2^64) a uint64.
+var (
+	two63 = new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), 63))
+	two64 = new(big.Rat).SetInt(new(big.Int).Lsh(big.NewInt(1), 64))
+	one   = big.NewRat(1, 1)
+)
+
+// boundsFit reports whether the bounds of an integer schema s (at ptr)
+// keep every valid value within the Go type's range: int64, or uint64 when
+// unsigned (whose lower bound, ≥ 0 or > -1, the mapping has checked). Both
+// a lower and an upper bound are needed, each compared exactly: a bound
+// near the limits is read from the schema's own literal (its float64 may
+// round across them: 9223372036854775807 is 2^63 as a float64).
+func (b *schemaBuilder) boundsFit(s *jsonschema.Schema, ptr string, unsigned bool) bool {
+	lo, hi := new(big.Rat).Neg(two63), new(big.Rat).Sub(two63, one) // the allowed range, inclusive
+	if unsigned {
+		lo, hi = new(big.Rat), new(big.Rat).Sub(two64, one)
+	}
+	upper := false
+	if v := b.bound(s.Maximum, ptr, "maximum"); v != nil {
+		upper = upper || v.Cmp(hi) <= 0
+	}
+	if v := b.bound(s.ExclusiveMaximum, ptr, "exclusiveMaximum"); v != nil {
+		upper = upper || v.Cmp(new(big.Rat).Add(hi, one)) <= 0
+	}
+	lower := unsigned
+	if v := b.bound(s.Minimum, ptr, "minimum"); v != nil {
+		lower = lower || v.Cmp(lo) >= 0
+	}
+	if v := b.bound(s.ExclusiveMinimum, ptr, "exclusiveMinimum"); v != nil {
+		lower = lower || v.Cmp(new(big.Rat).Sub(lo, one)) >= 0
+	}
+	return lower && upper
+}
+
+// bound is the exact value of a numeric keyword of the schema at ptr
+// whose float64 is f (nil: absent). Far from int64's and uint64's limits
+// the float64 decides as the literal would; near them the literal of
+// rootRaw at ptr/key is read, when it is there and is that float64 (a
+// schema mapped in another's place, a merged allOf, has its own numbers);
+// else the float64 stands.
+func (b *schemaBuilder) bound(f *float64, ptr, key string) *big.Rat {
+	if f == nil || math.IsInf(*f, 0) || math.IsNaN(*f) {
+		return nil
+	}
+	v := new(big.Rat).SetFloat64(*f)
+	if math.Abs(*f) < 1<<62 || !strings.HasPrefix(ptr, b.rootPtr) {
+		return v
+	}
+	if !b.rawDone {
+		b.rawDone = true
+		if b.rootRaw != nil {
+			d := json.NewDecoder(bytes.NewReader(b.rootRaw))
+			d.UseNumber()
+			if d.Decode(&b.rawDoc) != nil {
+				b.rawDoc = nil
+			}
+		}
+	}
+	cur := b.rawDoc
+	rel := ptr[len(b.rootPtr):] + "/" + jsonptr.EscapeToken(key)
+	for _, tok := range strings.Split(rel[1:], "/") {
+		switch x := cur.(type) {
+		case map[string]any:
+			cur = x[jsonptr.UnescapeToken(tok)]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) {
+				return v
+			}
+			cur = x[i]
+		default:
+			return v
+		}
+	}
+	n, ok := cur.(json.Number)
+	if !ok {
+		return v
+	}
+	if lf, err := strconv.ParseFloat(string(n), 64); err != nil || lf != *f {
+		return v
+	}
+	if exact, ok := new(big.Rat).SetString(string(n)); ok {
+		return exact
+	}
+	return v
+}
+
 // extra maps the values of an object's additional properties: the single
 // schema of additionalProperties or patternProperties, else any value.
 func (b *schemaBuilder) extra(s *jsonschema.Schema, ptr, name string) (Type, []string) {
@@ -1325,7 +1526,7 @@ func (b *schemaBuilder) extra(s *jsonschema.Schema, ptr, name string) (Type, []s
 	if ap := s.AdditionalProperties; ap != nil && !isFalseSchema(ap) && !(len(pats) > 0 && isTrueSchema(ap)) {
 		sources = append(sources, ap)
 		srcPtr = append(srcPtr, ptr+"/additionalProperties")
-	} else if ap == nil && len(pats) > 0 {
+	} else if ap == nil {
 		// Open: keys matching no pattern take any value.
 		sources = append(sources, nil)
 		srcPtr = append(srcPtr, ptr)
@@ -1436,7 +1637,9 @@ func (b *schemaBuilder) mergeAllOf(s *jsonschema.Schema) (*jsonschema.Schema, st
 	if len(typeList(s)) > 0 && !objectish(s) {
 		return nil, "allOf of a non-object"
 	}
-	m.Type, m.Types = "object", nil
+	// The merge is an object only when a member or the parent says so
+	// (type "object"): object keywords alone do not make a value one.
+	typed := len(typeList(s)) > 0
 	m.Properties = map[string]*jsonschema.Schema{}
 	for k, v := range s.Properties {
 		m.Properties[k] = v
@@ -1447,9 +1650,13 @@ func (b *schemaBuilder) mergeAllOf(s *jsonschema.Schema) (*jsonschema.Schema, st
 		if reason != "" {
 			return nil, reason
 		}
+		if shapeless(sub) || isTrueSchema(sub) {
+			continue // only constraints, which the runtime checks
+		}
 		if !objectish(sub) || len(sub.AllOf) > 0 || len(sub.AnyOf) > 0 || len(sub.OneOf) > 0 {
 			return nil, "allOf of a non-object (or nested composition)"
 		}
+		typed = typed || len(typeList(sub)) > 0
 		for k, v := range sub.Properties {
 			if prev, ok := m.Properties[k]; ok && schemaJSON(prev) != schemaJSON(v) {
 				return nil, fmt.Sprintf("allOf members disagree on property %q", k)
@@ -1457,9 +1664,16 @@ func (b *schemaBuilder) mergeAllOf(s *jsonschema.Schema) (*jsonschema.Schema, st
 			m.Properties[k] = v
 		}
 		m.Required = append(m.Required, sub.Required...)
-		if isFalseSchema(sub.AdditionalProperties) {
+		if isFalseSchema(sub.AdditionalProperties) && len(sub.PatternProperties) == 0 {
+			// Closed: every key is one of the member's properties, all of
+			// them fields of the merge. (A member's patternProperties are
+			// not merged: its keys stay open.)
 			m.AdditionalProperties = sub.AdditionalProperties
 		}
+	}
+	m.Type, m.Types = "", nil
+	if typed {
+		m.Type = "object"
 	}
 	return &m, ""
 }
@@ -1478,26 +1692,27 @@ func (b *schemaBuilder) object(s *jsonschema.Schema, ptr, name string, top bool)
 	if top {
 		b.checkPatterns()
 	}
-	open := (s.AdditionalProperties != nil && !isFalseSchema(s.AdditionalProperties)) || len(s.PatternProperties) > 0
-	if open && top && len(s.Properties) > 0 {
-		b.warn(ptr+"/additionalProperties", "additional properties are not forwarded: only the declared properties are accepted")
+	// A nested object takes every key its schema allows: only
+	// additionalProperties false (without patternProperties) limits the
+	// keys to the declared properties. The top level forwards only the
+	// declared properties, whatever the schema says.
+	open := !isFalseSchema(s.AdditionalProperties) || len(s.PatternProperties) > 0
+	if top && len(s.Properties) > 0 && ((s.AdditionalProperties != nil && !isFalseSchema(s.AdditionalProperties)) || len(s.PatternProperties) > 0) {
+		b.warns = append(b.warns, diag.Diagnostic{Severity: diag.Warning, Code: diag.CodeUndeclaredArgument, File: b.file, Tool: b.tool,
+			Pointer: ptr + "/additionalProperties",
+			Msg:     "additional properties are not forwarded: only the declared properties are accepted"})
 	}
 	props := make([]string, 0, len(s.Properties))
+	leftOut := false // a declared property without a field, kept in the catch-all
 	for k := range s.Properties {
 		if len(k) > load.MaxNameSize {
-			msg := fmt.Sprintf("property name is %d bytes, over the limit of %d: the property is left out, and calls that set it are refused", len(k), load.MaxNameSize)
-			if slices.Contains(s.Required, k) {
-				msg += "; it is required, so no call can succeed"
-			}
-			b.warn(ptr+"/properties", "%s", msg)
+			b.warn(ptr+"/properties", "property name is %d bytes, over the limit of %d for a Go field: the property has none, and its value is kept as sent in %s", len(k), load.MaxNameSize, ExtraField)
+			leftOut = true
 			continue
 		}
 		if !jsontext.IsValidTagName(k) {
-			msg := "property name cannot be a JSON struct tag: the property is left out, and calls that set it are refused"
-			if slices.Contains(s.Required, k) {
-				msg += "; it is required, so no call can succeed"
-			}
-			b.warn(ptr+"/properties/"+jsonptr.EscapeToken(k), "%s", msg)
+			b.warn(ptr+"/properties/"+jsonptr.EscapeToken(k), "property name cannot be a JSON struct tag: the property has no field, and its value is kept as sent in %s", ExtraField)
+			leftOut = true
 			continue
 		}
 		if isFalseSchema(s.Properties[k]) {
@@ -1559,7 +1774,16 @@ func (b *schemaBuilder) object(s *jsonschema.Schema, ptr, name string, top bool)
 			}
 		}
 	}
-	if open && !top && len(s.Properties) > 0 {
+	switch {
+	case leftOut:
+		// The properties without a field have their own schemas: their
+		// values, and any other the schema allows, are kept as sent.
+		st.Extra = Raw{}
+		st.ExtraDoc = []string{"AdditionalProperties holds the properties that have no field (their names cannot be Go struct tags, or are too long), and any other the schema allows, as sent."}
+		if top {
+			st.ExtraDoc = []string{"AdditionalProperties holds the declared properties that have no field (their names cannot be Go struct tags, or are too long), as sent."}
+		}
+	case open && !top:
 		st.Extra, st.ExtraDoc = b.extra(s, ptr, name)
 		st.ExtraDoc = append([]string{"AdditionalProperties holds the properties the schema does not declare."}, st.ExtraDoc...)
 	}
@@ -1578,14 +1802,15 @@ func appendNote(doc []string, notes ...string) []string {
 }
 
 // reservedFields are the method and field names an argument struct already
-// has or may have (the markers, the catch-all field, encoding/json's and
-// fmt's methods, and OCPResources and OCPConfirmPrompt, the names of Args
-// methods of earlier versions): a property that would map to one gets the
+// has or may have (the markers, the catch-all field, encoding/json's,
+// fmt's and ocpimpl.WithExtra's methods, and OCPResources and
+// OCPConfirmPrompt, the names of Args methods of earlier versions): a
+// property that would map to one gets the
 // suffix "_", whether or not the struct has the field or method, so that
 // names do not change when the schema gains one or the generator changes.
 var reservedFields = map[string]bool{
 	"Read": true, "Write": true, "OCPResources": true, "OCPConfirmPrompt": true,
-	"MarshalJSON": true, "UnmarshalJSON": true, "String": true, ExtraField: true,
+	"MarshalJSON": true, "UnmarshalJSON": true, "String": true, ExtraField: true, "OCPWithExtra": true,
 }
 
 // fieldType applies the optionality rules.

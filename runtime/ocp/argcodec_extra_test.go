@@ -1,0 +1,254 @@
+package ocp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
+
+// Types as the generator writes them for json.RawMessage and for structs
+// with additional properties (ocpimpl.WithExtra), which the codec does
+// itself.
+type (
+	codecExtraArgs struct {
+		Read `json:"-"`
+		X    json.RawMessage   `json:"x,omitzero"`
+		Req  json.RawMessage   `json:"req"`
+		In   *codecExtraInner  `json:"in,omitzero"`
+		L    []codecExtraInner `json:"l,omitzero"`
+		T    codecExtraTyped   `json:"t,omitzero"`
+		// AdditionalProperties holds the declared properties without a field.
+		AdditionalProperties map[string]json.RawMessage `json:"-"`
+	}
+	codecExtraInner struct {
+		A                    *string                    `json:"a,omitzero"`
+		N                    []int64                    `json:"n,omitzero"`
+		R                    []json.RawMessage          `json:"r,omitzero"`
+		AdditionalProperties map[string]json.RawMessage `json:"-"`
+	}
+	codecExtraTyped struct {
+		S                    string           `json:"s"`
+		AdditionalProperties map[string]int64 `json:"-"`
+	}
+	// codecExtraOther has a method the generator does not write: encoding/json's.
+	codecExtraOther struct {
+		Read                 `json:"-"`
+		AdditionalProperties map[string]json.RawMessage `json:"-"`
+	}
+)
+
+func (v codecExtraArgs) MarshalJSON() ([]byte, error) {
+	type plain codecExtraArgs
+	return ocpimpl.MarshalWithExtra(plain(v), v.AdditionalProperties)
+}
+
+func (v *codecExtraArgs) UnmarshalJSON(b []byte) error {
+	type plain codecExtraArgs
+	return ocpimpl.UnmarshalWithExtra(b, (*plain)(v), &v.AdditionalProperties, "x", "req", "in", "l", "t")
+}
+
+func (*codecExtraArgs) OCPWithExtra() {}
+
+func (v codecExtraInner) MarshalJSON() ([]byte, error) {
+	type plain codecExtraInner
+	return ocpimpl.MarshalWithExtra(plain(v), v.AdditionalProperties)
+}
+
+func (v *codecExtraInner) UnmarshalJSON(b []byte) error {
+	type plain codecExtraInner
+	return ocpimpl.UnmarshalWithExtra(b, (*plain)(v), &v.AdditionalProperties, "a", "n", "r")
+}
+
+func (*codecExtraInner) OCPWithExtra() {}
+
+func (v codecExtraTyped) MarshalJSON() ([]byte, error) {
+	type plain codecExtraTyped
+	return ocpimpl.MarshalWithExtra(plain(v), v.AdditionalProperties)
+}
+
+func (v *codecExtraTyped) UnmarshalJSON(b []byte) error {
+	type plain codecExtraTyped
+	return ocpimpl.UnmarshalWithExtra(b, (*plain)(v), &v.AdditionalProperties, "s")
+}
+
+func (*codecExtraTyped) OCPWithExtra() {}
+
+func (v codecExtraOther) MarshalJSON() ([]byte, error) {
+	type plain codecExtraOther
+	return ocpimpl.MarshalWithExtra(plain(v), v.AdditionalProperties)
+}
+
+func (v *codecExtraOther) UnmarshalJSON(b []byte) error {
+	type plain codecExtraOther
+	return ocpimpl.UnmarshalWithExtra(b, (*plain)(v), &v.AdditionalProperties)
+}
+
+func (*codecExtraOther) OCPWithExtra() {}
+
+func (codecExtraOther) String() string { return "other" }
+
+// genExtra writes a random object for codecExtraArgs: declared members
+// with values of their type or not, undeclared ones, keys in another case.
+func genExtra(r *rand.Rand, depth int, b *strings.Builder) {
+	genExtraWith(r, depth, b, "")
+}
+
+// genExtraWith is genExtra with the member first, when it is not "",
+// mostly set (a required property).
+func genExtraWith(r *rand.Rand, depth int, b *strings.Builder, first string) {
+	keys := []string{"x", "req", "in", "l", "t", "a", "n", "r", "s", "X", "zz", `"<&>"`, "é"}
+	if depth > 3 {
+		genAny(r, depth, b)
+		return
+	}
+	b.WriteByte('{')
+	seen := map[string]bool{}
+	if first != "" && r.IntN(10) > 0 {
+		fmt.Fprintf(b, "%q:", first)
+		if first == "s" {
+			b.WriteString(genString(r))
+		} else {
+			genAny(r, depth+1, b)
+		}
+		seen[first] = true
+	}
+	for range r.IntN(6) {
+		key := keys[r.IntN(len(keys))]
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		if b.String()[b.Len()-1] != '{' {
+			b.WriteByte(',')
+		}
+		if strings.HasPrefix(key, `"`) {
+			b.WriteString(`"\u003c\u0026>"`)
+		} else {
+			fmt.Fprintf(b, "%q", key)
+		}
+		b.WriteByte(':')
+		switch {
+		case r.IntN(8) == 0:
+			genAny(r, depth+1, b)
+		case key == "in":
+			genExtra(r, depth+1, b)
+		case key == "t":
+			genExtraWith(r, depth+1, b, "s")
+		case key == "l" || key == "n" || key == "r":
+			b.WriteByte('[')
+			for e := range r.IntN(3) {
+				if e > 0 {
+					b.WriteByte(',')
+				}
+				switch key {
+				case "l":
+					genExtra(r, depth+1, b)
+				case "n":
+					b.WriteString([]string{"1", "1.0", "-7", "1e2", "9223372036854775808"}[r.IntN(5)])
+				default:
+					genAny(r, depth+1, b)
+				}
+			}
+			b.WriteByte(']')
+		case key == "a" || key == "s":
+			b.WriteString(genString(r))
+		case r.IntN(3) == 0:
+			b.WriteString([]string{"1", "1.0", "-0", "12.50e1"}[r.IntN(4)])
+		default:
+			genAny(r, depth+1, b)
+		}
+	}
+	b.WriteByte('}')
+}
+
+// TestArgCodecExtraRaw holds the codec to encoding/json on the generated
+// parts it does itself, json.RawMessage and structs with additional
+// properties: on random arguments, the same verdict, and where both accept,
+// the same forwarded bytes and the same typed value. The fast path never
+// takes them.
+func TestArgCodecExtraRaw(t *testing.T) {
+	typ := reflect.TypeFor[codecExtraArgs]()
+	n := compileCodec(typ)
+	if n == nil {
+		t.Fatal("no codec for codecExtraArgs")
+	}
+	if compileCodec(reflect.TypeFor[codecExtraOther]()) != nil {
+		t.Error("a codec for a struct with additional properties and a method the generator does not write")
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	rounds := 20000
+	if testing.Short() {
+		rounds = 2000
+	}
+	cases := []string{
+		`{"req":null}`, `{"req":1.0,"x":{"b":[1,"\u00e9"],"a":null}}`, `{"req":"<&>","zz":{"k":1}}`, `{"req":1,"t":{"s":"a","k":1.0}}`,
+		`{"req":1,"t":{"s":"a","k":"no"}}`, `{"req":1,"in":{"a":"x","b":[true],"X":2}}`, `{"req":1,"in":null}`, `{"req":1,"t":null}`,
+		`{"req":[],"l":[{"n":[1,2.0]},{"r":[null,{}]}]}`, `{"X":1}`, `{}`, `{"req":1,"in":{"a":"\u2028"}}`,
+	}
+	accepted := 0
+	for k := range rounds + len(cases) {
+		var raw []byte
+		if k < len(cases) {
+			raw = []byte(cases[k])
+		} else {
+			var b strings.Builder
+			genExtraWith(r, 0, &b, "req")
+			raw = []byte(b.String())
+		}
+		if checkExtraAgrees(t, n, raw) {
+			accepted++
+		}
+	}
+	t.Logf("%d of %d accepted", accepted, rounds+len(cases))
+	if accepted < rounds/10 {
+		t.Errorf("only %d of %d accepted", accepted, rounds)
+	}
+}
+
+// checkExtraAgrees fails t unless the codec n of codecExtraArgs and
+// encoding/json give raw the same verdict and, when they accept it, the
+// same forwarded bytes and typed value, and encodeTape leaves it to them.
+// It reports whether they accept it.
+func checkExtraAgrees(t *testing.T, n *codecNode, raw []byte) bool {
+	typ := reflect.TypeFor[codecExtraArgs]()
+	ref, got, parsed := codecBoth(t, typ, n, raw)
+	if !parsed {
+		return false
+	}
+	if ref.ok != got.ok {
+		t.Fatalf("%s: encoding/json accepts=%v (%v, %s), the codec accepts=%v (%v, %s)", raw, ref.ok, ref.err, ref.fwd, got.ok, got.err, got.fwd)
+	}
+	tp := getTape()
+	defer putTape(tp)
+	if tp.parse(string(raw)) == nil {
+		if out, ok := n.encodeTape(nil, tp, 0); ok {
+			t.Fatalf("%s: encodeTape wrote %s for a struct with additional properties", raw, out)
+		}
+	}
+	if !ref.ok {
+		return false
+	}
+	if !bytes.Equal(ref.fwd, got.fwd) {
+		t.Fatalf("%s: re-encoded\n%s by encoding/json\n%s by the codec", raw, ref.fwd, got.fwd)
+	}
+	if !reflect.DeepEqual(ref.args, got.args) {
+		t.Fatalf("%s: decoded\n%#v by encoding/json\n%#v by the codec", raw, ref.args, got.args)
+	}
+	return true
+}
+
+func FuzzArgCodecExtra(f *testing.F) {
+	for _, s := range []string{`{"req":1.0,"x":{"b":[1,"\u00e9"]}}`, `{"req":"<&>","zz":{"k":1},"t":{"s":"a","k":2}}`, `{"req":[],"l":[{"n":[1,2.0],"q":" x "}]}`} {
+		f.Add([]byte(s))
+	}
+	n := compileCodec(reflect.TypeFor[codecExtraArgs]())
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		checkExtraAgrees(t, n, raw)
+	})
+}
