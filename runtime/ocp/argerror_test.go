@@ -48,13 +48,26 @@ var honestTool = &Tool{Args: (*HonestArgs)(nil), Desc: mustDesc(Descriptor{
 })}
 
 // honest_raw: the same object, in a type the codec does not cover (a
-// json.RawMessage), so that encoding/json decodes it.
+// field with JSON methods of its own), so that encoding/json decodes it.
 
 type HonestRawArgs struct {
 	Read `json:"-"`
-	Raw  json.RawMessage `json:"raw,omitzero"`
-	O    *HonestObj      `json:"o,omitzero"`
+	Raw  honestOpaque `json:"raw,omitzero"`
+	O    *HonestObj   `json:"o,omitzero"`
 }
+
+// honestOpaque is any JSON value behind methods of its own, which the
+// codec leaves to encoding/json.
+type honestOpaque struct{ v json.RawMessage }
+
+func (o honestOpaque) MarshalJSON() ([]byte, error) { return o.v, nil }
+
+func (o *honestOpaque) UnmarshalJSON(b []byte) error {
+	o.v = append(json.RawMessage(nil), b...)
+	return nil
+}
+
+func (o honestOpaque) IsZero() bool { return o.v == nil }
 
 var honestRawTool = &Tool{Args: (*HonestRawArgs)(nil), Desc: mustDesc(Descriptor{
 	Name:        "honest_raw",
