@@ -396,28 +396,37 @@ func isHex(s string) bool {
 }
 
 // property maps an ECMA-262 property name to Go's, when Go's regexp has
-// it: a general category (gc=, General_Category=) or a script (sc=,
-// Script=). Script_Extensions and binary properties are not supported.
+// it: a general category, by its short or long name or an alias
+// (Lu, Uppercase_Letter, digit; bare or after gc= or General_Category=), or
+// a script (sc=, Script=). Script_Extensions and binary properties but Any
+// are not supported. Names are case-sensitive, as in ECMA-262.
 func property(name string) (string, bool) {
 	key, val, has := strings.Cut(name, "=")
 	if !has {
-		if _, ok := unicode.Categories[name]; ok {
-			return name, true
-		}
 		if name == "Any" {
 			return "Any", true
 		}
-		return "", false
+		return category(name)
 	}
 	switch key {
 	case "gc", "General_Category":
-		if _, ok := unicode.Categories[val]; ok {
-			return val, true
-		}
+		return category(val)
 	case "sc", "Script":
 		if _, ok := unicode.Scripts[val]; ok {
 			return val, true
 		}
+	}
+	return "", false
+}
+
+// category maps a General_Category value (short name, long name or alias,
+// exactly as Unicode's PropertyValueAliases spells it) to Go's short name.
+func category(name string) (string, bool) {
+	if _, ok := unicode.Categories[name]; ok {
+		return name, true
+	}
+	if short, ok := unicode.CategoryAliases[name]; ok {
+		return short, true
 	}
 	return "", false
 }

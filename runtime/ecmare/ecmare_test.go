@@ -16,7 +16,7 @@ var patterns = []string{
 	`^.$`, `^.+$`, `^[^]$`, `^[]$`, `[\b]`, `\bword\b`, `\Bx`, `^\d+$`, `^\w+$`, `^\D\W$`,
 	`^\u00e9$`, `^\ud83d\ude00$`, `^\u{1F600}$`, `^\x41$`, `^\cJ$`, `^\0$`, `^a\/b$`,
 	`^[a-z]{2,3}$`, `^(?<year>\d{4})-\d{2}$`, `^(?:ab)+$`, `[[]`, `^[[:]+$`,
-	`^\p{Lu}+$`, `^\p{Script=Greek}+$`, `^\p{gc=Nd}$`, `^[\p{L}\s]+$`, `^\P{L}$`,
+	`^\p{Lu}+$`, `^\p{Letter}+$`, `^\p{digit}+$`, `^\P{Decimal_Number}$`, `^\p{gc=Uppercase_Letter}$`, `^\p{Script=Greek}+$`, `^\p{gc=Nd}$`, `^[\p{L}\s]+$`, `^\P{L}$`,
 	`^[\-a]$`, `\t\n\v\f\r`, `^a|b$`, `^(a|b)*?c$`, `^\$\^\.\*\+\?\(\)\[\]\{\}\|\\$`,
 	`^((([1-9]|[1-9][0-9]|[1-2][0-9][0-9]|3[0-5][0-9]|36[0-4])d(control)?)|(([1-9]|[1-4][0-9]|5[0-2])w(control)?))$`,
 	`^([/_.\-A-Za-z0-9=, ()!])+$`, `^[.\-A-Za-z0-9]+([=!,]{1,2}[./\-A-Za-z0-9]+)+$`,
@@ -33,7 +33,7 @@ var subjects = []string{
 // untranslatable are valid ECMA-262 (or RE2) patterns that must be errors.
 var untranslatable = []string{
 	`^(?=a)`, `(?!a)`, `(?<=a)b`, `(?<!a)b`, `(a)\1`, `(?<n>a)\k<n>`, `(?i)a`, `\z`, `\Q`, `a{`, `a}`,
-	`]`, `\p{Greek}`, `\p{Letter}`, `\ud800`, `a{1001}`,
+	`]`, `\p{Greek}`, `\p{letter}`, `\p{Script=Letter}`, `\ud800`, `a{1001}`,
 }
 
 func TestTranslationAgreesWithJavaScript(t *testing.T) {
