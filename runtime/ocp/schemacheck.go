@@ -602,6 +602,13 @@ func (c *schemaCompiler) fill(n *snode, m map[string]any) {
 		if a == nil {
 			a = []any{}
 		}
+		for k := range a {
+			v, ok := schemaValue(a[k])
+			if !ok {
+				c.fail(p, "enum holds a number with an exponent beyond ±%d", maxSchemaExp)
+			}
+			a[k] = v
+		}
 		n.enum, n.values = a, true
 		if len(a) > 16 {
 			set := make(map[string]struct{}, len(a))
@@ -617,7 +624,11 @@ func (c *schemaCompiler) fill(n *snode, m map[string]any) {
 		}
 	}
 	if v, ok := m["const"]; ok {
-		n.hasConst, n.cnst, n.values = true, v, true
+		cv, ok := schemaValue(v)
+		if !ok {
+			c.fail(p, "const holds a number with an exponent beyond ±%d", maxSchemaExp)
+		}
+		n.hasConst, n.cnst, n.values = true, cv, true
 	}
 	var nb numBounds
 	nb.mult, nb.multLit = c.number(p, "multipleOf", m)
@@ -1094,6 +1105,9 @@ type evalCtx struct {
 	sigs  map[[2]int32]int32
 	memo  map[memoKey]memoVal
 	evals int
+	// entered is the node whose scope and memo evalScoped has just
+	// handled, so that eval runs its body.
+	entered *snode
 }
 
 type memoKey struct {
@@ -1172,10 +1186,8 @@ func (a *anns) clone() anns {
 	return b
 }
 
-// eval validates value i with n; when ann is non-nil it receives the
-// members or items n evaluated (value i is then an object or an array).
-func (n *snode) eval(c *evalCtx, i int, ann *anns) bool {
-	c.evals++
+// evalScoped is eval with the dynamic scope or the memo.
+func (n *snode) evalScoped(c *evalCtx, i int, ann *anns) bool {
 	pushed := false
 	var oldSig int32
 	if c.track && (len(c.scope) == 0 || c.scope[len(c.scope)-1] != n.res) {
@@ -1206,12 +1218,14 @@ func (n *snode) eval(c *evalCtx, i int, ann *anns) bool {
 			var v memoVal
 			if ann != nil {
 				v.a.init(ann.n)
-				v.ok = n.body(c, i, &v.a)
+				c.entered = n
+				v.ok = n.eval(c, i, &v.a)
 				if v.ok {
 					ann.merge(&v.a)
 				}
 			} else {
-				v.ok = n.body(c, i, nil)
+				c.entered = n
+				v.ok = n.eval(c, i, nil)
 			}
 			if c.memo == nil {
 				c.memo = map[memoKey]memoVal{}
@@ -1220,7 +1234,8 @@ func (n *snode) eval(c *evalCtx, i int, ann *anns) bool {
 			ok = v.ok
 		}
 	} else {
-		ok = n.body(c, i, ann)
+		c.entered = n
+		ok = n.eval(c, i, ann)
 	}
 	if pushed {
 		c.scope = c.scope[:len(c.scope)-1]
@@ -1247,7 +1262,14 @@ func (c *evalCtx) adds(r *resource) bool {
 	return false
 }
 
-func (n *snode) body(c *evalCtx, i int, ann *anns) bool {
+// eval validates value i with n; when ann is non-nil it receives the
+// members or items n evaluated (value i is then an object or an array).
+func (n *snode) eval(c *evalCtx, i int, ann *anns) bool {
+	if (c.track || n.memo) && c.entered != n {
+		return n.evalScoped(c, i, ann)
+	}
+	c.entered = nil
+	c.evals++
 	if n.never {
 		return c.fail(i, "the schema allows no value here")
 	}
@@ -1683,9 +1705,54 @@ func hashTape(h *maphash.Hash, t *tape, i int) {
 	}
 }
 
+// schemaNumber is a number of an enum or const value: its literal, as a
+// decimal and as the float64 nearest to it.
+type schemaNumber struct {
+	lit string
+	d   decimal
+	f   float64
+}
+
+// schemaValue is v (decoded with json.Number) with every number a
+// *schemaNumber, for tapeEqualsJSON.
+func schemaValue(v any) (any, bool) {
+	switch w := v.(type) {
+	case json.Number:
+		d, ok := parseSchemaDecimal(string(w))
+		if !ok {
+			return nil, false
+		}
+		f, _ := strconv.ParseFloat(string(w), 64) // ±Inf or 0 beyond float64: no tape number is exactly it
+		return &schemaNumber{lit: string(w), d: d, f: f}, true
+	case []any:
+		out := make([]any, len(w))
+		for k, x := range w {
+			y, ok := schemaValue(x)
+			if !ok {
+				return nil, false
+			}
+			out[k] = y
+		}
+		return out, true
+	case map[string]any:
+		out := make(map[string]any, len(w))
+		for k, x := range w {
+			y, ok := schemaValue(x)
+			if !ok {
+				return nil, false
+			}
+			out[k] = y
+		}
+		return out, true
+	}
+	return v, true
+}
+
+func (s *schemaNumber) String() string { return s.lit }
+
 // tapeEqualsJSON compares value i of t with a value of the schema (enum,
-// const) as decoded with json.Number: numbers by value, exactly, against
-// the schema's literal.
+// const; see schemaValue): numbers by value, exactly, against the schema's
+// literal.
 func tapeEqualsJSON(t *tape, i int, v any) bool {
 	x := &t.nodes[i]
 	switch w := v.(type) {
@@ -1693,13 +1760,17 @@ func tapeEqualsJSON(t *tape, i int, v any) bool {
 		return x.kind == tNull
 	case bool:
 		return w && x.kind == tTrue || !w && x.kind == tFalse
-	case json.Number:
-		if x.kind != tNumber {
+	case *schemaNumber:
+		// Exactly equal numbers have the same float64: a different one
+		// settles it without decimals.
+		if x.kind != tNumber || x.num != w.f {
 			return false
 		}
+		if x.str == w.lit {
+			return true
+		}
 		a, _ := parseDecimal(x.str)
-		b, ok := parseSchemaDecimal(string(w))
-		return ok && cmpDecimal(&a, &b) == 0
+		return cmpDecimal(&a, &w.d) == 0
 	case string:
 		return x.kind == tString && x.str == w
 	case []any:
