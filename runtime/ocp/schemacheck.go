@@ -1099,6 +1099,10 @@ type evalCtx struct {
 	whyAt int
 	track bool // keep the dynamic scope
 	scope []*resource
+	// binding maps each dynamic anchor name to the outermost resource's
+	// anchor in the scope; bound are the names in the order bound.
+	binding map[string]*snode
+	bound   []string
 	// sig identifies the part of the dynamic scope a $dynamicRef can see,
 	// for memo keys.
 	sig   int32
@@ -1190,10 +1194,21 @@ func (a *anns) clone() anns {
 func (n *snode) evalScoped(c *evalCtx, i int, ann *anns) bool {
 	pushed := false
 	var oldSig int32
+	var oldBound int
 	if c.track && (len(c.scope) == 0 || c.scope[len(c.scope)-1] != n.res) {
 		c.scope = append(c.scope, n.res)
-		pushed, oldSig = true, c.sig
-		if n.res.dyn != nil && c.adds(n.res) {
+		pushed, oldSig, oldBound = true, c.sig, len(c.bound)
+		// The outermost resource that defines a dynamic anchor binds it.
+		for name, s := range n.res.dyn {
+			if _, ok := c.binding[name]; !ok {
+				if c.binding == nil {
+					c.binding = map[string]*snode{}
+				}
+				c.binding[name] = s
+				c.bound = append(c.bound, name)
+			}
+		}
+		if len(c.bound) > oldBound {
 			if c.sigs == nil {
 				c.sigs = map[[2]int32]int32{}
 			}
@@ -1238,28 +1253,13 @@ func (n *snode) evalScoped(c *evalCtx, i int, ann *anns) bool {
 		ok = n.eval(c, i, ann)
 	}
 	if pushed {
-		c.scope = c.scope[:len(c.scope)-1]
+		for _, name := range c.bound[oldBound:] {
+			delete(c.binding, name)
+		}
+		c.scope, c.bound = c.scope[:len(c.scope)-1], c.bound[:oldBound]
 		c.sig = oldSig
 	}
 	return ok
-}
-
-// adds reports whether entering r binds a dynamic anchor name that no
-// resource already in the scope (outermost wins) binds.
-func (c *evalCtx) adds(r *resource) bool {
-	for name := range r.dyn {
-		bound := false
-		for _, s := range c.scope[:len(c.scope)-1] {
-			if s.dyn[name] != nil {
-				bound = true
-				break
-			}
-		}
-		if !bound {
-			return true
-		}
-	}
-	return false
 }
 
 // eval validates value i with n; when ann is non-nil it receives the
@@ -1322,11 +1322,8 @@ func (n *snode) eval(c *evalCtx, i int, ann *anns) bool {
 	if n.dynRef != nil {
 		target := n.dynRef
 		if n.dynName != "" {
-			for _, r := range c.scope {
-				if s := r.dyn[n.dynName]; s != nil {
-					target = s
-					break
-				}
+			if s := c.binding[n.dynName]; s != nil {
+				target = s
 			}
 		}
 		if !target.eval(c, i, la) {
@@ -1604,7 +1601,7 @@ func (n *snode) evalObject(c *evalCtx, i int, la *anns) bool {
 func (n *snode) nameValid(c *evalCtx, key string) bool {
 	kt := getTape()
 	kt.nodes = append(kt.nodes, tapeNode{kind: tString, str: key, end: 1})
-	sub := evalCtx{t: kt, track: c.track, scope: c.scope, sig: c.sig, sigs: c.sigs}
+	sub := evalCtx{t: kt, track: c.track, scope: c.scope, sig: c.sig, sigs: c.sigs, binding: c.binding, bound: c.bound}
 	ok := n.propNames.eval(&sub, 0, nil)
 	putTape(kt)
 	return ok
