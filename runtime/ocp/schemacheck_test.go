@@ -600,10 +600,7 @@ func FuzzSchemaCheck(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, schema, inst []byte) {
-		if bytes.Contains(schema, []byte("localhost:1234")) || bytes.Contains(schema, []byte("json-schema.org")) {
-			return // remote references
-		}
-		d := newDiff(t, "fuzz", schema)
+		d := newDiff(t, "fuzz", schema) // nil for a remote reference, among others
 		if d == nil {
 			return
 		}
