@@ -618,32 +618,3 @@ func objectDiffLarge(a *tape, i int, b *tape, j int) int {
 	}
 	return -1
 }
-
-// toAny returns value i as encoding/json decodes it into an any
-// (map[string]any, []any, float64, string, bool, nil), for jsonschema-go.
-func (t *tape) toAny(i int) any {
-	x := &t.nodes[i]
-	switch x.kind {
-	case tNull:
-		return nil
-	case tFalse:
-		return false
-	case tTrue:
-		return true
-	case tNumber:
-		return x.num
-	case tString:
-		return x.str
-	case tArray:
-		a := make([]any, 0, x.n)
-		for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
-			a = append(a, t.toAny(p))
-		}
-		return a
-	}
-	m := make(map[string]any, x.n)
-	for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
-		m[t.nodes[p].key] = t.toAny(p)
-	}
-	return m
-}

@@ -203,3 +203,33 @@ func FuzzTextContentJSON(f *testing.F) {
 	f.Add("<&>\u2028\xff\"\\\x00")
 	f.Fuzz(func(t *testing.T, s string) { checkTextContent(t, s, s) })
 }
+
+// toAny returns value i as encoding/json decodes it into an any
+// (map[string]any, []any, float64, string, bool, nil): what the tape
+// holds, for comparison with encoding/json.
+func (t *tape) toAny(i int) any {
+	x := &t.nodes[i]
+	switch x.kind {
+	case tNull:
+		return nil
+	case tFalse:
+		return false
+	case tTrue:
+		return true
+	case tNumber:
+		return x.num
+	case tString:
+		return x.str
+	case tArray:
+		a := make([]any, 0, x.n)
+		for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
+			a = append(a, t.toAny(p))
+		}
+		return a
+	}
+	m := make(map[string]any, x.n)
+	for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
+		m[t.nodes[p].key] = t.toAny(p)
+	}
+	return m
+}

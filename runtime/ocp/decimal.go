@@ -55,7 +55,18 @@ func (d *decimal) zero() bool { return d.digits() == 0 }
 
 // parseDecimal reads a literal that matches the JSON number grammar. It
 // returns false only for an exponent beyond maxNumberExp.
-func parseDecimal(s string) (decimal, bool) {
+func parseDecimal(s string) (decimal, bool) { return parseDecimalLim(s, maxNumberExp) }
+
+// maxSchemaExp bounds the exponent of a schema's number literal: the
+// schema is the server's, not the caller's, and every operation on
+// decimals is linear in the digits whatever the exponent (see multipleOf).
+const maxSchemaExp = 99_999_999
+
+// parseSchemaDecimal reads a number literal of a schema (json.Number,
+// which matches the JSON number grammar).
+func parseSchemaDecimal(s string) (decimal, bool) { return parseDecimalLim(s, maxSchemaExp) }
+
+func parseDecimalLim(s string, lim int) (decimal, bool) {
 	var d decimal
 	if s != "" && s[0] == '-' {
 		d.neg, s = true, s[1:]
@@ -80,13 +91,13 @@ func parseDecimal(s string) (decimal, bool) {
 			eneg, es = es[0] == '-', es[1:]
 		}
 		es = strings.TrimLeft(es, "0")
-		if len(es) > 4 {
+		if len(es) > 8 {
 			return d, false
 		}
 		for i := 0; i < len(es); i++ {
 			e = e*10 + int(es[i]-'0')
 		}
-		if e > maxNumberExp {
+		if e > lim {
 			return d, false
 		}
 		if eneg {
@@ -282,13 +293,4 @@ func literalsEqual(a, b string) bool {
 	da, oka := parseDecimal(a)
 	db, okb := parseDecimal(b)
 	return oka && okb && cmpDecimal(&da, &db) == 0
-}
-
-// floatDecimal is a schema's float64 bound as a decimal: the shortest
-// decimal that rounds to it, which is what the schema's author wrote
-// whenever that literal survived float64 (jsonschema-go reads schema
-// numbers into float64).
-func floatDecimal(f float64) *decimal {
-	d, _ := parseDecimal(strconv.FormatFloat(f, 'g', -1, 64))
-	return &d
 }

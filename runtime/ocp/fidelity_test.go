@@ -3,10 +3,9 @@ package ocp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
-
-	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // fid_args: a read whose arguments exercise the gate's fidelity rules
@@ -174,14 +173,23 @@ func TestPatternECMADialect(t *testing.T) {
 		}
 		putTape(tp)
 	}
-	// Lookaround compiles in neither RE2 nor linear time: jsonschema-go
-	// refuses the schema, so NewGate does (fail closed).
-	if _, err := newGateTool(&Tool{Args: (*FidArgs)(nil), Desc: mustDesc(Descriptor{
+	// Lookaround has no linear-time translation: the tool is still built
+	// (NewGate does not fail), and every call of it is refused, naming the
+	// pattern's pointer, whatever the value.
+	gt, err := newGateTool(&Tool{Args: (*FidArgs)(nil), Desc: mustDesc(Descriptor{
 		Name:        "fid_args",
 		InputSchema: `{"type":"object","properties":{"s":{"type":"string","pattern":"^(?!admin)"}}}`,
 		Policy:      FidTool.Desc.Policy,
-	})}); err == nil {
-		t.Error("a tool with a lookahead pattern was accepted")
+	})})
+	if err != nil {
+		t.Fatalf("a tool with a lookahead pattern: %v", err)
+	}
+	for _, args := range []string{`{"s":"x"}`, `{}`} {
+		_, _, err := gt.checkArgs(json.RawMessage(args))
+		var pr *patternRefusal
+		if !errors.As(err, &pr) || pr.At != "/properties/s/pattern" {
+			t.Errorf("%s: %v, want a patternRefusal at /properties/s/pattern", args, err)
+		}
 	}
 }
 
@@ -193,15 +201,7 @@ func jsonQuote(s string) string {
 // resolveExact compiles a schema as the gate does.
 func resolveExact(t *testing.T, raw string) *schemaCheck {
 	t.Helper()
-	var s jsonschema.Schema
-	if err := json.Unmarshal([]byte(raw), &s); err != nil {
-		t.Fatal(err)
-	}
-	rs, err := s.Resolve(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := compileRoot(rs)
+	c, err := compileSchemaJSON([]byte(raw))
 	if err != nil {
 		t.Fatal(err)
 	}

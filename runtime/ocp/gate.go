@@ -17,7 +17,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
@@ -129,13 +128,12 @@ type Gate struct {
 
 // gateTool is what the gate precomputes for one generated tool.
 type gateTool struct {
-	desc   *Descriptor          // the gate's own copy
-	typ    reflect.Type         // the argument struct
-	schema *jsonschema.Resolved // resolved once, at NewGate
-	check  *schemaCheck         // schema compiled for the tape; nil: use schema
-	codec  *codecNode           // typed decode and re-encoding; nil: encoding/json
-	props  map[string]bool      // top-level property names of the schema
-	output *jsonschema.Resolved // the output schema; nil: none
+	desc   *Descriptor     // the gate's own copy
+	typ    reflect.Type    // the argument struct
+	check  *schemaCheck    // the input schema, compiled once, at NewGate
+	codec  *codecNode      // typed decode and re-encoding; nil: encoding/json
+	props  map[string]bool // top-level property names of the schema
+	output *schemaCheck    // the output schema; nil: none
 	// outputFP is the output schema's fingerprint, as a live listing gives
 	// it ("" without one), for the drift audit.
 	outputFP string
@@ -287,33 +285,30 @@ func newGateTool(h *ocpimpl.Tool) (*gateTool, error) {
 			return nil, err
 		}
 	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal([]byte(d.InputSchema), &s); err != nil {
-		return nil, fmt.Errorf("input schema: %w", err)
-	}
-	rs, err := s.Resolve(nil)
+	// The one validator, compiled from the schema's own text (exact
+	// numbers, ECMA-262 patterns). A pattern it cannot translate does not
+	// fail here: every call of this tool is then refused (patternRefusal).
+	check, err := compileSchemaJSON([]byte(d.InputSchema))
 	if err != nil {
 		return nil, fmt.Errorf("input schema: %w", err)
 	}
-	props := make(map[string]bool, len(s.Properties))
-	for k := range s.Properties {
+	var top struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	if err := json.Unmarshal([]byte(d.InputSchema), &top); err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
+	props := make(map[string]bool, len(top.Properties))
+	for k := range top.Properties {
 		props[k] = true
 	}
-	check, err := compileRoot(rs)
-	if err != nil {
-		check = nil // jsonschema-go validates this tool's arguments
-	}
-	var output *jsonschema.Resolved
+	var output *schemaCheck
 	var outputFP string
 	if d.OutputSchema != "" {
 		if outputFP, err = ocpimpl.SchemaFingerprint([]byte(d.OutputSchema)); err != nil {
 			return nil, fmt.Errorf("output schema: %w", err)
 		}
-		var os jsonschema.Schema
-		if err := json.Unmarshal([]byte(d.OutputSchema), &os); err != nil {
-			return nil, fmt.Errorf("output schema: %w", err)
-		}
-		if output, err = os.Resolve(nil); err != nil {
+		if output, err = compileSchemaJSON([]byte(d.OutputSchema)); err != nil {
 			return nil, fmt.Errorf("output schema: %w", err)
 		}
 	}
@@ -322,7 +317,6 @@ func newGateTool(h *ocpimpl.Tool) (*gateTool, error) {
 		outputFP: outputFP,
 		desc:     d,
 		typ:      typ,
-		schema:   rs,
 		check:    check,
 		codec:    compileCodec(typ),
 		props:    props,
@@ -514,9 +508,9 @@ func (g *Gate) dispatch(ctx context.Context, p Principal, req ActionRequest) (re
 //
 // The arguments are parsed once, into a pooled tape (argtape.go) that
 // refuses duplicate keys, excessive nesting and trailing data; the tape is
-// validated by the tool's compiled schema (schemacheck.go), or by
-// jsonschema-go for a schema it does not cover; then only the schema's
-// top-level properties may be present; the typed decode and its
+// validated by the tool's compiled schema (schemacheck.go), the one
+// validator of every tool; then only the schema's top-level properties may
+// be present; the typed decode and its
 // re-encoding follow, and the re-encoding must equal the tape as a JSON
 // value. That equality is what makes the forwarded bytes the validated
 // ones: a key the typed decode dropped, matched case-insensitively or
@@ -554,12 +548,8 @@ func (gt *gateTool) checkParsed(t *tape, raw json.RawMessage, needArgs bool) (Ar
 	if t.nodes[0].kind != tObject {
 		return nil, nil, refusal("", ruleSchema, errors.New("arguments are not a JSON object"))
 	}
-	if gt.check != nil {
-		if err := gt.check.validate(t, 0); err != nil {
-			return nil, nil, err
-		}
-	} else if err := gt.schema.Validate(t.toAny(0)); err != nil {
-		return nil, nil, refusal("", ruleSchema, fmt.Errorf("schema: %w", err))
+	if err := gt.check.validate(t, 0); err != nil {
+		return nil, nil, err
 	}
 	// The Hub forwards only what the schema takes, whatever the schema says
 	// about additional properties. (After the schema: an undeclared key the
@@ -926,11 +916,7 @@ func (g *Gate) callServer(ctx context.Context, c *call, gt *gateTool, fwd []byte
 	if structured && gt.output != nil {
 		// As the MCP spec asks of clients: a structured result must match
 		// the tool's output schema.
-		var v any
-		if err := json.Unmarshal(out, &v); err != nil {
-			return fail("structured result does not decode: " + err.Error())
-		}
-		if err := gt.output.Validate(v); err != nil {
+		if err := validateJSON(gt.output, out); err != nil {
 			return fail("structured result does not match the output schema: " + err.Error())
 		}
 	}

@@ -392,12 +392,14 @@ func advertisedNames(g *Gate) []string {
 	return out
 }
 
-// A structured result is checked against the tool's output schema; one that
-// does not match is failed, its text to the audit log.
+// A structured result is checked against the tool's output schema, by the
+// gate's own validator (ECMA-262 patterns: "^.$" refuses U+2028, which RE2's
+// "." accepts); one that does not match is failed, its text to the audit
+// log.
 func TestStructuredResultIsValidated(t *testing.T) {
 	d := ReadGraph.Desc.Clone()
 	d.Name = "graph_stats"
-	out, _ := CanonicalJSON([]byte(`{"type":"object","properties":{"nodes":{"type":"integer"}},"required":["nodes"]}`))
+	out, _ := CanonicalJSON([]byte(`{"type":"object","properties":{"nodes":{"type":"integer"},"label":{"type":"string","pattern":"^.$"}},"required":["nodes"]}`))
 	d.OutputSchema = string(out)
 	tool := &Tool{Args: (*GetNoteArgs)(nil), Desc: *d}
 	c := NewCatalogue(testTiers, tool)
@@ -410,6 +412,8 @@ func TestStructuredResultIsValidated(t *testing.T) {
 		{map[string]any{"nodes": 3}, true},
 		{map[string]any{"nodes": "three"}, false},
 		{map[string]any{}, false},
+		{map[string]any{"nodes": 3, "label": "x"}, true},
+		{map[string]any{"nodes": 3, "label": "\u2028"}, false},
 	} {
 		h.spy.respond = func(string, json.RawMessage) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{StructuredContent: tc.sc}, nil

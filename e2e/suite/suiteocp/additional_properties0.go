@@ -34,32 +34,6 @@ var AdditionalProperties0 = &ocpimpl.Tool{
 type AdditionalProperties0Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V AdditionalProperties0ArgsV `json:"v"`
-}
-
-// AdditionalProperties0ArgsV is the type of AdditionalProperties0Args.V.
-type AdditionalProperties0ArgsV struct {
-	// Any JSON value.
-	Bar json.RawMessage `json:"bar,omitzero"`
-
-	// Any JSON value.
-	Foo json.RawMessage `json:"foo,omitzero"`
-
-	// AdditionalProperties holds the properties the schema does not declare.
-	// Keys matching "^v" are checked by the runtime against their schema.
-	// Any JSON value.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
-}
-
-// MarshalJSON encodes the declared properties, then the additional ones.
-func (v AdditionalProperties0ArgsV) MarshalJSON() ([]byte, error) {
-	type plain AdditionalProperties0ArgsV
-	return ocpimpl.MarshalWithExtra(plain(v), v.AdditionalProperties)
-}
-
-// UnmarshalJSON decodes the declared properties strictly and keeps every
-// other one in AdditionalProperties.
-func (v *AdditionalProperties0ArgsV) UnmarshalJSON(b []byte) error {
-	type plain AdditionalProperties0ArgsV
-	return ocpimpl.UnmarshalWithExtra(b, (*plain)(v), &v.AdditionalProperties, "bar", "foo")
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

@@ -34,7 +34,6 @@ var AdditionalProperties1 = &ocpimpl.Tool{
 type AdditionalProperties1Args struct {
 	ocpimpl.Read `json:"-"`
 
-	// Keys matching "^á" are checked by the runtime against their schema.
-	// Any JSON value.
-	V map[string]json.RawMessage `json:"v"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

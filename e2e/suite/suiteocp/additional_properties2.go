@@ -34,30 +34,6 @@ var AdditionalProperties2 = &ocpimpl.Tool{
 type AdditionalProperties2Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V AdditionalProperties2ArgsV `json:"v"`
-}
-
-// AdditionalProperties2ArgsV is the type of AdditionalProperties2Args.V.
-type AdditionalProperties2ArgsV struct {
-	// Any JSON value.
-	Bar json.RawMessage `json:"bar,omitzero"`
-
-	// Any JSON value.
-	Foo json.RawMessage `json:"foo,omitzero"`
-
-	// AdditionalProperties holds the properties the schema does not declare.
-	AdditionalProperties map[string]bool `json:"-"`
-}
-
-// MarshalJSON encodes the declared properties, then the additional ones.
-func (v AdditionalProperties2ArgsV) MarshalJSON() ([]byte, error) {
-	type plain AdditionalProperties2ArgsV
-	return ocpimpl.MarshalWithExtra(plain(v), v.AdditionalProperties)
-}
-
-// UnmarshalJSON decodes the declared properties strictly and keeps every
-// other one in AdditionalProperties.
-func (v *AdditionalProperties2ArgsV) UnmarshalJSON(b []byte) error {
-	type plain AdditionalProperties2ArgsV
-	return ocpimpl.UnmarshalWithExtra(b, (*plain)(v), &v.AdditionalProperties, "bar", "foo")
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

@@ -34,14 +34,6 @@ var AdditionalProperties4 = &ocpimpl.Tool{
 type AdditionalProperties4Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V AdditionalProperties4ArgsV `json:"v"`
-}
-
-// AdditionalProperties4ArgsV is the type of AdditionalProperties4Args.V.
-type AdditionalProperties4ArgsV struct {
-	// Any JSON value.
-	Bar json.RawMessage `json:"bar,omitzero"`
-
-	// Any JSON value.
-	Foo json.RawMessage `json:"foo,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

@@ -34,11 +34,6 @@ var AdditionalProperties5 = &ocpimpl.Tool{
 type AdditionalProperties5Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V AdditionalProperties5ArgsV `json:"v"`
-}
-
-// AdditionalProperties5ArgsV is the type of AdditionalProperties5Args.V.
-type AdditionalProperties5ArgsV struct {
-	// Any JSON value.
-	Foo json.RawMessage `json:"foo,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

@@ -4,7 +4,10 @@
 
 package suiteocp
 
-import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+import (
+	"encoding/json"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
 
 // AdditionalProperties7 is the MCP tool "additionalProperties_7", classified as a read.
 //
@@ -31,5 +34,6 @@ var AdditionalProperties7 = &ocpimpl.Tool{
 type AdditionalProperties7Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V map[string]float64 `json:"v"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

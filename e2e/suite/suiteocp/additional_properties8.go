@@ -34,11 +34,6 @@ var AdditionalProperties8 = &ocpimpl.Tool{
 type AdditionalProperties8Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V AdditionalProperties8ArgsV `json:"v"`
-}
-
-// AdditionalProperties8ArgsV is the type of AdditionalProperties8Args.V.
-type AdditionalProperties8ArgsV struct {
-	// Any JSON value.
-	Foo2 json.RawMessage `json:"foo2,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

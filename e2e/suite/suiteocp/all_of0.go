@@ -4,7 +4,10 @@
 
 package suiteocp
 
-import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+import (
+	"encoding/json"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
 
 // AllOf0 is the MCP tool "allOf_0", classified as a read.
 //
@@ -31,11 +34,6 @@ var AllOf0 = &ocpimpl.Tool{
 type AllOf0Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V AllOf0ArgsV `json:"v"`
-}
-
-// AllOf0ArgsV is the type of AllOf0Args.V.
-type AllOf0ArgsV struct {
-	Bar int64  `json:"bar"`
-	Foo string `json:"foo"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

@@ -34,6 +34,6 @@ var AllOf2 = &ocpimpl.Tool{
 type AllOf2Args struct {
 	ocpimpl.Read `json:"-"`
 
-	// Any JSON value the schema accepts (allOf of a non-object (or nested composition)).
+	// Any JSON value.
 	V json.RawMessage `json:"v"`
 }

@@ -4,7 +4,10 @@
 
 package suiteocp
 
-import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+import (
+	"encoding/json"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
 
 // AnyOf5 is the MCP tool "anyOf_5", classified as a read.
 //
@@ -38,16 +41,19 @@ type AnyOf5Args struct {
 //
 // AnyOf5ArgsV is a union: set exactly one field.
 type AnyOf5ArgsV struct {
-	Object1 *AnyOf5ArgsVObject1
-	Object2 *AnyOf5ArgsVObject2
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	Object1 *json.RawMessage
+
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	Object2 *json.RawMessage
 }
 
 // ocpBranches returns the fields of u, in schema order, with the JSON kinds,
 // schema and required properties that select each.
 func (u *AnyOf5ArgsV) ocpBranches() []ocpimpl.UnionBranch {
 	return []ocpimpl.UnionBranch{
-		ocpimpl.Branch(&u.Object1, ocpimpl.JSONObject, `{"properties":{"bar":{"type":"integer"}},"required":["bar"]}`),
-		ocpimpl.Branch(&u.Object2, ocpimpl.JSONObject, `{"properties":{"foo":{"type":"string"}},"required":["foo"]}`),
+		ocpimpl.Branch(&u.Object1, ocpimpl.JSONAny, `{"properties":{"bar":{"type":"integer"}},"required":["bar"]}`),
+		ocpimpl.Branch(&u.Object2, ocpimpl.JSONAny, `{"properties":{"foo":{"type":"string"}},"required":["foo"]}`),
 	}
 }
 
@@ -61,14 +67,4 @@ func (u AnyOf5ArgsV) MarshalJSON() ([]byte, error) {
 // into which it decodes strictly.
 func (u *AnyOf5ArgsV) UnmarshalJSON(b []byte) error {
 	return ocpimpl.UnmarshalUnion("AnyOf5ArgsV", b, u.ocpBranches()...)
-}
-
-// AnyOf5ArgsVObject1 is the type of AnyOf5ArgsV.Object1.
-type AnyOf5ArgsVObject1 struct {
-	Bar int64 `json:"bar"`
-}
-
-// AnyOf5ArgsVObject2 is the type of AnyOf5ArgsV.Object2.
-type AnyOf5ArgsVObject2 struct {
-	Foo string `json:"foo"`
 }

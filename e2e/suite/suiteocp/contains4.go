@@ -34,6 +34,6 @@ var Contains4 = &ocpimpl.Tool{
 type Contains4Args struct {
 	ocpimpl.Read `json:"-"`
 
-	// Any JSON value.
-	V []json.RawMessage `json:"v"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

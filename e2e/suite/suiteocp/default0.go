@@ -4,7 +4,10 @@
 
 package suiteocp
 
-import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+import (
+	"encoding/json"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
 
 // Default0 is the MCP tool "default_0", classified as a read.
 //
@@ -31,11 +34,6 @@ var Default0 = &ocpimpl.Tool{
 type Default0Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V Default0ArgsV `json:"v"`
-}
-
-// Default0ArgsV is the type of Default0Args.V.
-type Default0ArgsV struct {
-	// Default (applied by the server when the property is absent): [].
-	Foo *int64 `json:"foo,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

@@ -4,7 +4,10 @@
 
 package suiteocp
 
-import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+import (
+	"encoding/json"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
 
 // Default1 is the MCP tool "default_1", classified as a read.
 //
@@ -31,11 +34,6 @@ var Default1 = &ocpimpl.Tool{
 type Default1Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V Default1ArgsV `json:"v"`
-}
-
-// Default1ArgsV is the type of Default1Args.V.
-type Default1ArgsV struct {
-	// Default (applied by the server when the property is absent): "bad".
-	Bar *string `json:"bar,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

@@ -4,7 +4,10 @@
 
 package suiteocp
 
-import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+import (
+	"encoding/json"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
 
 // Default2 is the MCP tool "default_2", classified as a read.
 //
@@ -38,4 +41,26 @@ type Default2Args struct {
 type Default2ArgsV struct {
 	// Default (applied by the server when the property is absent): 5.
 	Alpha *float64 `json:"alpha,omitzero"`
+
+	// AdditionalProperties holds the properties the schema does not declare.
+	// Any JSON value.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// MarshalJSON encodes the declared properties, then the additional ones.
+func (v Default2ArgsV) MarshalJSON() ([]byte, error) {
+	type plain Default2ArgsV
+	return ocpimpl.MarshalWithExtra(plain(v), v.AdditionalProperties)
+}
+
+// UnmarshalJSON decodes the declared properties strictly and keeps every
+// other one in AdditionalProperties.
+func (v *Default2ArgsV) UnmarshalJSON(b []byte) error {
+	type plain Default2ArgsV
+	return ocpimpl.UnmarshalWithExtra(b, (*plain)(v), &v.AdditionalProperties, "alpha")
+}
+
+// OCPWithExtra says that the JSON methods above are ocpimpl's, which the
+// gate does without (ocpimpl.WithExtra).
+func (*Default2ArgsV) OCPWithExtra() {
 }

@@ -34,11 +34,6 @@ var DependentSchemas3 = &ocpimpl.Tool{
 type DependentSchemas3Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V DependentSchemas3ArgsV `json:"v"`
-}
-
-// DependentSchemas3ArgsV is the type of DependentSchemas3Args.V.
-type DependentSchemas3ArgsV struct {
-	// Any JSON value.
-	Foo json.RawMessage `json:"foo,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

@@ -34,14 +34,6 @@ var DynamicRef18 = &ocpimpl.Tool{
 type DynamicRef18Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V DynamicRef18ArgsV `json:"v"`
-}
-
-// DynamicRef18ArgsV is the type of DynamicRef18Args.V.
-type DynamicRef18ArgsV struct {
-	// Any JSON value.
-	False json.RawMessage `json:"false,omitzero"`
-
-	// Any JSON value.
-	True json.RawMessage `json:"true,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

@@ -41,4 +41,26 @@ type DynamicRef19Args struct {
 type DynamicRef19ArgsV struct {
 	// Any JSON value the schema accepts ($ref "item" is not mapped to a Go type (only # and JSON pointers into the same schema are)).
 	BarItem json.RawMessage `json:"bar-item,omitzero"`
+
+	// AdditionalProperties holds the properties the schema does not declare.
+	// Any JSON value.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// MarshalJSON encodes the declared properties, then the additional ones.
+func (v DynamicRef19ArgsV) MarshalJSON() ([]byte, error) {
+	type plain DynamicRef19ArgsV
+	return ocpimpl.MarshalWithExtra(plain(v), v.AdditionalProperties)
+}
+
+// UnmarshalJSON decodes the declared properties strictly and keeps every
+// other one in AdditionalProperties.
+func (v *DynamicRef19ArgsV) UnmarshalJSON(b []byte) error {
+	type plain DynamicRef19ArgsV
+	return ocpimpl.UnmarshalWithExtra(b, (*plain)(v), &v.AdditionalProperties, "bar-item")
+}
+
+// OCPWithExtra says that the JSON methods above are ocpimpl's, which the
+// gate does without (ocpimpl.WithExtra).
+func (*DynamicRef19ArgsV) OCPWithExtra() {
 }

@@ -4,7 +4,10 @@
 
 package suiteocp
 
-import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+import (
+	"encoding/json"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
 
 // Enum3 is the MCP tool "enum_3", classified as a read.
 //
@@ -38,6 +41,28 @@ type Enum3Args struct {
 type Enum3ArgsV struct {
 	Bar Enum3ArgsVBar  `json:"bar"`
 	Foo *Enum3ArgsVFoo `json:"foo,omitzero"`
+
+	// AdditionalProperties holds the properties the schema does not declare.
+	// Any JSON value.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// MarshalJSON encodes the declared properties, then the additional ones.
+func (v Enum3ArgsV) MarshalJSON() ([]byte, error) {
+	type plain Enum3ArgsV
+	return ocpimpl.MarshalWithExtra(plain(v), v.AdditionalProperties)
+}
+
+// UnmarshalJSON decodes the declared properties strictly and keeps every
+// other one in AdditionalProperties.
+func (v *Enum3ArgsV) UnmarshalJSON(b []byte) error {
+	type plain Enum3ArgsV
+	return ocpimpl.UnmarshalWithExtra(b, (*plain)(v), &v.AdditionalProperties, "bar", "foo")
+}
+
+// OCPWithExtra says that the JSON methods above are ocpimpl's, which the
+// gate does without (ocpimpl.WithExtra).
+func (*Enum3ArgsV) OCPWithExtra() {
 }
 
 // Enum3ArgsVBar is the type of Enum3ArgsV.Bar: one of the constants below.

@@ -34,6 +34,6 @@ var Items5 = &ocpimpl.Tool{
 type Items5Args struct {
 	ocpimpl.Read `json:"-"`
 
-	// Any JSON value.
-	V []json.RawMessage `json:"v"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

@@ -34,6 +34,6 @@ var Items9 = &ocpimpl.Tool{
 type Items9Args struct {
 	ocpimpl.Read `json:"-"`
 
-	// Always null.
-	V []json.RawMessage `json:"v"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

@@ -4,7 +4,10 @@
 
 package suiteocp
 
-import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+import (
+	"encoding/json"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
 
 // Not3 is the MCP tool "not_3", classified as a read.
 //
@@ -31,8 +34,6 @@ var Not3 = &ocpimpl.Tool{
 type Not3Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V Not3ArgsV `json:"v"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }
-
-// Not3ArgsV is the type of Not3Args.V.
-type Not3ArgsV struct{}

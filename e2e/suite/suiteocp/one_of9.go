@@ -41,16 +41,19 @@ type OneOf9Args struct {
 //
 // OneOf9ArgsV is a union: set exactly one field.
 type OneOf9ArgsV struct {
-	Object1 *OneOf9ArgsVObject1
-	Object2 *OneOf9ArgsVObject2
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	Object1 *json.RawMessage
+
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	Object2 *json.RawMessage
 }
 
 // ocpBranches returns the fields of u, in schema order, with the JSON kinds,
 // schema and required properties that select each.
 func (u *OneOf9ArgsV) ocpBranches() []ocpimpl.UnionBranch {
 	return []ocpimpl.UnionBranch{
-		ocpimpl.Branch(&u.Object1, ocpimpl.JSONObject, `{"properties":{"bar":true,"baz":true},"required":["bar"]}`),
-		ocpimpl.Branch(&u.Object2, ocpimpl.JSONObject, `{"properties":{"foo":true},"required":["foo"]}`),
+		ocpimpl.Branch(&u.Object1, ocpimpl.JSONAny, `{"properties":{"bar":true,"baz":true},"required":["bar"]}`),
+		ocpimpl.Branch(&u.Object2, ocpimpl.JSONAny, `{"properties":{"foo":true},"required":["foo"]}`),
 	}
 }
 
@@ -64,19 +67,4 @@ func (u OneOf9ArgsV) MarshalJSON() ([]byte, error) {
 // into which it decodes strictly.
 func (u *OneOf9ArgsV) UnmarshalJSON(b []byte) error {
 	return ocpimpl.UnmarshalUnion("OneOf9ArgsV", b, u.ocpBranches()...)
-}
-
-// OneOf9ArgsVObject1 is the type of OneOf9ArgsV.Object1.
-type OneOf9ArgsVObject1 struct {
-	// Any JSON value.
-	Bar json.RawMessage `json:"bar"`
-
-	// Any JSON value.
-	Baz json.RawMessage `json:"baz,omitzero"`
-}
-
-// OneOf9ArgsVObject2 is the type of OneOf9ArgsV.Object2.
-type OneOf9ArgsVObject2 struct {
-	// Any JSON value.
-	Foo json.RawMessage `json:"foo"`
 }

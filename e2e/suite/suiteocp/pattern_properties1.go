@@ -34,8 +34,6 @@ var PatternProperties1 = &ocpimpl.Tool{
 type PatternProperties1Args struct {
 	ocpimpl.Read `json:"-"`
 
-	// Keys matching "a*" are checked by the runtime against their schema.
-	// Keys matching "aaa*" are checked by the runtime against their schema.
-	// Values are kept as sent: several schemas apply to them.
-	V map[string]json.RawMessage `json:"v"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

@@ -4,7 +4,10 @@
 
 package suiteocp
 
-import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+import (
+	"encoding/json"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
 
 // PrefixItems2 is the MCP tool "prefixItems_2", classified as a read.
 //
@@ -31,5 +34,6 @@ var PrefixItems2 = &ocpimpl.Tool{
 type PrefixItems2Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V []int64 `json:"v"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

@@ -34,6 +34,6 @@ var PrefixItems3 = &ocpimpl.Tool{
 type PrefixItems3Args struct {
 	ocpimpl.Read `json:"-"`
 
-	// Always null.
-	V []json.RawMessage `json:"v"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

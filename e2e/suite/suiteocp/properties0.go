@@ -4,7 +4,10 @@
 
 package suiteocp
 
-import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+import (
+	"encoding/json"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
 
 // Properties0 is the MCP tool "properties_0", classified as a read.
 //
@@ -31,11 +34,6 @@ var Properties0 = &ocpimpl.Tool{
 type Properties0Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V Properties0ArgsV `json:"v"`
-}
-
-// Properties0ArgsV is the type of Properties0Args.V.
-type Properties0ArgsV struct {
-	Bar *string `json:"bar,omitzero"`
-	Foo *int64  `json:"foo,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

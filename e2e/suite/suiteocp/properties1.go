@@ -34,29 +34,6 @@ var Properties1 = &ocpimpl.Tool{
 type Properties1Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V Properties1ArgsV `json:"v"`
-}
-
-// Properties1ArgsV is the type of Properties1Args.V.
-type Properties1ArgsV struct {
-	Bar []json.RawMessage `json:"bar,omitzero"`
-	Foo []json.RawMessage `json:"foo,omitzero"`
-
-	// AdditionalProperties holds the properties the schema does not declare.
-	// Keys matching "f.o" are checked by the runtime against their schema.
-	// Values are kept as sent: several schemas apply to them.
-	AdditionalProperties map[string]json.RawMessage `json:"-"`
-}
-
-// MarshalJSON encodes the declared properties, then the additional ones.
-func (v Properties1ArgsV) MarshalJSON() ([]byte, error) {
-	type plain Properties1ArgsV
-	return ocpimpl.MarshalWithExtra(plain(v), v.AdditionalProperties)
-}
-
-// UnmarshalJSON decodes the declared properties strictly and keeps every
-// other one in AdditionalProperties.
-func (v *Properties1ArgsV) UnmarshalJSON(b []byte) error {
-	type plain Properties1ArgsV
-	return ocpimpl.UnmarshalWithExtra(b, (*plain)(v), &v.AdditionalProperties, "bar", "foo")
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

@@ -34,11 +34,6 @@ var Properties2 = &ocpimpl.Tool{
 type Properties2Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V Properties2ArgsV `json:"v"`
-}
-
-// Properties2ArgsV is the type of Properties2Args.V.
-type Properties2ArgsV struct {
-	// Any JSON value.
-	Foo json.RawMessage `json:"foo,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

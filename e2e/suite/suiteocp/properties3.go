@@ -4,7 +4,10 @@
 
 package suiteocp
 
-import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+import (
+	"encoding/json"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
 
 // Properties3 is the MCP tool "properties_3", classified as a read.
 //
@@ -31,8 +34,6 @@ var Properties3 = &ocpimpl.Tool{
 type Properties3Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V Properties3ArgsV `json:"v"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }
-
-// Properties3ArgsV is the type of Properties3Args.V.
-type Properties3ArgsV struct{}

@@ -34,11 +34,6 @@ var Properties4 = &ocpimpl.Tool{
 type Properties4Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V Properties4ArgsV `json:"v"`
-}
-
-// Properties4ArgsV is the type of Properties4Args.V.
-type Properties4ArgsV struct {
-	// Always null.
-	Foo json.RawMessage `json:"foo,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

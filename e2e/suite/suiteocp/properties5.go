@@ -4,7 +4,10 @@
 
 package suiteocp
 
-import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+import (
+	"encoding/json"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
 
 // Properties5 is the MCP tool "properties_5", classified as a read.
 //
@@ -31,17 +34,6 @@ var Properties5 = &ocpimpl.Tool{
 type Properties5Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V Properties5ArgsV `json:"v"`
-}
-
-// Properties5ArgsV is the type of Properties5Args.V.
-type Properties5ArgsV struct {
-	Proto       *float64                  `json:"__proto__,omitzero"`
-	Constructor *float64                  `json:"constructor,omitzero"`
-	ToString    *Properties5ArgsVToString `json:"toString,omitzero"`
-}
-
-// Properties5ArgsVToString is the type of Properties5ArgsV.ToString.
-type Properties5ArgsVToString struct {
-	Length *string `json:"length,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

@@ -4,7 +4,10 @@
 
 package suiteocp
 
-import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+import (
+	"encoding/json"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
 
 // Ref0 is the MCP tool "ref_0", classified as a read.
 //
@@ -31,10 +34,6 @@ var Ref0 = &ocpimpl.Tool{
 type Ref0Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V Ref0ArgsV `json:"v"`
-}
-
-// Ref0ArgsV is the type of Ref0Args.V.
-type Ref0ArgsV struct {
-	Foo *Ref0Args `json:"foo,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

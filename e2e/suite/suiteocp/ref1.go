@@ -34,12 +34,6 @@ var Ref1 = &ocpimpl.Tool{
 type Ref1Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V Ref1ArgsV `json:"v"`
-}
-
-// Ref1ArgsV is the type of Ref1Args.V.
-type Ref1ArgsV struct {
-	// Any JSON value the schema accepts ($ref "#/properties/foo" cannot be resolved).
-	Bar json.RawMessage `json:"bar,omitzero"`
-	Foo *int64          `json:"foo,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

@@ -44,4 +44,26 @@ type Ref11ArgsV struct {
 
 	// Any JSON value the schema accepts ($ref "node" is not mapped to a Go type (only # and JSON pointers into the same schema are)).
 	Nodes []json.RawMessage `json:"nodes"`
+
+	// AdditionalProperties holds the properties the schema does not declare.
+	// Any JSON value.
+	AdditionalProperties map[string]json.RawMessage `json:"-"`
+}
+
+// MarshalJSON encodes the declared properties, then the additional ones.
+func (v Ref11ArgsV) MarshalJSON() ([]byte, error) {
+	type plain Ref11ArgsV
+	return ocpimpl.MarshalWithExtra(plain(v), v.AdditionalProperties)
+}
+
+// UnmarshalJSON decodes the declared properties strictly and keeps every
+// other one in AdditionalProperties.
+func (v *Ref11ArgsV) UnmarshalJSON(b []byte) error {
+	type plain Ref11ArgsV
+	return ocpimpl.UnmarshalWithExtra(b, (*plain)(v), &v.AdditionalProperties, "meta", "nodes")
+}
+
+// OCPWithExtra says that the JSON methods above are ocpimpl's, which the
+// gate does without (ocpimpl.WithExtra).
+func (*Ref11ArgsV) OCPWithExtra() {
 }

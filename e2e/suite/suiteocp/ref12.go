@@ -4,7 +4,10 @@
 
 package suiteocp
 
-import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+import (
+	"encoding/json"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
 
 // Ref12 is the MCP tool "ref_12", classified as a read.
 //
@@ -31,8 +34,6 @@ var Ref12 = &ocpimpl.Tool{
 type Ref12Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V Ref12ArgsV `json:"v"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }
-
-// Ref12ArgsV is the type of Ref12Args.V.
-type Ref12ArgsV struct{}

@@ -35,5 +35,6 @@ type Ref13Args struct {
 	ocpimpl.Read `json:"-"`
 
 	// Any JSON value the schema accepts ($ref "#/$defs/A" cannot be resolved).
+	// The keywords beside the schema's $ref add constraints, which the runtime checks.
 	V json.RawMessage `json:"v"`
 }

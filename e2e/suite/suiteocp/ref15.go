@@ -35,5 +35,6 @@ type Ref15Args struct {
 	ocpimpl.Read `json:"-"`
 
 	// Any JSON value the schema accepts ($ref "schema-relative-uri-defs2.json" is not mapped to a Go type (only # and JSON pointers into the same schema are)).
+	// The keywords beside the schema's $ref add constraints, which the runtime checks.
 	V json.RawMessage `json:"v"`
 }

@@ -34,6 +34,6 @@ var Ref2 = &ocpimpl.Tool{
 type Ref2Args struct {
 	ocpimpl.Read `json:"-"`
 
-	// Any JSON value the schema accepts (tuple of different item schemas).
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
 	V json.RawMessage `json:"v"`
 }

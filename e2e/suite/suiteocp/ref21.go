@@ -34,11 +34,6 @@ var Ref21 = &ocpimpl.Tool{
 type Ref21Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V Ref21ArgsV `json:"v"`
-}
-
-// Ref21ArgsV is the type of Ref21Args.V.
-type Ref21ArgsV struct {
-	// Any JSON value the schema accepts ($ref "urn:uuid:deadbeef-1234-ffff-ffff-4321feebdaed" is not mapped to a Go type (only # and JSON pointers into the same schema are)).
-	Foo json.RawMessage `json:"foo,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

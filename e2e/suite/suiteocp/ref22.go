@@ -34,11 +34,6 @@ var Ref22 = &ocpimpl.Tool{
 type Ref22Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V Ref22ArgsV `json:"v"`
-}
-
-// Ref22ArgsV is the type of Ref22Args.V.
-type Ref22ArgsV struct {
-	// Any JSON value the schema accepts ($ref "#/$defs/bar" cannot be resolved).
-	Foo json.RawMessage `json:"foo,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

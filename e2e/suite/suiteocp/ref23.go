@@ -34,11 +34,6 @@ var Ref23 = &ocpimpl.Tool{
 type Ref23Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V Ref23ArgsV `json:"v"`
-}
-
-// Ref23ArgsV is the type of Ref23Args.V.
-type Ref23ArgsV struct {
-	// Any JSON value the schema accepts ($ref "#/$defs/bar" cannot be resolved).
-	Foo json.RawMessage `json:"foo,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

@@ -34,11 +34,6 @@ var Ref24 = &ocpimpl.Tool{
 type Ref24Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V Ref24ArgsV `json:"v"`
-}
-
-// Ref24ArgsV is the type of Ref24Args.V.
-type Ref24ArgsV struct {
-	// Any JSON value the schema accepts ($ref "#/$defs/bar" cannot be resolved).
-	Foo json.RawMessage `json:"foo,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

@@ -34,11 +34,6 @@ var Ref25 = &ocpimpl.Tool{
 type Ref25Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V Ref25ArgsV `json:"v"`
-}
-
-// Ref25ArgsV is the type of Ref25Args.V.
-type Ref25ArgsV struct {
-	// Any JSON value the schema accepts ($ref "#/$defs/bar" cannot be resolved).
-	Foo json.RawMessage `json:"foo,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

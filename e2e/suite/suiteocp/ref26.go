@@ -34,11 +34,6 @@ var Ref26 = &ocpimpl.Tool{
 type Ref26Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V Ref26ArgsV `json:"v"`
-}
-
-// Ref26ArgsV is the type of Ref26Args.V.
-type Ref26ArgsV struct {
-	// Any JSON value the schema accepts ($ref "urn:uuid:deadbeef-1234-0000-0000-4321feebdaed#/$defs/bar" is not mapped to a Go type (only # and JSON pointers into the same schema are)).
-	Foo json.RawMessage `json:"foo,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

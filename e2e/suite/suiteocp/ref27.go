@@ -34,11 +34,6 @@ var Ref27 = &ocpimpl.Tool{
 type Ref27Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V Ref27ArgsV `json:"v"`
-}
-
-// Ref27ArgsV is the type of Ref27Args.V.
-type Ref27ArgsV struct {
-	// Any JSON value the schema accepts ($ref "urn:uuid:deadbeef-1234-ff00-00ff-4321feebdaed#something" is not mapped to a Go type (only # and JSON pointers into the same schema are)).
-	Foo json.RawMessage `json:"foo,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

@@ -34,17 +34,6 @@ var Ref3 = &ocpimpl.Tool{
 type Ref3Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V Ref3ArgsV `json:"v"`
-}
-
-// Ref3ArgsV is the type of Ref3Args.V.
-type Ref3ArgsV struct {
-	// Any JSON value the schema accepts ($ref "#/$defs/percent%25field" cannot be resolved).
-	Percent json.RawMessage `json:"percent,omitzero"`
-
-	// Any JSON value the schema accepts ($ref "#/$defs/slash~1field" cannot be resolved).
-	Slash json.RawMessage `json:"slash,omitzero"`
-
-	// Any JSON value the schema accepts ($ref "#/$defs/tilde~0field" cannot be resolved).
-	Tilde json.RawMessage `json:"tilde,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

@@ -34,11 +34,6 @@ var Ref5 = &ocpimpl.Tool{
 type Ref5Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V Ref5ArgsV `json:"v"`
-}
-
-// Ref5ArgsV is the type of Ref5Args.V.
-type Ref5ArgsV struct {
-	// Any JSON value the schema accepts ($ref "#/$defs/reffed" cannot be resolved).
-	Foo json.RawMessage `json:"foo,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

@@ -4,7 +4,10 @@
 
 package suiteocp
 
-import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+import (
+	"encoding/json"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
 
 // Ref7 is the MCP tool "ref_7", classified as a read.
 //
@@ -31,10 +34,6 @@ var Ref7 = &ocpimpl.Tool{
 type Ref7Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V Ref7ArgsV `json:"v"`
-}
-
-// Ref7ArgsV is the type of Ref7Args.V.
-type Ref7ArgsV struct {
-	Ref *string `json:"$ref,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

@@ -34,11 +34,6 @@ var Ref8 = &ocpimpl.Tool{
 type Ref8Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V Ref8ArgsV `json:"v"`
-}
-
-// Ref8ArgsV is the type of Ref8Args.V.
-type Ref8ArgsV struct {
-	// Any JSON value the schema accepts ($ref "#/$defs/is-string" cannot be resolved).
-	Ref json.RawMessage `json:"$ref,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

@@ -34,14 +34,6 @@ var Required0 = &ocpimpl.Tool{
 type Required0Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V Required0ArgsV `json:"v"`
-}
-
-// Required0ArgsV is the type of Required0Args.V.
-type Required0ArgsV struct {
-	// Any JSON value.
-	Bar json.RawMessage `json:"bar,omitzero"`
-
-	// Any JSON value.
-	Foo json.RawMessage `json:"foo"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

@@ -34,11 +34,6 @@ var Required1 = &ocpimpl.Tool{
 type Required1Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V Required1ArgsV `json:"v"`
-}
-
-// Required1ArgsV is the type of Required1Args.V.
-type Required1ArgsV struct {
-	// Any JSON value.
-	Foo json.RawMessage `json:"foo,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

@@ -34,11 +34,6 @@ var Required2 = &ocpimpl.Tool{
 type Required2Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V Required2ArgsV `json:"v"`
-}
-
-// Required2ArgsV is the type of Required2Args.V.
-type Required2ArgsV struct {
-	// Any JSON value.
-	Foo json.RawMessage `json:"foo,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

@@ -4,7 +4,10 @@
 
 package suiteocp
 
-import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+import (
+	"encoding/json"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
 
 // UnevaluatedItems13 is the MCP tool "unevaluatedItems_13", classified as a read.
 //
@@ -31,13 +34,6 @@ var UnevaluatedItems13 = &ocpimpl.Tool{
 type UnevaluatedItems13Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V []UnevaluatedItems13ArgsVItem `json:"v"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }
-
-// UnevaluatedItems13ArgsVItem is an element of UnevaluatedItems13Args.V: one of the constants below.
-type UnevaluatedItems13ArgsVItem string
-
-// The values of UnevaluatedItems13ArgsVItem.
-const (
-	UnevaluatedItems13ArgsVItemFoo UnevaluatedItems13ArgsVItem = "foo"
-)

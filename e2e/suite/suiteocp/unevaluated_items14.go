@@ -4,7 +4,10 @@
 
 package suiteocp
 
-import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+import (
+	"encoding/json"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
 
 // UnevaluatedItems14 is the MCP tool "unevaluatedItems_14", classified as a read.
 //
@@ -31,13 +34,6 @@ var UnevaluatedItems14 = &ocpimpl.Tool{
 type UnevaluatedItems14Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V []UnevaluatedItems14ArgsVItem `json:"v"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }
-
-// UnevaluatedItems14ArgsVItem is an element of UnevaluatedItems14Args.V: one of the constants below.
-type UnevaluatedItems14ArgsVItem string
-
-// The values of UnevaluatedItems14ArgsVItem.
-const (
-	UnevaluatedItems14ArgsVItemFoo UnevaluatedItems14ArgsVItem = "foo"
-)

@@ -4,7 +4,10 @@
 
 package suiteocp
 
-import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+import (
+	"encoding/json"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
 
 // UnevaluatedItems4 is the MCP tool "unevaluatedItems_4", classified as a read.
 //
@@ -31,5 +34,6 @@ var UnevaluatedItems4 = &ocpimpl.Tool{
 type UnevaluatedItems4Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V []string `json:"v"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

@@ -4,7 +4,10 @@
 
 package suiteocp
 
-import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+import (
+	"encoding/json"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
 
 // UnevaluatedItems6 is the MCP tool "unevaluatedItems_6", classified as a read.
 //
@@ -31,5 +34,6 @@ var UnevaluatedItems6 = &ocpimpl.Tool{
 type UnevaluatedItems6Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V []float64 `json:"v"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

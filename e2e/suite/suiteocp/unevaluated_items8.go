@@ -41,7 +41,8 @@ type UnevaluatedItems8Args struct {
 //
 // UnevaluatedItems8ArgsV is a union: set exactly one field.
 type UnevaluatedItems8ArgsV struct {
-	Array *[]string
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	Array *json.RawMessage
 
 	// Any JSON value.
 	Any *json.RawMessage
@@ -51,7 +52,7 @@ type UnevaluatedItems8ArgsV struct {
 // schema and required properties that select each.
 func (u *UnevaluatedItems8ArgsV) ocpBranches() []ocpimpl.UnionBranch {
 	return []ocpimpl.UnionBranch{
-		ocpimpl.Branch(&u.Array, ocpimpl.JSONArray, `{"items":{"type":"string"}}`),
+		ocpimpl.Branch(&u.Array, ocpimpl.JSONAny, `{"items":{"type":"string"}}`),
 		ocpimpl.Branch(&u.Any, ocpimpl.JSONAny, ""),
 	}
 }

@@ -4,7 +4,10 @@
 
 package suiteocp
 
-import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+import (
+	"encoding/json"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
 
 // UnevaluatedProperties13 is the MCP tool "unevaluatedProperties_13", classified as a read.
 //
@@ -31,10 +34,6 @@ var UnevaluatedProperties13 = &ocpimpl.Tool{
 type UnevaluatedProperties13Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V UnevaluatedProperties13ArgsV `json:"v"`
-}
-
-// UnevaluatedProperties13ArgsV is the type of UnevaluatedProperties13Args.V.
-type UnevaluatedProperties13ArgsV struct {
-	Foo *string `json:"foo,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

@@ -4,7 +4,10 @@
 
 package suiteocp
 
-import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+import (
+	"encoding/json"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
 
 // UnevaluatedProperties17 is the MCP tool "unevaluatedProperties_17", classified as a read.
 //
@@ -31,10 +34,6 @@ var UnevaluatedProperties17 = &ocpimpl.Tool{
 type UnevaluatedProperties17Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V UnevaluatedProperties17ArgsV `json:"v"`
-}
-
-// UnevaluatedProperties17ArgsV is the type of UnevaluatedProperties17Args.V.
-type UnevaluatedProperties17ArgsV struct {
-	Foo *string `json:"foo,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

@@ -35,5 +35,6 @@ type UnevaluatedProperties20Args struct {
 	ocpimpl.Read `json:"-"`
 
 	// Any JSON value the schema accepts ($ref "#/$defs/bar" cannot be resolved).
+	// The keywords beside the schema's $ref add constraints, which the runtime checks.
 	V json.RawMessage `json:"v"`
 }

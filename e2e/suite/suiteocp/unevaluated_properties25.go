@@ -4,7 +4,10 @@
 
 package suiteocp
 
-import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+import (
+	"encoding/json"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
 
 // UnevaluatedProperties25 is the MCP tool "unevaluatedProperties_25", classified as a read.
 //
@@ -31,10 +34,6 @@ var UnevaluatedProperties25 = &ocpimpl.Tool{
 type UnevaluatedProperties25Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V UnevaluatedProperties25ArgsV `json:"v"`
-}
-
-// UnevaluatedProperties25ArgsV is the type of UnevaluatedProperties25Args.V.
-type UnevaluatedProperties25ArgsV struct {
-	Foo *string `json:"foo,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

@@ -4,7 +4,10 @@
 
 package suiteocp
 
-import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+import (
+	"encoding/json"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
 
 // UnevaluatedProperties27 is the MCP tool "unevaluatedProperties_27", classified as a read.
 //
@@ -31,10 +34,6 @@ var UnevaluatedProperties27 = &ocpimpl.Tool{
 type UnevaluatedProperties27Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V UnevaluatedProperties27ArgsV `json:"v"`
-}
-
-// UnevaluatedProperties27ArgsV is the type of UnevaluatedProperties27Args.V.
-type UnevaluatedProperties27ArgsV struct {
-	Foo *string `json:"foo,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

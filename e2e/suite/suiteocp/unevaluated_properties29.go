@@ -34,6 +34,6 @@ var UnevaluatedProperties29 = &ocpimpl.Tool{
 type UnevaluatedProperties29Args struct {
 	ocpimpl.Read `json:"-"`
 
-	// Any JSON value the schema accepts (allOf of a non-object (or nested composition)).
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
 	V json.RawMessage `json:"v"`
 }

@@ -4,7 +4,10 @@
 
 package suiteocp
 
-import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+import (
+	"encoding/json"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
 
 // UnevaluatedProperties3 is the MCP tool "unevaluatedProperties_3", classified as a read.
 //
@@ -31,10 +34,6 @@ var UnevaluatedProperties3 = &ocpimpl.Tool{
 type UnevaluatedProperties3Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V UnevaluatedProperties3ArgsV `json:"v"`
-}
-
-// UnevaluatedProperties3ArgsV is the type of UnevaluatedProperties3Args.V.
-type UnevaluatedProperties3ArgsV struct {
-	Foo *string `json:"foo,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

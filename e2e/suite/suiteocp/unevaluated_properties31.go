@@ -34,11 +34,6 @@ var UnevaluatedProperties31 = &ocpimpl.Tool{
 type UnevaluatedProperties31Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V UnevaluatedProperties31ArgsV `json:"v"`
-}
-
-// UnevaluatedProperties31ArgsV is the type of UnevaluatedProperties31Args.V.
-type UnevaluatedProperties31ArgsV struct {
-	// Any JSON value.
-	Foo json.RawMessage `json:"foo,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

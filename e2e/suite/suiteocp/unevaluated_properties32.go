@@ -34,11 +34,6 @@ var UnevaluatedProperties32 = &ocpimpl.Tool{
 type UnevaluatedProperties32Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V UnevaluatedProperties32ArgsV `json:"v"`
-}
-
-// UnevaluatedProperties32ArgsV is the type of UnevaluatedProperties32Args.V.
-type UnevaluatedProperties32ArgsV struct {
-	// Any JSON value.
-	Foo json.RawMessage `json:"foo,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

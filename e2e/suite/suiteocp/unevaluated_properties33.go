@@ -4,7 +4,10 @@
 
 package suiteocp
 
-import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+import (
+	"encoding/json"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
 
 // UnevaluatedProperties33 is the MCP tool "unevaluatedProperties_33", classified as a read.
 //
@@ -31,10 +34,6 @@ var UnevaluatedProperties33 = &ocpimpl.Tool{
 type UnevaluatedProperties33Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V UnevaluatedProperties33ArgsV `json:"v"`
-}
-
-// UnevaluatedProperties33ArgsV is the type of UnevaluatedProperties33Args.V.
-type UnevaluatedProperties33ArgsV struct {
-	X *UnevaluatedProperties33Args `json:"x,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

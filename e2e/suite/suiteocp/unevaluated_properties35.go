@@ -42,8 +42,10 @@ type UnevaluatedProperties35Args struct {
 // UnevaluatedProperties35ArgsV is a union: set exactly one field.
 type UnevaluatedProperties35ArgsV struct {
 	// Any JSON value the schema accepts ($ref "#/$defs/one" cannot be resolved).
-	Value  *json.RawMessage
-	Object *UnevaluatedProperties35ArgsVObject
+	Value *json.RawMessage
+
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	Object *json.RawMessage
 }
 
 // ocpBranches returns the fields of u, in schema order, with the JSON kinds,
@@ -51,7 +53,7 @@ type UnevaluatedProperties35ArgsV struct {
 func (u *UnevaluatedProperties35ArgsV) ocpBranches() []ocpimpl.UnionBranch {
 	return []ocpimpl.UnionBranch{
 		ocpimpl.Branch(&u.Value, ocpimpl.JSONAny, ""),
-		ocpimpl.Branch(&u.Object, ocpimpl.JSONObject, `{"properties":{"a":true},"required":["a"]}`),
+		ocpimpl.Branch(&u.Object, ocpimpl.JSONAny, `{"properties":{"a":true},"required":["a"]}`),
 	}
 }
 
@@ -65,10 +67,4 @@ func (u UnevaluatedProperties35ArgsV) MarshalJSON() ([]byte, error) {
 // into which it decodes strictly.
 func (u *UnevaluatedProperties35ArgsV) UnmarshalJSON(b []byte) error {
 	return ocpimpl.UnmarshalUnion("UnevaluatedProperties35ArgsV", b, u.ocpBranches()...)
-}
-
-// UnevaluatedProperties35ArgsVObject is the type of UnevaluatedProperties35ArgsV.Object.
-type UnevaluatedProperties35ArgsVObject struct {
-	// Any JSON value.
-	A json.RawMessage `json:"a"`
 }

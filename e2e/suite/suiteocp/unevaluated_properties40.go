@@ -34,11 +34,6 @@ var UnevaluatedProperties40 = &ocpimpl.Tool{
 type UnevaluatedProperties40Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V UnevaluatedProperties40ArgsV `json:"v"`
-}
-
-// UnevaluatedProperties40ArgsV is the type of UnevaluatedProperties40Args.V.
-type UnevaluatedProperties40ArgsV struct {
-	// Any JSON value.
-	Foo2 json.RawMessage `json:"foo2,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

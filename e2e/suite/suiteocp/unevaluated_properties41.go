@@ -4,7 +4,10 @@
 
 package suiteocp
 
-import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+import (
+	"encoding/json"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
 
 // UnevaluatedProperties41 is the MCP tool "unevaluatedProperties_41", classified as a read.
 //
@@ -31,15 +34,6 @@ var UnevaluatedProperties41 = &ocpimpl.Tool{
 type UnevaluatedProperties41Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V UnevaluatedProperties41ArgsV `json:"v"`
-}
-
-// UnevaluatedProperties41ArgsV is the type of UnevaluatedProperties41Args.V.
-type UnevaluatedProperties41ArgsV struct {
-	Foo *UnevaluatedProperties41ArgsVFoo `json:"foo,omitzero"`
-}
-
-// UnevaluatedProperties41ArgsVFoo is the type of UnevaluatedProperties41ArgsV.Foo.
-type UnevaluatedProperties41ArgsVFoo struct {
-	Bar *string `json:"bar,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

@@ -4,7 +4,10 @@
 
 package suiteocp
 
-import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+import (
+	"encoding/json"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
 
 // UnevaluatedProperties43 is the MCP tool "unevaluatedProperties_43", classified as a read.
 //
@@ -31,10 +34,6 @@ var UnevaluatedProperties43 = &ocpimpl.Tool{
 type UnevaluatedProperties43Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V UnevaluatedProperties43ArgsV `json:"v"`
-}
-
-// UnevaluatedProperties43ArgsV is the type of UnevaluatedProperties43Args.V.
-type UnevaluatedProperties43ArgsV struct {
-	Foo map[string]string `json:"foo,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

@@ -58,3 +58,8 @@ func (v *UnevaluatedProperties5ArgsV) UnmarshalJSON(b []byte) error {
 	type plain UnevaluatedProperties5ArgsV
 	return ocpimpl.UnmarshalWithExtra(b, (*plain)(v), &v.AdditionalProperties, "foo")
 }
+
+// OCPWithExtra says that the JSON methods above are ocpimpl's, which the
+// gate does without (ocpimpl.WithExtra).
+func (*UnevaluatedProperties5ArgsV) OCPWithExtra() {
+}

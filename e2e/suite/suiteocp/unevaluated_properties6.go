@@ -54,3 +54,8 @@ func (v *UnevaluatedProperties6ArgsV) UnmarshalJSON(b []byte) error {
 	type plain UnevaluatedProperties6ArgsV
 	return ocpimpl.UnmarshalWithExtra(b, (*plain)(v), &v.AdditionalProperties, "foo")
 }
+
+// OCPWithExtra says that the JSON methods above are ocpimpl's, which the
+// gate does without (ocpimpl.WithExtra).
+func (*UnevaluatedProperties6ArgsV) OCPWithExtra() {
+}

@@ -4,7 +4,10 @@
 
 package suiteocp
 
-import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+import (
+	"encoding/json"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
 
 // UnevaluatedProperties7 is the MCP tool "unevaluatedProperties_7", classified as a read.
 //
@@ -31,11 +34,6 @@ var UnevaluatedProperties7 = &ocpimpl.Tool{
 type UnevaluatedProperties7Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V UnevaluatedProperties7ArgsV `json:"v"`
-}
-
-// UnevaluatedProperties7ArgsV is the type of UnevaluatedProperties7Args.V.
-type UnevaluatedProperties7ArgsV struct {
-	Bar *string `json:"bar,omitzero"`
-	Foo *string `json:"foo,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

@@ -4,7 +4,10 @@
 
 package suiteocp
 
-import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+import (
+	"encoding/json"
+	ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+)
 
 // UniqueItems2 is the MCP tool "uniqueItems_2", classified as a read.
 //
@@ -31,5 +34,6 @@ var UniqueItems2 = &ocpimpl.Tool{
 type UniqueItems2Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V []bool `json:"v"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }

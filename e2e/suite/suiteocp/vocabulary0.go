@@ -34,11 +34,6 @@ var Vocabulary0 = &ocpimpl.Tool{
 type Vocabulary0Args struct {
 	ocpimpl.Read `json:"-"`
 
-	V Vocabulary0ArgsV `json:"v"`
-}
-
-// Vocabulary0ArgsV is the type of Vocabulary0Args.V.
-type Vocabulary0ArgsV struct {
-	// Any JSON value.
-	NumberProperty json.RawMessage `json:"numberProperty,omitzero"`
+	// Any JSON value the schema accepts (it has no type: its object or array keywords constrain only objects and arrays; the runtime checks it).
+	V json.RawMessage `json:"v"`
 }
