@@ -67,8 +67,8 @@ const (
 	// not be what was validated.
 	ruleRoundTrip argRule = "round-trip"
 	// rulePatternUntranslatable: the tool's schema has a pattern with no
-	// ECMA-262 translation the gate can run, so every value it checks is
-	// refused (fail closed; generate warns about the tool).
+	// ECMA-262 translation the gate can run, so every call of the tool is
+	// refused, at the root (fail closed; generate warns about the tool).
 	rulePatternUntranslatable argRule = "pattern-untranslatable"
 	// ruleResources: the argument renders more resources, or longer ones,
 	// than the gate bounds a call to (Config.MaxResources, maxResourceBytes).
@@ -91,7 +91,7 @@ var ruleWords = map[argRule]string{
 	ruleUndeclared:            "the argument is not a property of the tool's schema, and the Hub forwards only declared properties",
 	ruleGoType:                "the Hub's typed form of the tool's arguments cannot hold this value (for example an integer beyond 64 bits)",
 	ruleRoundTrip:             "the Hub cannot forward this value exactly (for example a number a 64-bit float does not hold exactly)",
-	rulePatternUntranslatable: "the tool's schema has a pattern the Hub cannot evaluate as ECMA-262, so the Hub refuses every value it checks",
+	rulePatternUntranslatable: "the tool's schema has a pattern the Hub cannot evaluate as ECMA-262, so the Hub refuses every call of this tool",
 	ruleResources:             "the argument names more resources than the Hub allows in one call",
 	ruleEncode:                "the typed arguments have no JSON encoding",
 }

@@ -36,9 +36,7 @@ var honestTool = &Tool{Args: (*HonestArgs)(nil), Desc: mustDesc(Descriptor{
 		`"s":{"type":"string"},` +
 		`"o":{"type":"object","properties":{"a":{"type":"string"}}},` +
 		`"l":{"type":"array","items":{"type":"integer"}},` +
-		// Go's regexp takes "a{" as a literal; ECMA-262 (Unicode mode)
-		// refuses it, so the gate has no translation.
-		`"p":{"type":"string","pattern":"a{"},` +
+		`"p":{"type":"string"},` +
 		`"t":{"description":"no type: any value is valid"},` +
 		`"k":{"type":"array","items":{"type":"string"}}}}`,
 	Policy: Policy{
@@ -79,9 +77,29 @@ var honestRawTool = &Tool{Args: (*HonestRawArgs)(nil), Desc: mustDesc(Descriptor
 	},
 })}
 
+// honest_closed: a schema with a pattern the gate has no ECMA-262
+// translation for, so every call of the tool is refused.
+
+type HonestClosedArgs struct {
+	Read `json:"-"`
+	P    *string `json:"p,omitzero"`
+}
+
+var honestClosedTool = &Tool{Args: (*HonestClosedArgs)(nil), Desc: mustDesc(Descriptor{
+	Name:        "honest_closed",
+	Description: "Takes a string its pattern cannot check.",
+	// Go's regexp takes "a{" as a literal; ECMA-262 (Unicode mode)
+	// refuses it, so the gate has no translation.
+	InputSchema: `{"type":"object","properties":{"p":{"type":"string","pattern":"a{"}}}`,
+	Policy: Policy{
+		Kind: KindRead, Classified: true, Tier: "visitor",
+		Resource: tpl("closed"), Failure: "Could not.",
+	},
+})}
+
 func honestHarness(t *testing.T) *harness {
 	t.Helper()
-	c := NewCatalogue(testTiers, honestTool, honestRawTool)
+	c := NewCatalogue(testTiers, honestTool, honestRawTool, honestClosedTool)
 	h := newHarness(t, false, func(cfg *Config) {
 		cfg.Catalogue = c
 		cfg.MaxResources = 100
@@ -124,7 +142,10 @@ func TestArgumentRefusalsArePointedAndHonest(t *testing.T) {
 		{"an undeclared top-level argument", `{"zz/~":"` + honestCanary + `"}`, ruleUndeclared, "/zz~1~0", ""},
 		{"a member the Go struct does not declare", `{"o":{"b":"` + honestCanary + `"}}`, ruleGoType, "/o/b", ""},
 		{"a value of a type the Go field is not", `{"t":5}`, ruleGoType, "/t", ""},
-		{"a pattern without an ECMA-262 translation", `{"p":"` + honestCanary + `"}`, rulePatternUntranslatable, "/p", ""},
+		// The whole tool fails closed: its pointer is the root, whatever the
+		// arguments hold (the schema's pointer is in the detail).
+		{"closed: a pattern without an ECMA-262 translation", `{"p":"` + honestCanary + `"}`, rulePatternUntranslatable, "", ""},
+		{"closed: a call that never reaches the pattern", `{}`, rulePatternUntranslatable, "", ""},
 		{"more resources than allowed", fanOut, ruleResources, "/k", AuditAuthorize},
 		// encoding/json drops a member its struct does not declare and
 		// matches one in another case: the round trip finds either.
@@ -146,8 +167,11 @@ func TestArgumentRefusalsArePointedAndHonest(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := honestHarness(t)
 			tool := "honest"
-			if strings.HasPrefix(tc.name, "raw: ") {
+			switch {
+			case strings.HasPrefix(tc.name, "raw: "):
 				tool = "honest_raw"
+			case strings.HasPrefix(tc.name, "closed: "):
+				tool = "honest_closed"
 			}
 			res := h.g.Dispatch(context.Background(), alice, req("h", tool, tc.args))
 			wantRefused(t, res, ReasonInvalid)

@@ -722,9 +722,9 @@ func TestSchemaCheckErrorPointer(t *testing.T) {
 	if err := tp.parse(`{"a/b":["x",3]}`); err != nil {
 		t.Fatal(err)
 	}
-	var se *schemaError
-	if err := sc.validate(tp, 0); !errors.As(err, &se) || se.at != "/a~1b/1" {
-		t.Fatalf("%v, want a schemaError at /a~1b/1", err)
+	var ae *argError
+	if err := sc.validate(tp, 0); !errors.As(err, &ae) || ae.pointer != "/a~1b/1" || ae.rule != ruleSchema {
+		t.Fatalf("%v, want a schema refusal at /a~1b/1", err)
 	}
 }
 
