@@ -278,6 +278,7 @@ func TestSuite(t *testing.T) {
 		t.Fatal(err)
 	}
 	who := ocp.Principal{ID: "suite", Tier: "visitor", Scopes: []string{"suite.read"}, Peer: "model"}
+	warned := documentedWarnings(t, groups)
 
 	listed := readExceptions(t)
 	seen := map[string]bool{}
@@ -365,6 +366,12 @@ func TestSuite(t *testing.T) {
 			}
 			rows = append(rows, e)
 			byCategory[e.category()]++
+			// generate reports every tool whose valid calls a documented
+			// rule can refuse: such an exception without its warning is
+			// a refusal nobody was told of.
+			if tc.Valid && e.category() == "documented rule" && !warned[grp.Tool] {
+				t.Errorf("%s: %s by a documented rule, but generate gave tool %q no warning of a documented refusal (%s, %s, %s)", where, e.outcome, grp.Tool, gen.CodeIntegerRange, gen.CodeNumberPrecision, gen.CodePatternUntranslatable)
+			}
 			if *updateExceptions {
 				continue
 			}
@@ -408,4 +415,27 @@ func TestSuite(t *testing.T) {
 	}
 	t.Logf("suite: %d cases (%d valid, %d invalid) in %d groups, %d tools: %d passed (%d valid forwarded unchanged, %d invalid refused), %d exceptions%s",
 		cases, valid, invalid, len(groups), len(suiteocp.Catalogue.Tools()), validOK+invalidOK, validOK, invalidOK, len(rows), sum.String())
+}
+
+// documentedWarnings returns the tools generate warns may refuse a valid
+// call by a documented rule (integer-range, number-precision,
+// pattern-untranslatable).
+func documentedWarnings(t *testing.T, groups []suitecases.Group) map[string]bool {
+	t.Helper()
+	snap, class, _, err := suitecases.Inputs(groups)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := gen.Generate(gen.Input{SnapshotFile: suitecases.SnapshotFile, Snapshot: snap, ClassifyFile: suitecases.ClassifyFile, Classify: class}, gen.Options{Package: suitecases.Package})
+	if err != nil {
+		t.Fatal(err)
+	}
+	warned := map[string]bool{}
+	for _, d := range res.Diagnostics {
+		switch d.Code {
+		case gen.CodeIntegerRange, gen.CodeNumberPrecision, gen.CodePatternUntranslatable:
+			warned[d.Tool] = true
+		}
+	}
+	return warned
 }
