@@ -1,4 +1,4 @@
-package ocp
+package argengine
 
 import (
 	"bytes"
@@ -1063,12 +1063,12 @@ func validateJSON(sc *schemaCheck, b []byte) error {
 	return err
 }
 
-// validate checks value i of t. Its error is an *argError: the rule
+// validate checks value i of t. Its error is an *Refusal: the rule
 // pattern-untranslatable (pointer "": every value is refused) or schema,
 // with the pointer of the failing value (from the root of t).
 func (sc *schemaCheck) validate(t *tape, i int) error {
 	if sc.refusal != nil {
-		return refusal("", rulePatternUntranslatable, sc.refusal)
+		return refusal("", RulePatternUntranslatable, sc.refusal)
 	}
 	if ok, _ := sc.run(t, i); ok {
 		return nil
@@ -1084,7 +1084,7 @@ func (sc *schemaCheck) validate(t *tape, i int) error {
 	if c.whyAt > i {
 		at = t.pointer(c.whyAt)
 	}
-	return refusal(at, ruleSchema, &schemaError{msg: why})
+	return refusal(at, RuleSchema, &schemaError{msg: why})
 }
 
 // run is the verdict on value i, and the number of subschema evaluations
