@@ -137,7 +137,7 @@ type gateTool struct {
 	resource, prompt template
 	// argsRead: a call needs its typed arguments, because a template reads
 	// them (a write's prompt, a resource placeholder). Without it, a read
-	// whose re-encoding is written from the tape makes none.
+	// whose re-encoding the engine writes without them makes none.
 	argsRead bool
 }
 
@@ -715,7 +715,7 @@ func (g *Gate) callServer(ctx context.Context, c *call, gt *gateTool, fwd []byte
 	err := g.protect(ctx, "Server.CallTool", func() error {
 		var err error
 		// The package's own Client may skip its check that the arguments
-		// are one JSON object: the forwarded arguments always are (the tape
+		// are one JSON object: the forwarded arguments always are (the engine
 		// parsed them, or their re-encoding, as an object, and the escapes
 		// of escapeInvisible keep them one). Only the Client itself: a Hub's
 		// Server that embeds one and wraps CallTool must get its CallTool

@@ -22,7 +22,7 @@ import (
 // reflection caches, json.Marshal walks them again, and right after a go-sdk
 // round trip that code and its data are cold. A codec decodes straight from
 // the tape into the argument struct and encodes the struct into the bytes
-// json.Marshal would produce, through a plan built once, at NewGate.
+// json.Marshal would produce, through a plan built once, by Compile.
 //
 // A codec exists only for types that are made of plain parts: structs with
 // exported, uniquely named fields (an embedded field only with json:"-", the

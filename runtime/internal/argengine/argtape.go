@@ -94,7 +94,7 @@ var (
 	errTapeRange    = errors.New("arguments hold a number out of float64 range")
 )
 
-// parse fills t with the one JSON value of s. Its error is an *Refusal
+// parse fills t with the one JSON value of s. Its error is a *Refusal
 // at the value whose parse failed.
 func (t *tape) parse(s string) error {
 	t.nodes, t.src, t.pos, t.ints = t.nodes[:0], s, 0, t.ints[:0]

@@ -19,10 +19,11 @@ import (
 	"github.com/ocpgen/ocpgen/runtime/ecmare"
 )
 
-// A schemaCheck is a JSON Schema compiled, once at NewGate, from the
-// schema's own JSON text into a validator that runs on the argument tape
-// (argtape.go). It is the gate's only validator: every tool's input schema
-// and output schema is checked by it, whatever keywords it uses.
+// A schemaCheck is a JSON Schema compiled, once (by Compile or
+// CompileSchema), from the schema's own JSON text into a validator that
+// runs on the argument tape (argtape.go). It is the gate's only validator:
+// every tool's input schema and output schema is checked by it, whatever
+// keywords it uses.
 //
 // It implements draft 2020-12 (the default, and "$schema" naming it) and
 // draft-07 ("$schema" naming it): every assertion and applicator of both,
@@ -1063,7 +1064,7 @@ func validateJSON(sc *schemaCheck, b []byte) error {
 	return err
 }
 
-// validate checks value i of t. Its error is an *Refusal: the rule
+// validate checks value i of t. Its error is a *Refusal: the rule
 // pattern-untranslatable (pointer "": every value is refused) or schema,
 // with the pointer of the failing value (from the root of t).
 func (sc *schemaCheck) validate(t *tape, i int) error {
