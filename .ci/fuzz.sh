@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# 5s each keeps the step to about five minutes with 35 targets (each also
+# 5s each keeps the step to about five minutes with 40 targets (each also
 # builds its instrumented test binary first); long runs are made by hand,
 # as above.
 FUZZTIME=${FUZZTIME:-5s}

@@ -3,6 +3,7 @@ package ocp
 import (
 	"context"
 	"encoding/json"
+	"github.com/ocpgen/ocpgen/runtime/internal/argengine"
 	"math"
 	"strings"
 	"testing"
@@ -117,52 +118,52 @@ const honestCanary = "CANARY-4f1e"
 // is told as such, one by the gate's own rule says so, naming the rule and
 // the pointer only. The server is never called.
 func TestArgumentRefusalsArePointedAndHonest(t *testing.T) {
-	deep := `{"o":{"a":` + strings.Repeat("[", maxArgsDepth+2) + strings.Repeat("]", maxArgsDepth+2) + `}}`
-	deepPointer := "/o/a" + strings.Repeat("/0", maxArgsDepth-1)
-	big := `{"s":"` + strings.Repeat("x", maxArgsBytes) + `"}`
+	deep := `{"o":{"a":` + strings.Repeat("[", argengine.MaxArgsDepth+2) + strings.Repeat("]", argengine.MaxArgsDepth+2) + `}}`
+	deepPointer := "/o/a" + strings.Repeat("/0", argengine.MaxArgsDepth-1)
+	big := `{"s":"` + strings.Repeat("x", argengine.MaxArgsBytes) + `"}`
 	fanOut := `{"k":["` + strings.Repeat(`a","`, 10) + `b"]}` // 11 × 11 resources
 	for _, tc := range []struct {
 		name, args     string
-		rule           argRule
+		rule           argengine.Rule
 		pointer, event string // event: AuditArgs unless set
 	}{
 		// The gate's own rules, for values the schema may well accept.
-		{"lone surrogate", `{"s":"` + honestCanary + `\ud800"}`, ruleLoneSurrogate, "/s", ""},
-		{"lone low surrogate, nested", `{"o":{"a":"` + honestCanary + `\udc00"}}`, ruleLoneSurrogate, "/o/a", ""},
-		{"lone surrogate in a member name", `{"o":{"\ud800` + honestCanary + `":"x"}}`, ruleLoneSurrogate, "/o", ""},
-		{"duplicate key", `{"o":{"a":"x","a":"` + honestCanary + `"}}`, ruleDuplicateKey, "/o/a", ""},
-		{"integer beyond int64", `{"n":9223372036854775808}`, ruleGoType, "/n", ""},
-		{"integer beyond int64 in an array", `{"l":[1,-9223372036854775809]}`, ruleGoType, "/l/1", ""},
-		{"a number a float64 does not hold exactly", `{"f":0.10000000000000001}`, ruleRoundTrip, "/f", ""},
-		{"a number beyond float64", `{"f":1e400}`, ruleNumberRange, "/f", ""},
-		{"a literal beyond the length bound", `{"l":[0,` + strings.Repeat("7", maxNumberLen+1) + `]}`, ruleNumberLength, "/l/1", ""},
-		{"an exponent beyond the bound", `{"f":0e1001}`, ruleNumberExponent, "/f", ""},
-		{"nesting beyond the bound", deep, ruleDepth, deepPointer, ""},
-		{"arguments beyond the size bound", big, ruleSize, "", ""},
-		{"an undeclared top-level argument", `{"zz/~":"` + honestCanary + `"}`, ruleUndeclared, "/zz~1~0", ""},
-		{"a member the Go struct does not declare", `{"o":{"b":"` + honestCanary + `"}}`, ruleGoType, "/o/b", ""},
-		{"a value of a type the Go field is not", `{"t":5}`, ruleGoType, "/t", ""},
+		{"lone surrogate", `{"s":"` + honestCanary + `\ud800"}`, argengine.RuleLoneSurrogate, "/s", ""},
+		{"lone low surrogate, nested", `{"o":{"a":"` + honestCanary + `\udc00"}}`, argengine.RuleLoneSurrogate, "/o/a", ""},
+		{"lone surrogate in a member name", `{"o":{"\ud800` + honestCanary + `":"x"}}`, argengine.RuleLoneSurrogate, "/o", ""},
+		{"duplicate key", `{"o":{"a":"x","a":"` + honestCanary + `"}}`, argengine.RuleDuplicateKey, "/o/a", ""},
+		{"integer beyond int64", `{"n":9223372036854775808}`, argengine.RuleGoType, "/n", ""},
+		{"integer beyond int64 in an array", `{"l":[1,-9223372036854775809]}`, argengine.RuleGoType, "/l/1", ""},
+		{"a number a float64 does not hold exactly", `{"f":0.10000000000000001}`, argengine.RuleRoundTrip, "/f", ""},
+		{"a number beyond float64", `{"f":1e400}`, argengine.RuleNumberRange, "/f", ""},
+		{"a literal beyond the length bound", `{"l":[0,` + strings.Repeat("7", argengine.MaxNumberLen+1) + `]}`, argengine.RuleNumberLength, "/l/1", ""},
+		{"an exponent beyond the bound", `{"f":0e1001}`, argengine.RuleNumberExponent, "/f", ""},
+		{"nesting beyond the bound", deep, argengine.RuleDepth, deepPointer, ""},
+		{"arguments beyond the size bound", big, argengine.RuleSize, "", ""},
+		{"an undeclared top-level argument", `{"zz/~":"` + honestCanary + `"}`, argengine.RuleUndeclared, "/zz~1~0", ""},
+		{"a member the Go struct does not declare", `{"o":{"b":"` + honestCanary + `"}}`, argengine.RuleGoType, "/o/b", ""},
+		{"a value of a type the Go field is not", `{"t":5}`, argengine.RuleGoType, "/t", ""},
 		// The whole tool fails closed: its pointer is the root, whatever the
 		// arguments hold (the schema's pointer is in the detail).
-		{"closed: a pattern without an ECMA-262 translation", `{"p":"` + honestCanary + `"}`, rulePatternUntranslatable, "", ""},
-		{"closed: a call that never reaches the pattern", `{}`, rulePatternUntranslatable, "", ""},
+		{"closed: a pattern without an ECMA-262 translation", `{"p":"` + honestCanary + `"}`, argengine.RulePatternUntranslatable, "", ""},
+		{"closed: a call that never reaches the pattern", `{}`, argengine.RulePatternUntranslatable, "", ""},
 		{"more resources than allowed", fanOut, ruleResources, "/k", AuditAuthorize},
 		// encoding/json drops a member its struct does not declare and
 		// matches one in another case: the round trip finds either.
-		{"raw: a member the Go struct does not declare", `{"raw":1,"o":{"a":"x","b~":"` + honestCanary + `"}}`, ruleRoundTrip, "/o/b~0", ""},
-		{"raw: a member in another case", `{"raw":1,"o":{"A":"` + honestCanary + `"}}`, ruleRoundTrip, "/o/A", ""},
+		{"raw: a member the Go struct does not declare", `{"raw":1,"o":{"a":"x","b~":"` + honestCanary + `"}}`, argengine.RuleRoundTrip, "/o/b~0", ""},
+		{"raw: a member in another case", `{"raw":1,"o":{"A":"` + honestCanary + `"}}`, argengine.RuleRoundTrip, "/o/A", ""},
 
 		// The tool's schema, or not JSON at all.
-		{"below the minimum", `{"n":-1}`, ruleSchema, "/n", ""},
-		{"raw: an undeclared argument the schema refuses", `{"zz":"` + honestCanary + `"}`, ruleSchema, "/zz", ""},
-		{"a wrong type in an array", `{"l":[1,"` + honestCanary + `"]}`, ruleSchema, "/l/1", ""},
-		{"an object expected", `{"o":5}`, ruleSchema, "/o", ""},
-		{"not an object", `["` + honestCanary + `"]`, ruleSchema, "", ""},
-		{"not JSON", `{"o":{"a":tru}}`, ruleSyntax, "/o/a", ""},
-		{"trailing data", `{} {}`, ruleSyntax, "", ""},
-		{"no arguments", ``, ruleSyntax, "", ""},
-		{"invalid UTF-8", "{\"o\":{\"a\":\"" + honestCanary + "\xff\"}}", ruleSyntax, "/o/a", ""},
-		{"invalid UTF-8 beside an escape", "{\"s\":\"\\n\xfe\"}", ruleSyntax, "/s", ""},
+		{"below the minimum", `{"n":-1}`, argengine.RuleSchema, "/n", ""},
+		{"raw: an undeclared argument the schema refuses", `{"zz":"` + honestCanary + `"}`, argengine.RuleSchema, "/zz", ""},
+		{"a wrong type in an array", `{"l":[1,"` + honestCanary + `"]}`, argengine.RuleSchema, "/l/1", ""},
+		{"an object expected", `{"o":5}`, argengine.RuleSchema, "/o", ""},
+		{"not an object", `["` + honestCanary + `"]`, argengine.RuleSchema, "", ""},
+		{"not JSON", `{"o":{"a":tru}}`, argengine.RuleSyntax, "/o/a", ""},
+		{"trailing data", `{} {}`, argengine.RuleSyntax, "", ""},
+		{"no arguments", ``, argengine.RuleSyntax, "", ""},
+		{"invalid UTF-8", "{\"o\":{\"a\":\"" + honestCanary + "\xff\"}}", argengine.RuleSyntax, "/o/a", ""},
+		{"invalid UTF-8 beside an escape", "{\"s\":\"\\n\xfe\"}", argengine.RuleSyntax, "/s", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := honestHarness(t)
@@ -179,7 +180,7 @@ func TestArgumentRefusalsArePointedAndHonest(t *testing.T) {
 			if strings.Contains(res.Error, honestCanary) {
 				t.Errorf("the model's text quotes the value: %q", res.Error)
 			}
-			if tc.rule.schemaRule() {
+			if tc.rule.SchemaRule() {
 				if res.Error != textInvalid {
 					t.Errorf("text %q, want %q", res.Error, textInvalid)
 				}
@@ -248,7 +249,7 @@ func TestCallRefusalsArePointed(t *testing.T) {
 		t.Errorf("text %q", res.Error)
 	}
 	ev := h.audit.events(t, AuditArgs)
-	if len(ev) != 2 || ev[0]["rule"] != string(ruleEncode) || ev[0]["pointer"] != "" || ev[1]["rule"] != string(ruleSchema) || ev[1]["pointer"] != "" {
+	if len(ev) != 2 || ev[0]["rule"] != string(ruleEncode) || ev[0]["pointer"] != "" || ev[1]["rule"] != string(argengine.RuleSchema) || ev[1]["pointer"] != "" {
 		t.Errorf("events %v", ev)
 	}
 	wantNoCalls(t, h)
@@ -257,38 +258,23 @@ func TestCallRefusalsArePointed(t *testing.T) {
 // Every rule of the gate's own has words for the model; the schema's kind
 // has none (it is told with textInvalid).
 func TestRuleTexts(t *testing.T) {
-	rules := []argRule{ruleLoneSurrogate, ruleDuplicateKey, ruleNumberRange, ruleNumberLength, ruleNumberExponent,
-		ruleDepth, ruleSize, ruleUndeclared, ruleGoType, ruleRoundTrip, rulePatternUntranslatable, ruleResources, ruleEncode}
+	// Every rule of the engine, and the gate's own two.
+	rules := append(argengine.Rules(), ruleResources, ruleEncode)
+	worded := 0
 	for _, r := range rules {
-		if r.schemaRule() || ruleWords[r] == "" {
-			t.Errorf("rule %s: schema kind %v, words %q", r, r.schemaRule(), ruleWords[r])
+		switch {
+		case r == argengine.RuleSchema || r == argengine.RuleSyntax:
+			if !r.SchemaRule() || ruleWords[r] != "" {
+				t.Errorf("rule %s: schema kind %v, words %q", r, r.SchemaRule(), ruleWords[r])
+			}
+		case r.SchemaRule() || ruleWords[r] == "":
+			t.Errorf("rule %s: schema kind %v, words %q", r, r.SchemaRule(), ruleWords[r])
+		default:
+			worded++
 		}
 	}
-	if len(ruleWords) != len(rules) {
-		t.Errorf("%d rules have words, %d are listed here", len(ruleWords), len(rules))
-	}
-	for _, r := range []argRule{ruleSchema, ruleSyntax} {
-		if !r.schemaRule() || ruleWords[r] != "" {
-			t.Errorf("rule %s", r)
-		}
-	}
-}
-
-// The pointer of a node is the path to it, with RFC 6901 escapes.
-func TestTapePointer(t *testing.T) {
-	tp := getTape()
-	defer putTape(tp)
-	if err := tp.parse(`{"a":[1,{"b/c":[true,{"~":null}]}],"d":{}}`); err != nil {
-		t.Fatal(err)
-	}
-	want := []string{"", "/a", "/a/0", "/a/1", "/a/1/b~1c", "/a/1/b~1c/0", "/a/1/b~1c/1", "/a/1/b~1c/1/~0", "/d"}
-	if len(tp.nodes) != len(want) {
-		t.Fatalf("%d nodes", len(tp.nodes))
-	}
-	for i, w := range want {
-		if got := tp.pointer(i); got != w {
-			t.Errorf("node %d: %q, want %q", i, got, w)
-		}
+	if len(ruleWords) != worded {
+		t.Errorf("%d rules have words, %d of the %d rules need them", len(ruleWords), worded, len(rules))
 	}
 }
 
@@ -302,7 +288,7 @@ func TestDecodeRefusalIsPointed(t *testing.T) {
 		t.Errorf("text %q", res.Error)
 	}
 	ev := h.audit.events(t, AuditArgs)
-	if len(ev) != 1 || ev[0]["rule"] != string(ruleGoType) || ev[0]["pointer"] != "/even" {
+	if len(ev) != 1 || ev[0]["rule"] != string(argengine.RuleGoType) || ev[0]["pointer"] != "/even" {
 		t.Errorf("events %v", ev)
 	}
 	wantNoCalls(t, h)

@@ -6,21 +6,15 @@ package ocp
 // noisy, so nothing here asserts a time.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
-	"maps"
 	"net"
 	"net/http"
-	"reflect"
-	"slices"
 	"testing"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -293,132 +287,3 @@ func BenchmarkCall(b *testing.B) {
 type discard struct{}
 
 func (discard) Write(p []byte) (int, error) { return len(p), nil }
-
-// BenchmarkArgs measures step 2 alone and its parts, on the read's
-// arguments: what the gate does (checkArgs) against validating with
-// jsonschema-go alone (schema resolved once, reused; instance decoded by
-// encoding/json, as any caller of jsonschema-go must).
-func BenchmarkArgs(b *testing.B) {
-	gt, err := newGateTool(benchSearchNodes)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal([]byte(benchSearchNodes.Desc.InputSchema), &s); err != nil {
-		b.Fatal(err)
-	}
-	rs, err := s.Resolve(nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	raw := []byte(benchReadArgs)
-	b.Run("gate-checkArgs-before", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, _, err := checkArgsBefore(gt, rs, raw); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("gate-checkArgs", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, _, err := gt.checkArgs(raw); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("jsonschema-go-unmarshal+validate", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			var v any
-			if err := json.Unmarshal(raw, &v); err != nil {
-				b.Fatal(err)
-			}
-			if err := rs.Validate(v); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	var inst any
-	_ = json.Unmarshal(raw, &inst)
-	b.Run("jsonschema-go-validate", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if err := rs.Validate(inst); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("tape-parse+compiled-validate", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			t := getTape()
-			if err := t.parse(string(raw)); err != nil {
-				b.Fatal(err)
-			}
-			if err := gt.check.validate(t, 0); err != nil {
-				b.Fatal(err)
-			}
-			putTape(t)
-		}
-	})
-	b.Run("decode-typed+remarshal", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			a, err := decodeArgs(reflect.TypeFor[SearchNodesArgs](), raw)
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := json.Marshal(a); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-}
-
-// checkArgsBefore is step 2 as it was before the tape and the compiled
-// validator (kept here only to measure what they bought, in the same run):
-// a token-by-token strict parse, an encoding/json decode into an any for
-// jsonschema-go, the typed decode with a json.Decoder, the re-encoding, a
-// second strict parse and a tree comparison.
-func checkArgsBefore(gt *gateTool, rs *jsonschema.Resolved, raw json.RawMessage) (Args, []byte, error) {
-	tree, err := parseStrict(raw)
-	if err != nil {
-		return nil, nil, err
-	}
-	obj, ok := tree.(map[string]any)
-	if !ok {
-		return nil, nil, errors.New("arguments are not a JSON object")
-	}
-	for _, k := range slices.Sorted(maps.Keys(obj)) {
-		if !gt.props[k] {
-			return nil, nil, fmt.Errorf("argument %s is not a property of the tool's schema", truncQuote(k))
-		}
-	}
-	var inst any
-	if err := json.Unmarshal(raw, &inst); err != nil {
-		return nil, nil, err
-	}
-	if err := rs.Validate(inst); err != nil {
-		return nil, nil, fmt.Errorf("schema: %w", err)
-	}
-	args := reflect.New(gt.typ).Interface().(Args)
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(args); err != nil {
-		return nil, nil, fmt.Errorf("decode: %w", err)
-	}
-	fwd, err := json.Marshal(args)
-	if err != nil {
-		return nil, nil, err
-	}
-	back, err := parseStrict(fwd)
-	if err != nil {
-		return nil, nil, err
-	}
-	if !jsonEqual(tree, back) {
-		return nil, nil, errors.New("round trip")
-	}
-	return args, fwd, nil
-}

@@ -2,6 +2,7 @@ package ocp
 
 import (
 	"context"
+	"github.com/ocpgen/ocpgen/runtime/internal/argengine"
 	"io"
 	"log/slog"
 	"strings"
@@ -13,7 +14,7 @@ import (
 // ratios). Every request is about 1 MiB:
 //
 //   - ordinary: an array of short prices ("12.25"), all valid;
-//   - longest-literals: an array of literals of maxNumberLen bytes, each a
+//   - longest-literals: an array of literals of argengine.MaxNumberLen bytes, each a
 //     multiple of 0.01 checked exactly, refused only at the end (a float64
 //     does not hold them), so every step runs on every number;
 //   - one-long-literal: a single literal of 1 MiB ("1." and zeros), which
@@ -34,7 +35,7 @@ func BenchmarkNumberWorst(b *testing.B) {
 		sb.WriteString(`]}`)
 		return sb.String()
 	}
-	long := strings.Repeat("9", maxNumberLen-3) + ".01"
+	long := strings.Repeat("9", argengine.MaxNumberLen-3) + ".01"
 	cases := []struct{ name, args string }{
 		{"ordinary", fill("12.25")},
 		{"longest-literals", fill(long)},

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ocpgen/ocpgen/runtime/internal/argengine"
+	"github.com/ocpgen/ocpgen/runtime/internal/argengine/argref"
 	"hash/fnv"
 	"io"
 	"log/slog"
@@ -187,7 +189,7 @@ func checkDispatch(req ActionRequest, p Principal, approver *Principal) (called 
 	// of the value refused: a path of the request's own keys, which may
 	// hold anything. The rest of the text is the rule's fixed words.
 	if m := ruleTextPointer.FindStringSubmatch(res.Error); m != nil {
-		if res.Reason != ReasonInvalid || ruleWords[argRule(m[1])] == "" {
+		if res.Reason != ReasonInvalid || ruleWords[argengine.Rule(m[1])] == "" {
 			return fail("a rule's text for %q: %+v", m[1], res)
 		}
 		echo.Error = strings.Replace(res.Error, m[2], "", 1)
@@ -244,7 +246,7 @@ func checkDispatch(req ActionRequest, p Principal, approver *Principal) (called 
 	if err != nil {
 		return fail("request arguments %s do not parse, yet reached the server: %v", req.Args, err)
 	}
-	if !jsonEqual(fwd, sent) { // reference_test.go
+	if !argref.Equal(fwd, sent) {
 		return fail("forwarded %s, requested %s", call.Args, req.Args)
 	}
 	obj, ok := fwd.(map[string]any)

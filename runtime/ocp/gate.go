@@ -1,7 +1,6 @@
 package ocp
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -15,10 +14,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ocpgen/ocpgen/runtime/internal/argengine"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
@@ -47,12 +46,6 @@ const (
 
 // maxResourceBytes bounds the bytes of all the resources of one call.
 const maxResourceBytes = 1 << 20
-
-// maxArgsBytes bounds the arguments of one call; larger ones are invalid.
-const maxArgsBytes = 4 << 20
-
-// maxArgsDepth bounds nesting, as encoding/json does.
-const maxArgsDepth = 10000
 
 var errCatalogueChanged = errors.New("the advertised catalogue changed")
 
@@ -128,12 +121,10 @@ type Gate struct {
 
 // gateTool is what the gate precomputes for one generated tool.
 type gateTool struct {
-	desc   *Descriptor     // the gate's own copy
-	typ    reflect.Type    // the argument struct
-	check  *schemaCheck    // the input schema, compiled once, at NewGate
-	codec  *codecNode      // typed decode and re-encoding; nil: encoding/json
-	props  map[string]bool // top-level property names of the schema
-	output *schemaCheck    // the output schema; nil: none
+	desc   *Descriptor       // the gate's own copy
+	typ    reflect.Type      // the argument struct
+	args   *argengine.Engine // step 2, compiled once, at NewGate
+	output *argengine.Schema // the output schema; nil: none
 	// outputFP is the output schema's fingerprint, as a live listing gives
 	// it ("" without one), for the drift audit.
 	outputFP string
@@ -146,7 +137,7 @@ type gateTool struct {
 	resource, prompt template
 	// argsRead: a call needs its typed arguments, because a template reads
 	// them (a write's prompt, a resource placeholder). Without it, a read
-	// whose re-encoding is written from the tape makes none.
+	// whose re-encoding the engine writes without them makes none.
 	argsRead bool
 }
 
@@ -285,30 +276,19 @@ func newGateTool(h *ocpimpl.Tool) (*gateTool, error) {
 			return nil, err
 		}
 	}
-	// The one validator, compiled from the schema's own text (exact
-	// numbers, ECMA-262 patterns). A pattern it cannot translate does not
-	// fail here: every call of this tool is then refused (patternRefusal).
-	check, err := compileSchemaJSON([]byte(d.InputSchema))
+	// A pattern with no ECMA-262 translation does not fail here: every
+	// call of this tool is then refused (RulePatternUntranslatable).
+	engine, err := argengine.Compile([]byte(d.InputSchema), typ)
 	if err != nil {
 		return nil, fmt.Errorf("input schema: %w", err)
 	}
-	var top struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-	}
-	if err := json.Unmarshal([]byte(d.InputSchema), &top); err != nil {
-		return nil, fmt.Errorf("input schema: %w", err)
-	}
-	props := make(map[string]bool, len(top.Properties))
-	for k := range top.Properties {
-		props[k] = true
-	}
-	var output *schemaCheck
+	var output *argengine.Schema
 	var outputFP string
 	if d.OutputSchema != "" {
 		if outputFP, err = ocpimpl.SchemaFingerprint([]byte(d.OutputSchema)); err != nil {
 			return nil, fmt.Errorf("output schema: %w", err)
 		}
-		if output, err = compileSchemaJSON([]byte(d.OutputSchema)); err != nil {
+		if output, err = argengine.CompileSchema([]byte(d.OutputSchema)); err != nil {
 			return nil, fmt.Errorf("output schema: %w", err)
 		}
 	}
@@ -317,9 +297,7 @@ func newGateTool(h *ocpimpl.Tool) (*gateTool, error) {
 		outputFP: outputFP,
 		desc:     d,
 		typ:      typ,
-		check:    check,
-		codec:    compileCodec(typ),
-		props:    props,
+		args:     engine,
 		confirm:  pol.Kind == KindWrite,
 		resource: resource,
 		prompt:   prompt,
@@ -364,7 +342,7 @@ func (g *Gate) Call(ctx context.Context, p Principal, args Args) ActionResult {
 	name := gt.name
 	if isNilPointer(args) {
 		c := &call{g: g, ctx: ctx, id: id, p: p, tool: name}
-		text := c.refuseArgs(AuditArgs, refusal("", ruleSchema, errors.New("nil arguments (an object is required)")))
+		text := c.refuseArgs(AuditArgs, refusal("", argengine.RuleSchema, errors.New("nil arguments (an object is required)")))
 		g.observeRefusal(c, gt, StepArgs, ReasonInvalid)
 		return refused(id, ReasonInvalid, text)
 	}
@@ -501,20 +479,10 @@ func (g *Gate) dispatch(ctx context.Context, p Principal, req ActionRequest) (re
 	return g.callServer(ctx, c, gt, fwd)
 }
 
-// checkArgs is step 2. It returns the typed arguments and the bytes to
-// forward: their re-encoding, which equals raw as a JSON value. Its error
-// is an *argError (argerror.go): the rule that refused, and the pointer of
+// checkArgs is step 2: the tool's argument engine (argengine.Engine.Check)
+// checks raw and returns the typed arguments and the bytes to forward. Its
+// error is an *argengine.Refusal: the rule that refused, and the pointer of
 // the value refused.
-//
-// The arguments are parsed once, into a pooled tape (argtape.go) that
-// refuses duplicate keys, excessive nesting and trailing data; the tape is
-// validated by the tool's compiled schema (schemacheck.go), the one
-// validator of every tool; then only the schema's top-level properties may
-// be present; the typed decode and its
-// re-encoding follow, and the re-encoding must equal the tape as a JSON
-// value. That equality is what makes the forwarded bytes the validated
-// ones: a key the typed decode dropped, matched case-insensitively or
-// altered fails it, at any depth.
 func (gt *gateTool) checkArgs(raw json.RawMessage) (Args, []byte, error) {
 	return gt.checkArgsFor(raw, true)
 }
@@ -522,117 +490,8 @@ func (gt *gateTool) checkArgs(raw json.RawMessage) (Args, []byte, error) {
 // checkArgsFor is checkArgs; without needArgs the typed arguments may be
 // nil (see gateTool.argsRead).
 func (gt *gateTool) checkArgsFor(raw json.RawMessage, needArgs bool) (Args, []byte, error) {
-	if len(raw) == 0 {
-		return nil, nil, refusal("", ruleSyntax, errors.New("no arguments (an object is required)"))
-	}
-	if len(raw) > maxArgsBytes {
-		return nil, nil, refusal("", ruleSize, errArgsTooLarge)
-	}
-	if !utf8.Valid(raw) {
-		return nil, nil, badUTF8(raw)
-	}
-	// A private copy: the tape's strings are substrings of it, so nothing
-	// the caller does to raw afterwards changes what was checked.
-	t := getTape()
-	args, fwd, err := gt.checkParsed(t, raw, needArgs)
-	putTape(t) // not deferred: with this many returns a defer is not open-coded
-	return args, fwd, err
+	return gt.args.Check(raw, needArgs)
 }
-
-// checkParsed is checkArgs with the tape t. Without needArgs the typed
-// arguments may be left unmade (nil): the caller reads only the bytes.
-func (gt *gateTool) checkParsed(t *tape, raw json.RawMessage, needArgs bool) (Args, []byte, error) {
-	if err := t.parse(string(raw)); err != nil {
-		return nil, nil, err
-	}
-	if t.nodes[0].kind != tObject {
-		return nil, nil, refusal("", ruleSchema, errors.New("arguments are not a JSON object"))
-	}
-	if err := gt.check.validate(t, 0); err != nil {
-		return nil, nil, err
-	}
-	// The Hub forwards only what the schema takes, whatever the schema says
-	// about additional properties. (After the schema: an undeclared key the
-	// schema refuses is the schema's refusal.)
-	for p := 1; p < len(t.nodes); p = int(t.nodes[p].end) {
-		if k := t.nodes[p].key; !gt.props[k] {
-			return nil, nil, refusal(t.pointer(p), ruleUndeclared, fmt.Errorf("argument %s is not a property of the tool's schema", truncQuote(k)))
-		}
-	}
-	// What a template or a confirm reads (the prompt, the resources) must
-	// be what is forwarded: then the bytes are the typed arguments' own
-	// encoding. A call that reads no argument needs only the bytes, and
-	// in the common case they are written straight from the tape.
-	var args Args
-	fwd, ok := []byte(nil), false
-	if !needArgs {
-		fwd, ok = gt.fastEncode(t, raw)
-	}
-	if !ok {
-		var err error
-		if args, fwd, err = gt.decodeEncode(t, raw); err != nil {
-			return nil, nil, err
-		}
-	}
-	// Anything the typed decode dropped, case-folded or altered would
-	// otherwise be approved in one form and forwarded in another. Identical
-	// bytes (a typed call, or a client that sends keys in schema order)
-	// are equal without a second parse.
-	if !bytes.Equal(raw, fwd) {
-		if err := sameAsTape(t, fwd); err != nil {
-			return nil, nil, err
-		}
-	}
-	return args, fwd, nil
-}
-
-// sameAsTape parses fwd and compares it with t as JSON values; a
-// difference is refused at its place in t.
-func sameAsTape(t *tape, fwd []byte) error {
-	back := getTape()
-	defer putTape(back)
-	if err := back.parse(string(fwd)); err != nil {
-		return refusal("", ruleRoundTrip, fmt.Errorf("re-encode: %w", err))
-	}
-	if d := tapeDiff(t, 0, back, 0); d >= 0 {
-		return refusal(t.pointer(d), ruleRoundTrip, errors.New("the value does not survive the typed round trip (a key in another case, a lost value or precision)"))
-	}
-	return nil
-}
-
-// fastEncode is the re-encoding written straight from the tape by the
-// tool's codec (codecNode.encodeTape), for the common case; ok is false
-// when the tool has no codec or the case is not the common one.
-func (gt *gateTool) fastEncode(t *tape, raw json.RawMessage) ([]byte, bool) {
-	if gt.codec == nil {
-		return nil, false
-	}
-	return gt.codec.encodeTape(make([]byte, 0, len(raw)+16), t, 0)
-}
-
-// decodeEncode is the typed decode of the parsed arguments and their
-// re-encoding: by the tool's codec (argcodec.go), or by encoding/json for a
-// type it does not cover.
-func (gt *gateTool) decodeEncode(t *tape, raw json.RawMessage) (Args, []byte, error) {
-	if gt.codec == nil {
-		args, err := decodeArgs(gt.typ, t.decodeInput(raw))
-		if err != nil {
-			return nil, nil, decodeError(t, fmt.Errorf("decode: %w", err))
-		}
-		fwd, err := json.Marshal(args)
-		if err != nil {
-			return nil, nil, refusal("", ruleRoundTrip, fmt.Errorf("re-encode: %w", err))
-		}
-		return args, fwd, nil
-	}
-	p := reflect.New(gt.typ)
-	if err := gt.codec.decode(t, 0, p.Elem()); err != nil {
-		return nil, nil, err
-	}
-	return p.Interface().(Args), gt.codec.encode(make([]byte, 0, len(raw)+16), p.Elem(), t), nil
-}
-
-var errArgsTooLarge = fmt.Errorf("arguments exceed %d bytes", maxArgsBytes)
 
 func truncQuote(s string) string {
 	if len(s) > 64 {
@@ -856,7 +715,7 @@ func (g *Gate) callServer(ctx context.Context, c *call, gt *gateTool, fwd []byte
 	err := g.protect(ctx, "Server.CallTool", func() error {
 		var err error
 		// The package's own Client may skip its check that the arguments
-		// are one JSON object: the forwarded arguments always are (the tape
+		// are one JSON object: the forwarded arguments always are (the engine
 		// parsed them, or their re-encoding, as an object, and the escapes
 		// of escapeInvisible keep them one). Only the Client itself: a Hub's
 		// Server that embeds one and wraps CallTool must get its CallTool
@@ -916,7 +775,7 @@ func (g *Gate) callServer(ctx context.Context, c *call, gt *gateTool, fwd []byte
 	if structured && gt.output != nil {
 		// As the MCP spec asks of clients: a structured result must match
 		// the tool's output schema.
-		if err := validateJSON(gt.output, out); err != nil {
+		if err := gt.output.ValidateJSON(out); err != nil {
 			return fail("structured result does not match the output schema: " + err.Error())
 		}
 	}

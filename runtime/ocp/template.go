@@ -166,7 +166,7 @@ var errTooManyResources = errors.New("too many resources")
 // a path segment ("../x", "a/b", and "." or ".." as a whole value). A
 // template without placeholders is one text segment (bindTemplate joins
 // them), its one resource, in one allocation. A product of more than max
-// resources, or of more than maxResourceBytes, fails with an *argError
+// resources, or of more than maxResourceBytes, fails with an *argengine.Refusal
 // (ruleResources) wrapping errTooManyResources before it is built.
 func (t template) resources(args reflect.Value, max int) ([]string, error) {
 	if len(t) == 1 && t[0].field < 0 {

@@ -1,4 +1,4 @@
-package ocp
+package argengine
 
 import (
 	"bytes"
@@ -157,7 +157,7 @@ func TestArgCodecCovers(t *testing.T) {
 	for _, typ := range []reflect.Type{
 		reflect.TypeFor[codecExtraOther](), reflect.TypeFor[codecAny](), reflect.TypeFor[codecBytes](), reflect.TypeFor[codecQuoted](),
 		codecDupType, reflect.TypeFor[codecEmbedded](), reflect.TypeFor[codecArray](), reflect.TypeFor[codecIntKey](),
-		reflect.TypeFor[codecZeroer](), reflect.TypeFor[CreateNoteArgs](), reflect.TypeFor[FzAssignArgs](), reflect.TypeFor[FzConfigureArgs](), reflect.TypeFor[FzUpdateArgs](),
+		reflect.TypeFor[codecZeroer](), reflect.TypeFor[CreateNoteArgs](),
 	} {
 		if compileCodec(typ) != nil {
 			t.Errorf("%v: a codec, for a type it does not cover", typ)
@@ -538,47 +538,53 @@ func FuzzArgCodec(f *testing.F) {
 	})
 }
 
-// TestCheckArgsFastPathAgrees holds the gate's step 2 with the fast path
-// (the re-encoding written from the tape, the typed arguments made only
-// when asked for) to the same step through encoding/json alone: on random
-// arguments for the benchmark's read and write, the same verdict, the same
-// forwarded bytes, and, when asked for, the same typed arguments.
-func TestCheckArgsFastPathAgrees(t *testing.T) {
+// TestCheckFastPathAgrees holds Check with the fast path (the re-encoding
+// written from the tape, the typed arguments made only when asked for) to
+// the same check through encoding/json alone: on random arguments for the
+// benchmark's read and write, the same verdict, the same forwarded bytes,
+// and, when asked for, the same typed arguments.
+func TestCheckFastPathAgrees(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	rounds := 20000
 	if testing.Short() {
 		rounds = 2000
 	}
-	for _, tool := range []*Tool{benchSearchNodes, benchAddObservations} {
-		gt, err := newGateTool(tool)
+	for _, tool := range []struct {
+		name, schema string
+		typ          reflect.Type
+	}{
+		{"search_nodes", searchNodesSchema, reflect.TypeFor[SearchNodesArgs]()},
+		{"add_observations", addObservationsSchema, reflect.TypeFor[AddObservationsArgs]()},
+	} {
+		e, err := Compile([]byte(tool.schema), tool.typ)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if gt.codec == nil {
-			t.Fatalf("%s: no codec", tool.Desc.Name)
+		if e.codec == nil {
+			t.Fatalf("%s: no codec", tool.name)
 		}
-		ref := *gt
+		ref := *e
 		ref.codec = nil // decodeArgs and json.Marshal
 		general, accepted := 0, 0
 		for k := range rounds {
 			var b strings.Builder
-			genFor(r, gt.typ, 0, &b)
+			genFor(r, e.typ, 0, &b)
 			raw := []byte(b.String())
 			if k%2 == 0 {
-				raw, _ = json.Marshal(genValue(r, gt.typ, 0).Addr().Interface())
+				raw, _ = json.Marshal(genValue(r, e.typ, 0).Addr().Interface())
 			}
-			wantArgs, wantFwd, wantErr := ref.checkArgs(raw)
+			wantArgs, wantFwd, wantErr := ref.Check(raw, true)
 			for _, need := range []bool{true, false} {
-				args, fwd, err := gt.checkArgsFor(raw, need)
+				args, fwd, err := e.Check(raw, need)
 				switch {
 				case (err == nil) != (wantErr == nil):
-					t.Fatalf("%s %s (need %v): error %v, through encoding/json %v", tool.Desc.Name, raw, need, err, wantErr)
+					t.Fatalf("%s %s (need %v): error %v, through encoding/json %v", tool.name, raw, need, err, wantErr)
 				case err != nil:
 					continue
 				case !bytes.Equal(fwd, wantFwd):
-					t.Fatalf("%s %s (need %v): forwards\n%s, through encoding/json\n%s", tool.Desc.Name, raw, need, fwd, wantFwd)
+					t.Fatalf("%s %s (need %v): forwards\n%s, through encoding/json\n%s", tool.name, raw, need, fwd, wantFwd)
 				case need && !reflect.DeepEqual(args, wantArgs):
-					t.Fatalf("%s %s: typed\n%#v, through encoding/json\n%#v", tool.Desc.Name, raw, args, wantArgs)
+					t.Fatalf("%s %s: typed\n%#v, through encoding/json\n%#v", tool.name, raw, args, wantArgs)
 				case !need && args != nil:
 					general++ // only the general path makes them unasked
 				}
@@ -588,9 +594,9 @@ func TestCheckArgsFastPathAgrees(t *testing.T) {
 			}
 		}
 		fast := accepted - general
-		t.Logf("%s: %d of %d accepted, %d of them by the fast path", tool.Desc.Name, accepted, rounds, fast)
+		t.Logf("%s: %d of %d accepted, %d of them by the fast path", tool.name, accepted, rounds, fast)
 		if accepted < rounds/10 || fast < accepted/4 {
-			t.Errorf("%s: %d accepted, %d by the fast path: the generator reaches too little", tool.Desc.Name, accepted, fast)
+			t.Errorf("%s: %d accepted, %d by the fast path: the generator reaches too little", tool.name, accepted, fast)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package ocp
+package argengine
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ import (
 // reflection caches, json.Marshal walks them again, and right after a go-sdk
 // round trip that code and its data are cold. A codec decodes straight from
 // the tape into the argument struct and encodes the struct into the bytes
-// json.Marshal would produce, through a plan built once, at NewGate.
+// json.Marshal would produce, through a plan built once, by Compile.
 //
 // A codec exists only for types that are made of plain parts: structs with
 // exported, uniquely named fields (an embedded field only with json:"-", the
@@ -261,6 +261,8 @@ func (c *codecCompiler) structFields(n *codecNode) {
 	}
 }
 
+const hexDigits = "0123456789abcdef"
+
 // htmlEscapeName is encoding/json's appendHTMLEscape, which it applies to
 // field names.
 func htmlEscapeName(dst []byte, s string) []byte {
@@ -286,7 +288,7 @@ var errCodecMember = errors.New("json: a member name that is not exactly one of 
 var tapeKindNames = [...]string{tNull: "null", tFalse: "bool", tTrue: "bool", tNumber: "number", tString: "string", tArray: "array", tObject: "object"}
 
 // decode stores value i of t into v (settable, and zero: a new value). Its
-// error is an *argError at the value v cannot hold.
+// error is an *Refusal at the value v cannot hold.
 func (n *codecNode) decode(t *tape, i int, v reflect.Value) error {
 	return n.decodeIn(t, i, v, false)
 }
@@ -420,7 +422,7 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 					continue
 				}
 				if f == nil {
-					return refusal(t.pointer(p), ruleGoType, errCodecMember)
+					return refusal(t.pointer(p), RuleGoType, errCodecMember)
 				}
 				if err := f.node.decodeIn(t, p, v.Field(f.index), remarshalled || n.extra != nil); err != nil {
 					return err

@@ -1,4 +1,4 @@
-package ocp
+package argengine
 
 import "strconv"
 

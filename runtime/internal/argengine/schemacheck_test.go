@@ -1,4 +1,4 @@
-package ocp
+package argengine
 
 import (
 	"bytes"
@@ -155,7 +155,7 @@ func (d *diffSchema) instance(r *rand.Rand) []byte {
 }
 
 // suiteDir holds the JSON Schema Test Suite's draft 2020-12 files.
-var suiteDir = filepath.Join("..", "..", "testdata", "jsonschema-suite", "tests", "draft2020-12")
+var suiteDir = filepath.Join("..", "..", "..", "testdata", "jsonschema-suite", "tests", "draft2020-12")
 
 type suiteGroup struct {
 	Description string          `json:"description"`
@@ -722,8 +722,8 @@ func TestSchemaCheckErrorPointer(t *testing.T) {
 	if err := tp.parse(`{"a/b":["x",3]}`); err != nil {
 		t.Fatal(err)
 	}
-	var ae *argError
-	if err := sc.validate(tp, 0); !errors.As(err, &ae) || ae.pointer != "/a~1b/1" || ae.rule != ruleSchema {
+	var ae *Refusal
+	if err := sc.validate(tp, 0); !errors.As(err, &ae) || ae.Pointer != "/a~1b/1" || ae.Rule != RuleSchema {
 		t.Fatalf("%v, want a schema refusal at /a~1b/1", err)
 	}
 }

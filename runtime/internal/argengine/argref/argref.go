@@ -1,8 +1,10 @@
-package ocp
-
-// The argument check as it was before the one-pass tape (argtape.go): a
-// reference implementation, kept for the differential tests and fuzz
-// targets that hold the tape to it, and for the before/after benchmark.
+// Package argref is the reference the argument engine's tests hold it to:
+// a strict parse of one JSON value (encoding/json's tokens, numbers kept as
+// json.Number) and a JSON equality with exact numbers. It is the argument
+// check as it was before the engine's one-pass tape, kept for the
+// differential tests and fuzz targets of runtime/internal/argengine and
+// runtime/ocp and for the before/after benchmark. Only tests import it.
+package argref
 
 import (
 	"bytes"
@@ -13,13 +15,13 @@ import (
 	"math/big"
 )
 
-// parseStrict parses one JSON value with numbers kept as json.Number,
+// ParseStrict parses one JSON value with numbers kept as json.Number,
 // refusing duplicate object keys (encoding/json keeps the last silently),
-// nesting deeper than maxArgsDepth, and trailing data.
-func parseStrict(raw []byte) (any, error) {
+// nesting deeper than depth, and trailing data.
+func ParseStrict(raw []byte, depth int) (any, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	v, err := parseValue(dec, 0)
+	v, err := parseValue(dec, 0, depth)
 	if err != nil {
 		return nil, err
 	}
@@ -29,8 +31,8 @@ func parseStrict(raw []byte) (any, error) {
 	return v, nil
 }
 
-func parseValue(dec *json.Decoder, depth int) (any, error) {
-	if depth > maxArgsDepth {
+func parseValue(dec *json.Decoder, depth, limit int) (any, error) {
+	if depth > limit {
 		return nil, errors.New("arguments nest too deeply")
 	}
 	tok, err := dec.Token()
@@ -54,9 +56,9 @@ func parseValue(dec *json.Decoder, depth int) (any, error) {
 				return nil, errors.New("malformed object")
 			}
 			if _, dup := m[k]; dup {
-				return nil, fmt.Errorf("duplicate key %s", truncQuote(k))
+				return nil, fmt.Errorf("duplicate key %q", k)
 			}
-			v, err := parseValue(dec, depth+1)
+			v, err := parseValue(dec, depth+1, limit)
 			if err != nil {
 				return nil, err
 			}
@@ -69,7 +71,7 @@ func parseValue(dec *json.Decoder, depth int) (any, error) {
 	case '[':
 		a := []any{}
 		for dec.More() {
-			v, err := parseValue(dec, depth+1)
+			v, err := parseValue(dec, depth+1, limit)
 			if err != nil {
 				return nil, err
 			}
@@ -83,8 +85,9 @@ func parseValue(dec *json.Decoder, depth int) (any, error) {
 	return nil, fmt.Errorf("unexpected %v", d)
 }
 
-// jsonEqual compares trees from parseStrict; numbers compare numerically.
-func jsonEqual(a, b any) bool {
+// Equal compares trees from ParseStrict; numbers compare numerically
+// (exactly, as rationals).
+func Equal(a, b any) bool {
 	switch x := a.(type) {
 	case map[string]any:
 		y, ok := b.(map[string]any)
@@ -93,7 +96,7 @@ func jsonEqual(a, b any) bool {
 		}
 		for k, xv := range x {
 			yv, ok := y[k]
-			if !ok || !jsonEqual(xv, yv) {
+			if !ok || !Equal(xv, yv) {
 				return false
 			}
 		}
@@ -104,7 +107,7 @@ func jsonEqual(a, b any) bool {
 			return false
 		}
 		for i := range x {
-			if !jsonEqual(x[i], y[i]) {
+			if !Equal(x[i], y[i]) {
 				return false
 			}
 		}

@@ -1,4 +1,4 @@
-package ocp
+package argengine
 
 import (
 	"encoding/json"
@@ -16,10 +16,10 @@ import (
 // schema-properties check; an unknown key at any depth, a key in another
 // case, or any value the typed decode does not keep, by the equality of the
 // re-encoded arguments with the arguments received.
-func decodeArgs(typ reflect.Type, raw []byte) (Args, error) {
+func decodeArgs(typ reflect.Type, raw []byte) (any, error) {
 	p := reflect.New(typ).Interface()
 	if err := json.Unmarshal(raw, p); err != nil {
 		return nil, err
 	}
-	return p.(Args), nil
+	return p, nil
 }

@@ -1,4 +1,4 @@
-package ocp
+package argengine
 
 import (
 	"errors"
@@ -16,21 +16,21 @@ import (
 // values is a comparison of signs, exponents and then digits: linear in the
 // digits, whatever the exponent. multipleOf works on the digits too (see
 // multipleOf), so no step costs more than the literal's length, which the
-// tape bounds (maxNumberLen, maxNumberExp).
+// tape bounds (MaxNumberLen, MaxNumberExp).
 
-// maxNumberLen is the longest number literal the gate accepts, in bytes. A
+// MaxNumberLen is the longest number literal the gate accepts, in bytes. A
 // float64 prints in at most 24 bytes and an int64 in 20; an exact decimal
 // expansion of a double with some care still fits. Longer literals are
 // refused as invalid (docs/security-model.md).
-const maxNumberLen = 128
+const MaxNumberLen = 128
 
-// maxNumberExp bounds the magnitude of a literal's exponent part. Anything
+// MaxNumberExp bounds the magnitude of a literal's exponent part. Anything
 // beyond is far outside float64's range (about 1e±308) either way.
-const maxNumberExp = 1000
+const MaxNumberExp = 1000
 
 var (
-	errNumberLong = errors.New("arguments hold a number literal longer than " + strconv.Itoa(maxNumberLen) + " bytes")
-	errNumberExp  = errors.New("arguments hold a number whose exponent exceeds ±" + strconv.Itoa(maxNumberExp))
+	errNumberLong = errors.New("arguments hold a number literal longer than " + strconv.Itoa(MaxNumberLen) + " bytes")
+	errNumberExp  = errors.New("arguments hold a number whose exponent exceeds ±" + strconv.Itoa(MaxNumberExp))
 )
 
 // decimal is a number literal in the form above. The significant digits
@@ -54,8 +54,8 @@ func (d *decimal) digit(k int) byte {
 func (d *decimal) zero() bool { return d.digits() == 0 }
 
 // parseDecimal reads a literal that matches the JSON number grammar. It
-// returns false only for an exponent beyond maxNumberExp.
-func parseDecimal(s string) (decimal, bool) { return parseDecimalLim(s, maxNumberExp) }
+// returns false only for an exponent beyond MaxNumberExp.
+func parseDecimal(s string) (decimal, bool) { return parseDecimalLim(s, MaxNumberExp) }
 
 // maxSchemaExp bounds the exponent of a schema's number literal: the
 // schema is the server's, not the caller's, and every operation on

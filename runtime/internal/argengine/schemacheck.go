@@ -1,4 +1,4 @@
-package ocp
+package argengine
 
 import (
 	"bytes"
@@ -19,10 +19,11 @@ import (
 	"github.com/ocpgen/ocpgen/runtime/ecmare"
 )
 
-// A schemaCheck is a JSON Schema compiled, once at NewGate, from the
-// schema's own JSON text into a validator that runs on the argument tape
-// (argtape.go). It is the gate's only validator: every tool's input schema
-// and output schema is checked by it, whatever keywords it uses.
+// A schemaCheck is a JSON Schema compiled, once (by Compile or
+// CompileSchema), from the schema's own JSON text into a validator that
+// runs on the argument tape (argtape.go). It is the gate's only validator:
+// every tool's input schema and output schema is checked by it, whatever
+// keywords it uses.
 //
 // It implements draft 2020-12 (the default, and "$schema" naming it) and
 // draft-07 ("$schema" naming it): every assertion and applicator of both,
@@ -1063,12 +1064,12 @@ func validateJSON(sc *schemaCheck, b []byte) error {
 	return err
 }
 
-// validate checks value i of t. Its error is an *argError: the rule
+// validate checks value i of t. Its error is a *Refusal: the rule
 // pattern-untranslatable (pointer "": every value is refused) or schema,
 // with the pointer of the failing value (from the root of t).
 func (sc *schemaCheck) validate(t *tape, i int) error {
 	if sc.refusal != nil {
-		return refusal("", rulePatternUntranslatable, sc.refusal)
+		return refusal("", RulePatternUntranslatable, sc.refusal)
 	}
 	if ok, _ := sc.run(t, i); ok {
 		return nil
@@ -1084,7 +1085,7 @@ func (sc *schemaCheck) validate(t *tape, i int) error {
 	if c.whyAt > i {
 		at = t.pointer(c.whyAt)
 	}
-	return refusal(at, ruleSchema, &schemaError{msg: why})
+	return refusal(at, RuleSchema, &schemaError{msg: why})
 }
 
 // run is the verdict on value i, and the number of subschema evaluations

@@ -1,4 +1,4 @@
-package ocp
+package argengine
 
 import (
 	"encoding/json"
@@ -22,7 +22,7 @@ import (
 // encoding/json does (it calls it for any string with a backslash), parses
 // numbers with strconv.ParseFloat as encoding/json does for an any, and
 // refuses what the gate refuses: duplicate keys in an object, nesting deeper
-// than maxArgsDepth, trailing data, and numbers out of float64's range
+// than MaxArgsDepth, trailing data, and numbers out of float64's range
 // (encoding/json refuses those when it decodes into an any).
 
 type tapeKind uint8
@@ -94,7 +94,7 @@ var (
 	errTapeRange    = errors.New("arguments hold a number out of float64 range")
 )
 
-// parse fills t with the one JSON value of s. Its error is an *argError
+// parse fills t with the one JSON value of s. Its error is a *Refusal
 // at the value whose parse failed.
 func (t *tape) parse(s string) error {
 	t.nodes, t.src, t.pos, t.ints = t.nodes[:0], s, 0, t.ints[:0]
@@ -103,7 +103,7 @@ func (t *tape) parse(s string) error {
 	}
 	t.skipSpace()
 	if t.pos != len(t.src) {
-		return refusal("", ruleSyntax, errTapeTrailing)
+		return refusal("", RuleSyntax, errTapeTrailing)
 	}
 	return nil
 }
@@ -138,7 +138,7 @@ func (t *tape) skipSpace() {
 }
 
 func (t *tape) value(key string, depth int) error {
-	if depth > maxArgsDepth {
+	if depth > MaxArgsDepth {
 		return errTapeDeep
 	}
 	t.skipSpace()
@@ -168,12 +168,12 @@ func (t *tape) value(key string, depth int) error {
 				k, err := t.str()
 				if err != nil {
 					if err == errLoneSurrogate {
-						return &argError{rule: ruleLoneSurrogate, err: errors.New("a member name holds " + err.Error())}
+						return &Refusal{Rule: RuleLoneSurrogate, Err: errors.New("a member name holds " + err.Error())}
 					}
 					return err
 				}
 				if t.dupKey(i, n, k, &seen) {
-					return &argError{rule: ruleDuplicateKey, err: errors.New("duplicate key " + truncQuote(k)), segs: []string{k}}
+					return &Refusal{Rule: RuleDuplicateKey, Err: errors.New("duplicate key " + truncQuote(k)), segs: []string{k}}
 				}
 				t.skipSpace()
 				if t.pos >= len(t.src) {
@@ -246,7 +246,7 @@ func (t *tape) value(key string, depth int) error {
 		if err != nil {
 			return err
 		}
-		if len(lit) > maxNumberLen {
+		if len(lit) > MaxNumberLen {
 			return errNumberLong
 		}
 		f, err := parseFloatLiteral(lit)
@@ -466,7 +466,7 @@ func hex4(s string, p int) (rune, error) {
 // errLoneSurrogate is a \u escape of a UTF-16 surrogate that is not half of
 // a pair. encoding/json would decode it to U+FFFD, so what was validated
 // and what is forwarded would differ; the gate refuses it, naming where
-// (ruleLoneSurrogate).
+// (RuleLoneSurrogate).
 var errLoneSurrogate = errors.New("a \\u escape of a lone UTF-16 surrogate (not a character; it would be rewritten to U+FFFD)")
 
 // fractionOnly reports whether a literal has no exponent and a fraction

@@ -1,8 +1,9 @@
-package ocp
+package argengine
 
 import (
 	"encoding/json"
 	"errors"
+	"github.com/ocpgen/ocpgen/runtime/internal/argengine/argref"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -11,8 +12,6 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 var tapeSeeds = []string{
@@ -24,12 +23,12 @@ var tapeSeeds = []string{
 }
 
 // checkTapeAgrees holds the tape parser to the reference: the token parser
-// (parseStrict) for what is refused, and encoding/json for the values.
+// (argref.ParseStrict) for what is refused, and encoding/json for the values.
 func checkTapeAgrees(t *testing.T, in string) {
 	tp := getTape()
 	defer putTape(tp)
 	err := tp.parse(in)
-	_, refErr := parseStrict([]byte(in))
+	_, refErr := argref.ParseStrict([]byte(in), MaxArgsDepth)
 	var want any
 	jsonErr := json.Unmarshal([]byte(in), &want)
 	if refErr == nil && jsonErr != nil {
@@ -50,22 +49,22 @@ func checkTapeAgrees(t *testing.T, in string) {
 	if got := tp.toAny(0); !reflect.DeepEqual(got, want) {
 		t.Fatalf("%q: tape %#v, encoding/json %#v", in, got, want)
 	}
-	// Equality with itself, and with its re-encoding, as jsonEqual says.
+	// Equality with itself, and with its re-encoding, as argref.Equal says.
 	b, _ := json.Marshal(want)
 	back := getTape()
 	defer putTape(back)
 	if err := back.parse(string(b)); err != nil {
 		t.Fatalf("%q: re-encoding %s: %v", in, b, err)
 	}
-	refTree, _ := parseStrict([]byte(in))
-	backTree, _ := parseStrict(b)
-	if got, want := tapeDiff(tp, 0, back, 0) < 0, jsonEqual(refTree, backTree); got != want {
+	refTree, _ := argref.ParseStrict([]byte(in), MaxArgsDepth)
+	backTree, _ := argref.ParseStrict(b, MaxArgsDepth)
+	if got, want := tapeDiff(tp, 0, back, 0) < 0, argref.Equal(refTree, backTree); got != want {
 		t.Fatalf("%q vs %s: tapeDiff %v, jsonEqual %v", in, b, got, want)
 	}
 }
 
 // hasOverlongNumber is the reference for the number bounds: a literal longer
-// than maxNumberLen, or an exponent beyond ±maxNumberExp, in valid JSON.
+// than MaxNumberLen, or an exponent beyond ±MaxNumberExp, in valid JSON.
 func hasOverlongNumber(in string) bool {
 	dec := json.NewDecoder(strings.NewReader(in))
 	dec.UseNumber()
@@ -78,12 +77,12 @@ func hasOverlongNumber(in string) bool {
 		if !ok {
 			continue
 		}
-		if len(n) > maxNumberLen {
+		if len(n) > MaxNumberLen {
 			return true
 		}
 		if i := strings.IndexAny(string(n), "eE"); i >= 0 {
 			e, err := strconv.Atoi(strings.TrimPrefix(string(n[i+1:]), "+"))
-			if err != nil || e > maxNumberExp || e < -maxNumberExp {
+			if err != nil || e > MaxNumberExp || e < -MaxNumberExp {
 				return true
 			}
 		}
@@ -128,8 +127,8 @@ func TestTapeAgreesWithEncodingJSON(t *testing.T) {
 	for _, s := range tapeSeeds {
 		checkTapeAgrees(t, s)
 	}
-	checkTapeAgrees(t, strings.Repeat("[", maxArgsDepth)+strings.Repeat("]", maxArgsDepth))
-	checkTapeAgrees(t, strings.Repeat("[", maxArgsDepth+2)+strings.Repeat("]", maxArgsDepth+2))
+	checkTapeAgrees(t, strings.Repeat("[", MaxArgsDepth)+strings.Repeat("]", MaxArgsDepth))
+	checkTapeAgrees(t, strings.Repeat("[", MaxArgsDepth+2)+strings.Repeat("]", MaxArgsDepth+2))
 }
 
 func FuzzTape(f *testing.F) {
@@ -173,35 +172,6 @@ func TestTapeEqual(t *testing.T) {
 		putTape(x)
 		putTape(y)
 	}
-}
-
-func checkTextContent(t *testing.T, texts ...string) {
-	content := []mcp.Content{}
-	for _, s := range texts {
-		content = append(content, &mcp.TextContent{Text: s})
-	}
-	got, ok := textContentJSON(content)
-	want, err := json.Marshal(content)
-	if !ok || err != nil || string(got) != string(want) {
-		t.Fatalf("%q: fast %s (%v), json.Marshal %s (%v)", texts, got, ok, want, err)
-	}
-}
-
-func TestTextContentJSONIsJSONMarshal(t *testing.T) {
-	checkTextContent(t)
-	checkTextContent(t, "")
-	checkTextContent(t, "plain", "<a href=\"x\">&amp;</a>\u2028\u2029\x00\x1f\x7f\t\n\r\b\f\\/é😀", "bad \xff\xfe utf8 \xed\xa0\x80")
-	if _, ok := textContentJSON([]mcp.Content{&mcp.TextContent{Text: "x", Meta: mcp.Meta{"a": 1}}}); ok {
-		t.Error("text with _meta took the fast path")
-	}
-	if _, ok := textContentJSON([]mcp.Content{&mcp.ImageContent{Data: []byte("x")}}); ok {
-		t.Error("image took the fast path")
-	}
-}
-
-func FuzzTextContentJSON(f *testing.F) {
-	f.Add("<&>\u2028\xff\"\\\x00")
-	f.Fuzz(func(t *testing.T, s string) { checkTextContent(t, s, s) })
 }
 
 // toAny returns value i as encoding/json decodes it into an any

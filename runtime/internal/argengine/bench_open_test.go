@@ -1,6 +1,7 @@
-package ocp
+package argengine
 
 import (
+	"reflect"
 	"testing"
 
 	"github.com/ocpgen/ocpgen/e2e/memoryocp"
@@ -19,7 +20,7 @@ type benchClosedArgs struct {
 	Entities      []benchClosedItem `json:"entities"`
 }
 
-// BenchmarkArgsOpenObject measures step 2 (checkArgs) on create_entities'
+// BenchmarkArgsOpenObject measures Check on create_entities'
 // arguments with the item struct as the generator writes it now (open: an
 // AdditionalProperties map, which the codec decodes and encodes itself)
 // against the same struct closed (no map), as it was written before issue
@@ -28,19 +29,19 @@ func BenchmarkArgsOpenObject(b *testing.B) {
 	raw := []byte(`{"entities":[{"name":"alice","entityType":"person","observations":["likes tea","lives in Paris"]},{"name":"bob","entityType":"person","observations":["plays chess"]}]}`)
 	for _, tc := range []struct {
 		name string
-		tool *Tool
+		typ  reflect.Type
 	}{
-		{"closed", &Tool{Args: (*benchClosedArgs)(nil), Desc: memoryocp.CreateEntities.Desc}},
-		{"open", memoryocp.CreateEntities},
+		{"closed", reflect.TypeFor[benchClosedArgs]()},
+		{"open", reflect.TypeFor[memoryocp.CreateEntitiesArgs]()},
 	} {
-		gt, err := newGateTool(tc.tool)
+		e, err := Compile([]byte(memoryocp.CreateEntities.Desc.InputSchema), tc.typ)
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, _, err := gt.checkArgs(raw); err != nil {
+				if _, _, err := e.Check(raw, true); err != nil {
 					b.Fatal(err)
 				}
 			}
