@@ -7,9 +7,8 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"sync"
 
-	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/ocpgen/ocpgen/runtime/internal/branchcheck"
 )
 
 // This file holds the (un)marshalling that generated union types and
@@ -108,8 +107,12 @@ func MarshalUnion(name string, branches ...UnionBranch) ([]byte, error) {
 // UnmarshalUnion decodes b into the branch the schema picks: the first, in
 // schema order, whose kinds include b's JSON kind, against whose schema b
 // validates (for a oneOf, which the gate has validated as a whole, the only
-// one), and into whose type b decodes strictly (unknown fields refused). A
-// branch without a schema is tried on its required properties instead.
+// one), and into whose type b decodes strictly (unknown fields refused).
+// The branch schemas are checked by the gate's own validator, the one that
+// validated the arguments (exact numbers, ECMA-262 patterns), in every
+// program that links runtime/ocp. A branch without a schema is tried on its
+// required properties instead, as is every branch in a program without the
+// gate's validator.
 // Every other branch is left unset. Each branch type encodes what it
 // decoded unchanged, so the union does too, whichever branch matched.
 func UnmarshalUnion(name string, b []byte, branches ...UnionBranch) error {
@@ -118,27 +121,19 @@ func UnmarshalUnion(name string, b []byte, branches ...UnionBranch) error {
 	}
 	kind := kindOf(b)
 	var keys map[string]json.RawMessage
-	var inst any
-	decoded := false
 	var errs []error
 	for i, br := range branches {
 		if br.kinds&kind == 0 {
 			continue
 		}
-		var rs *jsonschema.Resolved
-		if br.schema != "" {
-			rs = branchSchema(br.schema)
+		valid, compiled := false, false
+		if br.schema != "" && branchcheck.Valid != nil {
+			valid, compiled = branchcheck.Valid(br.schema, b)
 		}
 		switch {
-		case rs != nil:
-			if !decoded {
-				if err := json.Unmarshal(b, &inst); err != nil {
-					return fmt.Errorf("%s: %w", name, err)
-				}
-				decoded = true
-			}
-			if err := rs.Validate(inst); err != nil {
-				errs = append(errs, fmt.Errorf("alternative %d: %w", i+1, err))
+		case compiled:
+			if !valid {
+				errs = append(errs, fmt.Errorf("alternative %d: the value is not valid under its schema", i+1))
 				continue
 			}
 		case len(br.required) > 0:
@@ -169,29 +164,6 @@ func UnmarshalUnion(name string, b []byte, branches ...UnionBranch) error {
 		return fmt.Errorf("%s: no alternative accepts a JSON %s", name, kindName(kind))
 	}
 	return fmt.Errorf("%s: the value matches no alternative: %w", name, errors.Join(errs...))
-}
-
-// branchSchemas caches the resolved branch schemas, by their JSON: a
-// generated package has a fixed set of them.
-var branchSchemas sync.Map // string → *jsonschema.Resolved (nil: does not resolve)
-
-// branchSchema resolves a branch schema once. One that does not resolve
-// (the generator emits only self-contained schemas, so this is a bug) gives
-// nil, and the branch is tried on its kind and strict decoding alone; the
-// gate's equality of received and forwarded arguments still holds.
-func branchSchema(s string) *jsonschema.Resolved {
-	if v, ok := branchSchemas.Load(s); ok {
-		return v.(*jsonschema.Resolved)
-	}
-	var rs *jsonschema.Resolved
-	var sc jsonschema.Schema
-	if err := json.Unmarshal([]byte(s), &sc); err == nil {
-		if r, err := sc.Resolve(nil); err == nil {
-			rs = r
-		}
-	}
-	v, _ := branchSchemas.LoadOrStore(s, rs)
-	return v.(*jsonschema.Resolved)
 }
 
 func kindName(k JSONKind) string {

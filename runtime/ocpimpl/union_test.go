@@ -3,6 +3,10 @@ package ocpimpl
 import (
 	"encoding/json"
 	"testing"
+
+	// The gate's validator, which checks union branches in every program
+	// that links runtime/ocp (see UnmarshalUnion).
+	_ "github.com/ocpgen/ocpgen/runtime/internal/argengine"
 )
 
 // Shaped like ocpgen's output for testdata/golden/unions-discriminated.txtar:
@@ -84,6 +88,29 @@ func TestUnionPicksTheBranchTheSchemaPicks(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(`{"ref":{"id":1}}`), &tg); err != nil || tg.ByID == nil || tg.ByName != nil {
 		t.Errorf("by id decoded as %+v (%v)", tg, err)
+	}
+}
+
+// The branch schemas mean what the gate's validator says, the one that
+// validated the arguments: "." has its ECMA-262 meaning (no line
+// terminator), so U+2028 takes the second branch (RE2's "." would take the
+// first), and 9007199254740993 is above a maximum of 9007199254740992
+// (float64 would call them equal).
+func TestUnionBranchesAreTheGatesVerdict(t *testing.T) {
+	var u struct{ A, B *json.RawMessage }
+	dec := func(b string, schemaA string) error {
+		return UnmarshalUnion("u", []byte(b), Branch(&u.A, JSONAny, schemaA), Branch(&u.B, JSONAny, `{}`))
+	}
+	for _, tc := range []struct{ value, schemaA string }{
+		{`"\u2028"`, `{"type":"string","pattern":"^.$"}`},
+		{`9007199254740993`, `{"type":"integer","maximum":9007199254740992}`},
+	} {
+		if err := dec(tc.value, tc.schemaA); err != nil || u.A != nil || u.B == nil {
+			t.Errorf("%s under %s: decoded as A=%v B=%v (%v), want the second branch", tc.value, tc.schemaA, u.A != nil, u.B != nil, err)
+		}
+	}
+	if err := dec(`"x"`, `{"type":"string","pattern":"^.$"}`); err != nil || u.A == nil {
+		t.Errorf(`"x": want the first branch (%v)`, err)
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/ocpgen/ocpgen/internal/jsontext"
-	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
 // The typed decode and re-encoding of step 2, compiled per argument type.
@@ -90,9 +89,15 @@ var (
 	textMarshalerType   = reflect.TypeFor[encoding.TextMarshaler]()
 	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
 	isZeroerType        = reflect.TypeFor[interface{ IsZero() bool }]()
-	withExtraType       = reflect.TypeFor[ocpimpl.WithExtra]()
+	withExtraType       = reflect.TypeFor[withExtra]()
 	rawMessageType      = reflect.TypeFor[json.RawMessage]()
 )
+
+// withExtra is runtime/ocpimpl.WithExtra, the marker of a generated struct
+// with additional properties, declared here by its method so that the
+// engine does not import ocpimpl (which asks the engine to check union
+// branches, see branch.go).
+type withExtra interface{ OCPWithExtra() }
 
 // compileCodec returns the codec of the struct type typ, or nil when typ
 // has a part the codec does not cover.
