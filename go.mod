@@ -3,6 +3,7 @@ module github.com/ocpgen/ocpgen
 go 1.26.0
 
 require (
+	github.com/dave/jennifer v1.7.1
 	github.com/google/jsonschema-go v0.4.3
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/redis/go-redis/v9 v9.23.0

@@ -18,26 +18,32 @@ import (
 	"golang.org/x/tools/txtar"
 )
 
-// The emitter prints gofmt's canonical output itself (gen/internal/emit's
-// printer), without go/format. TestEmitMatchesGofmt holds it to go/format
-// on every output the generator produces for every input the tests know:
-// the corpus with and without its classification skeleton, the goldens, the
-// adversarial cases, synthetic catalogues and every committed fuzz seed. A
-// single byte go/format would print differently fails the test, with a diff.
+// The emitter builds each file with jennifer and formats it with go/format
+// once. TestEmitOutputs holds every output the generator produces for every
+// input the tests know (the corpus with and without its classification
+// skeleton, the goldens, the adversarial cases, synthetic catalogues, every
+// committed fuzz seed and a description gofmt re-heads) to being
+// go/format's fixed point, so that a Hub repository's gofmt check passes on
+// committed output, and to type-checking against the runtime.
 
-var dumpEmit = flag.String("dump-emit", "", "write every output of TestEmitMatchesGofmt's inputs (files, or the error) into this directory, to compare two commits' output byte for byte")
+var dumpEmit = flag.String("dump-emit", "", "write every output of TestEmitOutputs' inputs (files, or the error) into this directory, to compare two commits' output byte for byte")
 
-// emitCase is one input of TestEmitMatchesGofmt.
+// emitCase is one input of TestEmitOutputs.
 type emitCase struct {
 	name string
 	in   Input
 	pkg  string
 }
 
-// emitCases lists every input the differential test runs.
+// emitCases lists every input TestEmitOutputs runs.
 func emitCases(t *testing.T) []emitCase {
 	t.Helper()
-	var cases []emitCase
+	// A one-line paragraph without final punctuation, which gofmt makes a
+	// heading (a second pass would change the first's output unless the
+	// emitter writes the doc comment in canonical form).
+	cases := []emitCase{{"heading", Input{SnapshotFile: "heading.tools.json", Snapshot: []byte(`{"tools":[{"name":"read_graph","description":"Read the entire knowledge graph",
+			"inputSchema":{"type":"object","properties":{"q":{"type":"string","description":"Query\n\nSecond paragraph"}}},
+			"annotations":{"readOnlyHint":true}}]}`)}, "heading"}}
 	paths, err := filepath.Glob(filepath.Join(corpusDir(t), "*.tools.json"))
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("corpus: %v (%d files)", err, len(paths))
@@ -165,10 +171,11 @@ func readFuzzSeed(path string) ([][]byte, error) {
 	return vals, nil
 }
 
-func TestEmitMatchesGofmt(t *testing.T) {
+func TestEmitOutputs(t *testing.T) {
 	cases := emitCases(t)
 	var files, generated, failed int
-	for _, c := range cases {
+	var check []tcPackage
+	for i, c := range cases {
 		res, err := Generate(c.in, Options{Package: c.pkg})
 		if *dumpEmit != "" {
 			writeDump(t, filepath.Join(*dumpEmit, c.name), res, err)
@@ -181,17 +188,20 @@ func TestEmitMatchesGofmt(t *testing.T) {
 			continue
 		}
 		generated++
+		if !typeCheckedElsewhere(c.name) {
+			check = append(check, tcPackage{name: fmt.Sprintf("%s%d", c.pkg, i), files: res.Files})
+		}
 		for _, name := range sortedKeys(res.Files) {
 			files++
 			src := res.Files[name]
-			want, err := format.Source(src)
+			again, err := format.Source(src)
 			if err != nil {
 				t.Errorf("%s: %s does not parse: %v", c.name, name, err)
 				continue
 			}
-			if !bytes.Equal(want, src) {
+			if !bytes.Equal(again, src) {
 				if failed++; failed <= 10 {
-					t.Errorf("%s: %s is not what gofmt prints:\n%s", c.name, name, lineDiff(want, src))
+					t.Errorf("%s: gofmt would change %s:\n%s", c.name, name, lineDiff(again, src))
 				}
 			}
 		}
@@ -203,6 +213,22 @@ func TestEmitMatchesGofmt(t *testing.T) {
 	if generated < len(cases)/2 {
 		t.Fatalf("only %d of %d inputs generated", generated, len(cases))
 	}
+	if testing.Short() {
+		t.Skip("-short: the generated packages are not type-checked")
+	}
+	requireTypeChecks(t, check)
+}
+
+// typeCheckedElsewhere reports whether another test type-checks the output
+// of the emitCase named name: TestCorpus the corpus with and without its
+// skeleton, TestGolden the goldens, TestAdversarial the adversarial cases.
+func typeCheckedElsewhere(name string) bool {
+	for _, prefix := range []string{"corpus/", "corpus-skel/", "golden/", "adversarial/"} {
+		if strings.HasPrefix(name, prefix) {
+			return true
+		}
+	}
+	return false
 }
 
 // writeDump writes one case's output (or error) under dir.

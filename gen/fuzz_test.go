@@ -184,9 +184,8 @@ func checkGenerated(in Input, res *Result) error {
 		if err := checkComments(name, src); err != nil {
 			return err
 		}
-		// Emit prints gofmt's canonical form itself, without go/format:
-		// the output must be exactly what gofmt prints, whatever the
-		// descriptions say (alignment, doc comments).
+		// Emit formats each file with go/format once: the output must be
+		// its fixed point, whatever the descriptions say (doc comments).
 		if again, err := format.Source(src); err != nil || !bytes.Equal(again, src) {
 			return fmt.Errorf("%s: gofmt would change the generated file (err %v):\n%s", name, err, lineDiff(again, src))
 		}

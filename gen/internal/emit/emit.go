@@ -1,13 +1,18 @@
 // Package emit renders the generator's output: a model.Package as Go source
-// files, written in gofmt's canonical form by a printer of its own
-// (print.go), and the classification skeleton that "ocpgen init" writes
-// from a text template (skeleton.go). It makes no decisions: names, types,
-// tags, docs and policies all come from the model.
+// files, built with jennifer and formatted by go/format, and the
+// classification skeleton that "ocpgen init" writes from a text template
+// (skeleton.go). It makes no decisions: names, types, tags, docs and
+// policies all come from the model.
 package emit
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	doccomment "go/doc/comment"
+	"go/format"
+	"go/scanner"
+	"go/token"
 	"runtime"
 	"strconv"
 	"strings"
@@ -15,6 +20,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/dave/jennifer/jen"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ocpgen/ocpgen/gen/internal/model"
@@ -23,10 +29,10 @@ import (
 )
 
 const (
-	// rtPath is the import path of the package generated code is made of.
+	// rtPath is the import path of the package generated code is made of,
+	// imported under the name rtName.
 	rtPath = "github.com/ocpgen/ocpgen/runtime/ocpimpl"
-	// rt is the qualifier of rtPath's names (rtPath is imported under it).
-	rt = "ocpimpl."
+	rtName = "ocpimpl"
 	// hintTrue and hintFalse are the package's two addressable server-hint
 	// values: a hint is &hintTrue or &hintFalse, so every tool is data the
 	// compiler lays out statically, with no code run at init.
@@ -39,22 +45,25 @@ const (
 	unionBranches = "ocpBranches"
 )
 
-// Files renders the package: doc.go, catalogue.go and one file per tool. It
-// fails, naming the file, if the model holds a name that is not a Go
-// identifier (an ocpgen bug: the model makes every name one).
+// Files renders the package: doc.go, catalogue.go and one file per tool.
+// Each file is built with jennifer and formatted by go/format. It fails,
+// naming the file (and the tool a tool's file is made from), if the model
+// holds a name that is not a Go identifier or go/format cannot format the
+// source: an ocpgen bug, as the model makes every name an identifier. On
+// failure no file is returned.
 func Files(p *model.Package) (map[string][]byte, error) {
 	type job struct {
-		name   string
-		render func(*printer)
-		src    []byte
-		err    error
+		name, tool string
+		build      func(*emitter) *jen.File
+		src        []byte
+		err        error
 	}
 	jobs := make([]job, 0, len(p.Tools)+2)
 	jobs = append(jobs,
-		job{name: "doc.go", render: func(w *printer) { docFile(w, p) }},
-		job{name: "catalogue.go", render: func(w *printer) { catalogueFile(w, p) }})
+		job{name: "doc.go", build: func(e *emitter) *jen.File { return e.docFile(p) }},
+		job{name: "catalogue.go", build: func(e *emitter) *jen.File { return e.catalogueFile(p) }})
 	for _, t := range p.Tools {
-		jobs = append(jobs, job{name: t.File, render: func(w *printer) { toolFile(w, p, t) }})
+		jobs = append(jobs, job{name: t.File, tool: t.Name, build: func(e *emitter) *jen.File { return e.toolFile(p, t) }})
 	}
 	// Files are independent: spread them over the CPUs. The output does not
 	// depend on the order, and the error returned is the first in file
@@ -64,12 +73,13 @@ func Files(p *model.Package) (map[string][]byte, error) {
 	for i := range jobs {
 		g.Go(func() error {
 			j := &jobs[i]
-			var w printer
-			j.render(&w)
-			if w.err != nil {
-				j.err = fmt.Errorf("%s: %w", j.name, w.err)
-			} else {
-				j.src = w.buf
+			j.src, j.err = render(j.build)
+			if j.err != nil {
+				where := j.name
+				if j.tool != "" {
+					where = fmt.Sprintf("%s (tool %q)", j.name, j.tool)
+				}
+				j.err = fmt.Errorf("%s: %w", where, j.err)
 			}
 			return nil
 		})
@@ -85,42 +95,82 @@ func Files(p *model.Package) (map[string][]byte, error) {
 	return out, nil
 }
 
+// render builds one file, renders jennifer's source unformatted and formats
+// it with go/format, once. One pass is gofmt's fixed point because the only
+// part of the output that gofmt rewrites differently on a second pass,
+// top-level doc comments, is emitted in canonical form already
+// (canonicalDoc).
+func render(build func(*emitter) *jen.File) ([]byte, error) {
+	var e emitter
+	f := build(&e)
+	if e.err != nil {
+		return nil, e.err
+	}
+	var buf bytes.Buffer
+	if err := f.Render(&buf); err != nil {
+		return nil, fmt.Errorf("jennifer: %w", err)
+	}
+	src, err := format.Source(buf.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("go/format: %w%s", err, badLine(buf.Bytes(), err))
+	}
+	return src, nil
+}
+
+// badLine quotes the source line of a go/format syntax error, to find the
+// emitter bug that wrote it.
+func badLine(src []byte, err error) string {
+	var list scanner.ErrorList
+	if !errors.As(err, &list) || len(list) == 0 {
+		return ""
+	}
+	lines := strings.Split(string(src), "\n")
+	if n := list[0].Pos.Line; n >= 1 && n <= len(lines) {
+		return fmt.Sprintf(" (line %d: %q)", n, lines[n-1])
+	}
+	return ""
+}
+
+// emitter records the first error of the file it builds: a name that is
+// not a Go identifier (so that no text can become code through a name) or
+// a model the emitter cannot write, both ocpgen bugs, reported rather than
+// written.
+type emitter struct{ err error }
+
+func (e *emitter) fail(err error) {
+	if e.err == nil {
+		e.err = err
+	}
+}
+
+// id is jen.Id(name), with name checked to be a Go identifier.
+func (e *emitter) id(name string) *jen.Statement {
+	if !token.IsIdentifier(name) {
+		e.fail(fmt.Errorf("invalid identifier %q in generated code (ocpgen bug)", name))
+	}
+	return jen.Id(name)
+}
+
+// qual is a name of the runtime package.
+func (e *emitter) qual(name string) *jen.Statement {
+	if !token.IsIdentifier(name) {
+		e.fail(fmt.Errorf("invalid identifier %q in generated code (ocpgen bug)", name))
+	}
+	return jen.Qual(rtPath, name)
+}
+
 // oneLine makes input text safe for a single comment line.
 func oneLine(s string) string { return strings.Join(model.DocLines(s), " ") }
 
-// header writes the generated-code header and a source line, then the
-// package's doc comment if any (doc.go's), then the package clause.
-func header(w *printer, p *model.Package, source string, doc []string) {
-	w.line(0, ocpfile.Header)
-	w.str("\n")
-	w.line(0, trimComment("// source: "+oneLine(source)))
-	w.str("\n")
-	w.topDoc(doc)
-	w.line(0, "package "+w.id(p.Name))
-}
-
-// withImports appends to w (the header) the imports of body, then body,
-// and takes over body's error. Every file with code imports the runtime.
-func withImports(w *printer, body *printer) {
-	if body.err != nil && w.err == nil {
-		w.err = body.err
-	}
-	w.str("\n")
-	if !body.json && !body.time {
-		w.line(0, `import ocpimpl "`+rtPath+`"`)
-	} else {
-		w.line(0, "import (")
-		if body.json {
-			w.line(1, `"encoding/json"`)
-		}
-		w.line(1, `ocpimpl "`+rtPath+`"`)
-		if body.time {
-			w.line(1, `"time"`)
-		}
-		w.line(0, ")")
-	}
-	w.str("\n")
-	w.buf = append(w.buf, body.buf...)
+// newFile starts a file with the generated-code header and a source line.
+func (e *emitter) newFile(p *model.Package, source string) *jen.File {
+	e.id(p.Name)
+	f := jen.NewFile(p.Name)
+	// render formats jennifer's raw source with go/format itself.
+	f.NoFormat = true
+	f.ImportAlias(rtPath, rtName)
+	f.HeaderComment(ocpfile.Header + "\n\n// source: " + oneLine(source))
+	return f
 }
 
 // inputsWithDigests is "a.tools.json sha256:… b.ocp.yaml sha256:…".
@@ -132,19 +182,27 @@ func inputsWithDigests(p *model.Package) string {
 	return strings.Join(parts, " ")
 }
 
-// fieldDoc appends doc lines as "//" comment rows inside a struct or a
-// const group, rewritten once by go/doc/comment (formatDoc): the output of
-// the jennifer-based emitter this printer replaced, which gofmt formatted
-// as top-level doc comments because they started in column 1. Indented,
-// gofmt leaves them as they are.
-func fieldDoc(rows []row, lines []string) []row {
-	if len(lines) == 0 {
-		return rows
+// comment emits doc lines inside a struct or a const group as one "//"
+// comment per line. Jennifer writes them in column 1, so go/format gives
+// them one go/doc/comment pass, as a top-level doc comment; indented in its
+// output, they are left as they are on the next pass.
+func comment(g *jen.Group, lines []string) {
+	for _, c := range docComments(lines) {
+		g.Comment(c)
 	}
-	for _, c := range formatDoc(docComments(lines), 1) {
-		rows = append(rows, row{last: trimComment(c)})
+}
+
+// docStatement is the doc comment of a top-level declaration: doc lines as
+// comments, each followed by a line break, in gofmt's canonical form.
+func docStatement(lines []string) *jen.Statement { return docFrom(docComments(lines)) }
+
+// docFrom is docStatement for "//" lines.
+func docFrom(comments []string) *jen.Statement {
+	st := jen.Null()
+	for _, c := range canonicalDoc(comments) {
+		st.Comment(c).Line()
 	}
-	return rows
+	return st
 }
 
 // docComments turns doc lines into "//" comment lines. Each line goes
@@ -175,15 +233,10 @@ func docComments(lines []string) []string {
 // does: gofmt reformats such comments with go/doc/comment (a one-line
 // paragraph without final punctuation becomes a "# heading", list and code
 // block indentation is normalised). That rewrite is not always its own
-// fixed point, so it is applied here until it is, which makes the output
-// gofmt's fixed point. Every line still starts with "//", so text stays
-// inside the comment.
-func canonicalDoc(lines []string) []string { return formatDoc(lines, 4) }
-
-// formatDoc applies go/printer's doc comment rewrite (go/doc/comment's
-// parser and printer) to "//" lines up to passes times, stopping at its
-// fixed point.
-func formatDoc(lines []string, passes int) []string {
+// fixed point, so it is applied here until it is: go/format's one pass
+// (render) then leaves the comment as it is. Every line still starts with
+// "//", so text stays inside the comment.
+func canonicalDoc(lines []string) []string {
 	if len(lines) == 0 {
 		return nil
 	}
@@ -193,7 +246,7 @@ func formatDoc(lines []string, passes int) []string {
 		b.WriteByte('\n')
 	}
 	text := b.String()
-	for i := 0; i < passes && !plainDoc(text); i++ {
+	for i := 0; i < 4 && !plainDoc(text); i++ {
 		var p doccomment.Parser
 		var pr doccomment.Printer
 		next := string(pr.Comment(p.Parse(text)))
@@ -220,7 +273,7 @@ func formatDoc(lines []string, passes int) []string {
 
 // plainDoc reports whether text (a doc comment without its "//" markers,
 // each line ending in a line break) is, to go/doc/comment, only paragraphs
-// of plain text it prints as they are, so that formatDoc need not run it:
+// of plain text it prints as they are, so that canonicalDoc need not run it:
 // no indented line (code blocks, lists), no line starting with "#" (a
 // heading) or "[" (a link definition), no two backquotes or two single
 // quotes in a row (printed as curly quotes), no blank line at either end
@@ -263,7 +316,8 @@ func plainDoc(text string) bool {
 	return para > 1 || (para == 1 && first)
 }
 
-func docFile(w *printer, p *model.Package) {
+func (e *emitter) docFile(p *model.Package) *jen.File {
+	f := e.newFile(p, inputsWithDigests(p))
 	server := "an MCP server"
 	if p.Server != "" {
 		server = fmt.Sprintf("the MCP server %s", oneLine(p.Server))
@@ -272,57 +326,27 @@ func docFile(w *printer, p *model.Package) {
 	for i, in := range p.Inputs {
 		files[i] = oneLine(in.File)
 	}
-	header(w, p, inputsWithDigests(p), []string{
+	for _, c := range canonicalDoc([]string{
 		fmt.Sprintf("// Package %s offers the tools of %s", p.Name, server),
 		"// to an OCP Hub, behind the Hub's authorization and confirm gate",
 		"// (github.com/ocpgen/ocpgen/runtime/ocp). [Catalogue] lists every tool.",
 		"//",
 		fmt.Sprintf("// It was generated by ocpgen from %s.", strings.Join(files, " and ")),
-	})
+	}) {
+		f.PackageComment(c)
+	}
+	return f
 }
 
-// The constant doc comments of catalogue.go and of the methods; each is
-// canonical as written (TestConstDocsAreCanonical).
-var (
-	docTools   = []string{"// " + toolsVar + " are the tools of Catalogue, in name order."}
-	docMarkers = []string{
-		"// Each tool's arguments carry the marker of its classification: a pointer",
-		"// to a read's satisfies ReadArgs, to a write's WriteArgs. A compile error",
-		"// here means this package was edited or is out of date with the runtime:",
-		"// re-run go generate.",
-	}
-	docHints          = []string{"// " + hintTrue + " and " + hintFalse + " are the values the server hints point to."}
-	docMarshalExtra   = []string{"// MarshalJSON encodes the declared properties, then the additional ones."}
-	docUnmarshalExtra = []string{
-		"// UnmarshalJSON decodes the declared properties strictly and keeps every",
-		"// other one in " + model.ExtraField + ".",
-	}
-	docWithExtra = []string{
-		"// OCPWithExtra says that the JSON methods above are ocpimpl's, which the",
-		"// gate does without (ocpimpl.WithExtra).",
-	}
-	docBranches = []string{
-		"// " + unionBranches + " returns the fields of u, in schema order, with the JSON kinds,",
-		"// schema and required properties that select each.",
-	}
-	docMarshalUnion   = []string{"// MarshalJSON encodes the field that is set; it fails unless exactly one is."}
-	docUnmarshalUnion = []string{
-		"// UnmarshalJSON sets the field the schema picks: the first, in schema order,",
-		"// whose JSON kind matches, whose schema the value validates against and",
-		"// into which it decodes strictly.",
-	}
-)
-
-func catalogueFile(w *printer, p *model.Package) {
-	header(w, p, inputsWithDigests(p), nil)
-	var b printer
-	tiers := "nil"
+func (e *emitter) catalogueFile(p *model.Package) *jen.File {
+	f := e.newFile(p, inputsWithDigests(p))
+	tiers := jen.Nil()
 	if p.Tiers != nil {
-		q := make([]string, len(p.Tiers))
-		for i, t := range p.Tiers {
-			q[i] = quote(t)
-		}
-		tiers = "[]string{" + strings.Join(q, ", ") + "}"
+		tiers = jen.Index().String().ValuesFunc(func(g *jen.Group) {
+			for _, t := range p.Tiers {
+				g.Lit(t)
+			}
+		})
 	}
 	doc := []string{
 		"// Catalogue lists every generated tool, in name order, with the",
@@ -339,39 +363,39 @@ func catalogueFile(w *printer, p *model.Package) {
 			doc = append(doc, "//   - "+strconv.Quote(oneLine(name)))
 		}
 	}
-	b.topDoc(doc)
-	b.line(0, "var Catalogue = "+rt+"NewCatalogue("+quote(p.Digest)+", "+tiers+", "+toolsVar+"[:]...)")
-	b.str("\n")
-	b.constDoc(docTools...)
-	b.str("var " + toolsVar + " = [...]*" + rt + "Tool{")
-	if len(p.Tools) > 0 {
-		b.str("\n")
+	f.Add(docFrom(doc).Var().Id("Catalogue").Op("=").Add(e.qual("NewCatalogue")).Call(jen.Lit(p.Digest), tiers, jen.Id(toolsVar).Index(jen.Op(":")).Op("...")))
+	f.Line()
+	f.Comment("// " + toolsVar + " are the tools of Catalogue, in name order.")
+	f.Var().Id(toolsVar).Op("=").Index(jen.Op("...")).Op("*").Add(e.qual("Tool")).ValuesFunc(func(g *jen.Group) {
 		for _, t := range p.Tools {
-			b.line(1, b.id(t.GoName)+",")
+			g.Line().Add(e.id(t.GoName))
 		}
-	}
-	b.str("}\n")
+		if len(p.Tools) > 0 {
+			g.Line()
+		}
+	})
 	if len(p.Tools) > 0 {
-		b.str("\n")
-		b.constDoc(docMarkers...)
-		rows := make([]row, len(p.Tools))
-		for i, t := range p.Tools {
-			iface := "WriteArgs"
-			if t.Kind == model.Read {
-				iface = "ReadArgs"
+		f.Line()
+		f.Comment("// Each tool's arguments carry the marker of its classification: a pointer")
+		f.Comment("// to a read's satisfies ReadArgs, to a write's WriteArgs. A compile error")
+		f.Comment("// here means this package was edited or is out of date with the runtime:")
+		f.Comment("// re-run go generate.")
+		f.Var().DefsFunc(func(g *jen.Group) {
+			for _, t := range p.Tools {
+				iface := "WriteArgs"
+				if t.Kind == model.Read {
+					iface = "ReadArgs"
+				}
+				g.Id("_").Add(e.qual(iface)).Op("=").Parens(jen.Op("*").Add(e.id(t.Args.Name))).Call(jen.Nil())
 			}
-			rows[i] = row{cells: []string{"_", rt + iface}, last: "= (*" + b.id(t.Args.Name) + ")(nil)"}
-		}
-		b.line(0, "var (")
-		b.rows(1, rows)
-		b.line(0, ")")
+		})
 	}
 	if hasHints(p) {
-		b.str("\n")
-		b.constDoc(docHints...)
-		b.line(0, "var "+hintTrue+", "+hintFalse+" = true, false")
+		f.Line()
+		f.Comment("// " + hintTrue + " and " + hintFalse + " are the values the server hints point to.")
+		f.Var().List(jen.Id(hintTrue), jen.Id(hintFalse)).Op("=").List(jen.True(), jen.False())
 	}
-	withImports(w, &b)
+	return f
 }
 
 func hasHints(p *model.Package) bool {
@@ -384,29 +408,28 @@ func hasHints(p *model.Package) bool {
 	return false
 }
 
-func toolFile(w *printer, p *model.Package, t *model.Tool) {
+func (e *emitter) toolFile(p *model.Package, t *model.Tool) *jen.File {
 	source := fmt.Sprintf("%s tool %q (input schema %s)", p.Inputs[0].File, t.Name, t.Fingerprint)
 	for _, in := range p.Inputs[1:] {
 		source += ", " + in.File
 	}
-	header(w, p, source, nil)
-	var b printer
-	toolVar(&b, t)
+	f := e.newFile(p, source)
+	f.Add(e.toolVar(t))
 	for _, d := range t.Decls {
-		b.str("\n")
+		f.Line()
 		switch x := d.(type) {
 		case *model.Struct:
-			structDecl(&b, t, x)
+			f.Add(e.structDecl(t, x))
 		case *model.Enum:
-			enumDecl(&b, x)
+			f.Add(e.enumDecl(x))
 		case *model.Union:
-			unionDecl(&b, x)
+			f.Add(e.unionDecl(x))
 		}
 	}
-	withImports(w, &b)
+	return f
 }
 
-func toolVar(w *printer, t *model.Tool) {
+func (e *emitter) toolVar(t *model.Tool) *jen.Statement {
 	doc := []string{fmt.Sprintf("%s is the MCP tool %q, classified as a %s.", t.GoName, t.Name, t.Kind)}
 	if !t.Classified {
 		doc = []string{
@@ -427,44 +450,41 @@ func toolVar(w *printer, t *model.Tool) {
 		kind = "KindRead"
 	}
 	policy := []kv{
-		{key: "Kind", val: rt + kind},
-		{key: "Classified", val: strconv.FormatBool(pol.Classified)},
-		{key: "Tier", val: quote(pol.Tier)},
+		{"Kind", e.qual(kind)},
+		{"Classified", jen.Lit(pol.Classified)},
+		{"Tier", jen.Lit(pol.Tier)},
 	}
 	if len(pol.Scopes) > 0 {
-		q := make([]string, len(pol.Scopes))
-		for i, sc := range pol.Scopes {
-			q[i] = quote(sc)
-		}
-		policy = append(policy, kv{key: "Scopes", val: "[]string{" + strings.Join(q, ", ") + "}"})
+		policy = append(policy, kv{"Scopes", jen.Index().String().ValuesFunc(func(g *jen.Group) {
+			for _, sc := range pol.Scopes {
+				g.Lit(sc)
+			}
+		})})
 	}
-	policy = append(policy, templateKV(w, "Resource", pol.Resource))
+	policy = append(policy, kv{"Resource", e.templateLit(pol.Resource)})
 	if pol.ConfirmPrompt != nil {
-		policy = append(policy, templateKV(w, "ConfirmPrompt", pol.ConfirmPrompt))
+		policy = append(policy, kv{"ConfirmPrompt", e.templateLit(pol.ConfirmPrompt)})
 	}
 	if pol.ConfirmTTL != 0 {
-		policy = append(policy, kv{key: "ConfirmTTL", val: duration(w, pol.ConfirmTTL)})
+		policy = append(policy, kv{"ConfirmTTL", duration(pol.ConfirmTTL)})
 	}
-	policy = append(policy, kv{key: "Failure", val: quote(pol.Failure)})
+	policy = append(policy, kv{"Failure", jen.Lit(pol.Failure)})
 
-	desc := []kv{{key: "Name", val: quote(d.Name)}}
+	desc := []kv{{"Name", jen.Lit(d.Name)}}
 	if d.Title != "" {
-		desc = append(desc, kv{key: "Title", val: quote(d.Title)})
+		desc = append(desc, kv{"Title", jen.Lit(d.Title)})
 	}
 	if d.Description != "" {
-		desc = append(desc, kv{key: "Description", val: quote(d.Description)})
+		desc = append(desc, kv{"Description", jen.Lit(d.Description)})
 	}
 	desc = append(desc,
-		kv{key: "InputSchema", val: schemaLiteral([]byte(d.InputSchema))},
-		kv{key: "Fingerprint", val: quote(d.Fingerprint)},
+		kv{"InputSchema", jen.Op(schemaLiteral([]byte(d.InputSchema)))},
+		kv{"Fingerprint", jen.Lit(d.Fingerprint)},
 	)
 	if d.OutputSchema != "" {
-		desc = append(desc, kv{key: "OutputSchema", val: schemaLiteral([]byte(d.OutputSchema))})
+		desc = append(desc, kv{"OutputSchema", jen.Op(schemaLiteral([]byte(d.OutputSchema)))})
 	}
-	desc = append(desc, kv{key: "Policy", block: func(indent int) {
-		w.str(rt + "Policy")
-		w.values(indent, policy)
-	}})
+	desc = append(desc, kv{"Policy", e.qual("Policy").Add(values(policy))})
 	var hints []kv
 	for _, h := range []struct {
 		name string
@@ -475,55 +495,59 @@ func toolVar(w *printer, t *model.Tool) {
 			if *h.v {
 				v = hintTrue
 			}
-			hints = append(hints, kv{key: h.name, val: "&" + v})
+			hints = append(hints, kv{h.name, jen.Op("&").Id(v)})
 		}
 	}
 	if len(hints) > 0 {
-		desc = append(desc, kv{key: "Hints", block: func(indent int) {
-			w.str(rt + "ServerHints")
-			w.values(indent, hints)
-		}})
+		desc = append(desc, kv{"Hints", e.qual("ServerHints").Add(values(hints))})
 	}
-	w.topDoc(docComments(doc))
-	w.str("var " + w.id(t.GoName) + " = &" + rt + "Tool")
-	w.values(0, []kv{
-		{key: "Args", val: "(*" + w.id(t.Args.Name) + ")(nil)"},
-		{key: "Desc", block: func(indent int) {
-			w.str(rt + "Descriptor")
-			w.values(indent, desc)
-		}},
-	})
-	w.str("\n")
+	return docStatement(doc).Var().Add(e.id(t.GoName)).Op("=").Op("&").Add(e.qual("Tool")).Add(values([]kv{
+		{"Args", jen.Parens(jen.Op("*").Add(e.id(t.Args.Name))).Call(jen.Nil())},
+		{"Desc", e.qual("Descriptor").Add(values(desc))},
+	}))
 }
 
-// templateKV is a bound template's key: one segment a line when it has more
+// templateLit is a bound template: one segment a line when it has more
 // than one.
-func templateKV(w *printer, key string, t ocpimpl.Template) kv {
-	segs := make([]string, len(t))
-	for i, sg := range t {
-		var keys []string
+func (e *emitter) templateLit(t ocpimpl.Template) jen.Code {
+	items := make([]jen.Code, 0, len(t)+1)
+	for _, sg := range t {
+		var keys []jen.Code
 		if sg.Text != "" {
-			keys = append(keys, "Text: "+quote(sg.Text))
+			keys = append(keys, jen.Id("Text").Op(":").Lit(sg.Text))
 		}
 		if sg.Arg != "" {
-			keys = append(keys, "Arg: "+quote(sg.Arg))
+			keys = append(keys, jen.Id("Arg").Op(":").Lit(sg.Arg))
 		}
 		if sg.Mode != ocpimpl.BindText {
-			keys = append(keys, "Mode: "+rt+w.id(sg.Mode.String()))
+			keys = append(keys, jen.Id("Mode").Op(":").Add(e.qual(sg.Mode.String())))
 		}
-		segs[i] = "{" + strings.Join(keys, ", ") + "}"
-	}
-	if len(t) <= 1 {
-		return kv{key: key, val: rt + "Template{" + strings.Join(segs, "") + "}"}
-	}
-	return kv{key: key, block: func(indent int) {
-		w.str(rt + "Template{\n")
-		for _, s := range segs {
-			w.line(indent+1, s+",")
+		item := jen.Values(keys...)
+		if len(t) > 1 {
+			item = jen.Line().Add(item)
 		}
-		w.tabs(indent)
-		w.str("}")
-	}}
+		items = append(items, item)
+	}
+	if len(t) > 1 {
+		items = append(items, jen.Line())
+	}
+	return e.qual("Template").Values(items...)
+}
+
+// kv is one key of a composite literal.
+type kv struct {
+	key string
+	val jen.Code
+}
+
+// values is a composite literal's keys in the given order, one a line.
+func values(kvs []kv) *jen.Statement {
+	items := make([]jen.Code, 0, len(kvs)+1)
+	for _, x := range kvs {
+		items = append(items, jen.Line().Id(x.key).Op(":").Add(x.val))
+	}
+	items = append(items, jen.Line())
+	return jen.Values(items...)
 }
 
 func hintText(h model.Hints) string {
@@ -539,232 +563,210 @@ func hintText(h model.Hints) string {
 	return strings.Join(parts, ", ")
 }
 
-// duration prints a time.Duration in the largest exact unit.
-func duration(w *printer, d time.Duration) string {
-	w.time = true
+// duration is a time.Duration in the largest exact unit.
+func duration(d time.Duration) jen.Code {
 	for _, u := range []struct {
 		d    time.Duration
 		name string
 	}{{time.Hour, "Hour"}, {time.Minute, "Minute"}, {time.Second, "Second"}, {time.Millisecond, "Millisecond"}} {
 		if d%u.d == 0 {
-			return strconv.Itoa(int(d/u.d)) + " * time." + u.name
+			return jen.Lit(int(d/u.d)).Op("*").Qual("time", u.name)
 		}
 	}
-	return "time.Duration(int64(" + strconv.FormatInt(int64(d), 10) + "))"
+	return jen.Qual("time", "Duration").Call(jen.Lit(int64(d)))
 }
 
-// typ prints a model type.
-func typ(w *printer, t model.Type) string {
+// typ is a model type.
+func (e *emitter) typ(t model.Type) jen.Code {
 	switch x := t.(type) {
 	case *model.Struct:
-		return w.id(x.Name)
+		return e.id(x.Name)
 	case *model.Enum:
-		return w.id(x.Name)
+		return e.id(x.Name)
 	case *model.Union:
-		return w.id(x.Name)
+		return e.id(x.Name)
 	case model.Scalar:
 		switch x.Kind {
 		case model.String:
-			return "string"
+			return jen.String()
 		case model.Int64:
-			return "int64"
+			return jen.Int64()
 		case model.Uint64:
-			return "uint64"
+			return jen.Uint64()
 		case model.Float64:
-			return "float64"
+			return jen.Float64()
 		case model.Bool:
-			return "bool"
+			return jen.Bool()
 		}
 	case model.Raw:
-		w.json = true
-		return "json.RawMessage"
+		return jen.Qual("encoding/json", "RawMessage")
 	case model.Slice:
-		return "[]" + typ(w, x.Elem)
+		return jen.Index().Add(e.typ(x.Elem))
 	case model.Map:
-		return "map[string]" + typ(w, x.Elem)
+		return jen.Map(jen.String()).Add(e.typ(x.Elem))
 	case model.Pointer:
-		return "*" + typ(w, x.Elem)
+		return jen.Op("*").Add(e.typ(x.Elem))
 	case model.Nullable:
-		return rt + "Nullable[" + typ(w, x.Elem) + "]"
+		return e.qual("Nullable").Types(e.typ(x.Elem))
 	}
 	// Unreachable for a model built by model.Build.
-	if w.err == nil {
-		w.err = fmt.Errorf("type %T in generated code (ocpgen bug)", t)
-	}
-	return "invalidModelType"
+	e.fail(fmt.Errorf("type %T in generated code (ocpgen bug)", t))
+	return jen.Null()
 }
 
-// structBody writes "struct{}" or "struct {", the rows, and "}".
-func structBody(w *printer, rows []row) {
-	if len(rows) == 0 {
-		w.str("struct{}\n")
-		return
-	}
-	w.str("struct {\n")
-	w.rows(1, rows)
-	w.str("}\n")
-}
-
-func structDecl(w *printer, t *model.Tool, s *model.Struct) {
-	var rows []row
-	if s == t.Args {
-		marker := "Write"
-		if t.Kind == model.Read {
-			marker = "Read"
+func (e *emitter) structDecl(t *model.Tool, s *model.Struct) *jen.Statement {
+	st := docStatement(s.Doc)
+	st.Type().Add(e.id(s.Name)).StructFunc(func(g *jen.Group) {
+		if s == t.Args {
+			marker := "Write"
+			if t.Kind == model.Read {
+				marker = "Read"
+			}
+			g.Add(e.qual(marker)).Tag(map[string]string{"json": "-"})
+			if len(s.Fields) > 0 {
+				g.Line()
+			}
 		}
-		rows = append(rows, row{cells: []string{rt + marker}, last: tag("-")})
-		if len(s.Fields) > 0 {
-			rows = append(rows, row{})
+		for i, fd := range s.Fields {
+			if len(fd.Doc) > 0 && i > 0 {
+				g.Line()
+			}
+			comment(g, fd.Doc)
+			g.Add(e.id(fd.GoName)).Add(e.typ(fd.Type)).Tag(map[string]string{"json": fd.Tag})
 		}
-	}
-	for i, fd := range s.Fields {
-		if len(fd.Doc) > 0 && i > 0 {
-			rows = append(rows, row{})
+		if s.Extra != nil {
+			g.Line()
+			comment(g, s.ExtraDoc)
+			g.Id(model.ExtraField).Map(jen.String()).Add(e.typ(s.Extra)).Tag(map[string]string{"json": "-"})
 		}
-		rows = fieldDoc(rows, fd.Doc)
-		rows = append(rows, row{cells: []string{w.id(fd.GoName), typ(w, fd.Type)}, last: tag(fd.Tag)})
-	}
+	})
 	if s.Extra != nil {
-		rows = append(rows, row{})
-		rows = fieldDoc(rows, s.ExtraDoc)
-		rows = append(rows, row{cells: []string{model.ExtraField, "map[string]" + typ(w, s.Extra)}, last: tag("-")})
+		st.Line().Line().Add(e.extraMethods(s))
 	}
-	w.topDoc(docComments(s.Doc))
-	w.str("type " + w.id(s.Name) + " ")
-	structBody(w, rows)
-	if s.Extra != nil {
-		extraMethods(w, s)
-	}
+	return st
 }
 
 // extraMethods are the MarshalJSON and UnmarshalJSON of a struct with
-// additional properties: the declared fields through a method-less copy of
-// the type, the others through the catch-all map.
-func extraMethods(w *printer, s *model.Struct) {
-	names := make([]string, 0, len(s.Fields)+3)
-	names = append(names, "b", "(*plain)(v)", "&v."+model.ExtraField)
+// additional properties (the declared fields through a method-less copy of
+// the type, the others through the catch-all map) and the OCPWithExtra
+// marker that says they are ocpimpl's.
+func (e *emitter) extraMethods(s *model.Struct) *jen.Statement {
+	names := make([]jen.Code, 0, len(s.Fields)+3)
+	names = append(names, jen.Id("b"), jen.Parens(jen.Op("*").Id("plain")).Call(jen.Id("v")), jen.Op("&").Id("v").Dot(model.ExtraField))
 	for _, f := range s.Fields {
-		names = append(names, quote(f.JSONName))
+		names = append(names, jen.Lit(f.JSONName))
 	}
-	w.str("\n")
-	w.constDoc(docMarshalExtra...)
-	w.line(0, "func (v "+s.Name+") MarshalJSON() ([]byte, error) {")
-	w.line(1, "type plain "+s.Name)
-	w.line(1, "return "+rt+"MarshalWithExtra(plain(v), v."+model.ExtraField+")")
-	w.line(0, "}")
-	w.str("\n")
-	w.constDoc(docUnmarshalExtra...)
-	w.line(0, "func (v *"+s.Name+") UnmarshalJSON(b []byte) error {")
-	w.line(1, "type plain "+s.Name)
-	w.line(1, "return "+rt+"UnmarshalWithExtra("+strings.Join(names, ", ")+")")
-	w.line(0, "}")
-	w.str("\n")
-	w.constDoc(docWithExtra...)
-	// Two lines, which gofmt keeps whatever the name's length (it joins a
-	// short one-line body only when the source has it on one line).
-	w.line(0, "func (*"+s.Name+") OCPWithExtra() {")
-	w.line(0, "}")
+	return jen.Comment("// MarshalJSON encodes the declared properties, then the additional ones.").Line().
+		Func().Params(jen.Id("v").Add(e.id(s.Name))).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.Type().Id("plain").Add(e.id(s.Name)),
+		jen.Return(e.qual("MarshalWithExtra").Call(jen.Id("plain").Call(jen.Id("v")), jen.Id("v").Dot(model.ExtraField))),
+	).Line().Line().
+		Comment("// UnmarshalJSON decodes the declared properties strictly and keeps every").Line().
+		Comment("// other one in "+model.ExtraField+".").Line().
+		Func().Params(jen.Id("v").Op("*").Add(e.id(s.Name))).Id("UnmarshalJSON").Params(jen.Id("b").Index().Byte()).Error().Block(
+		jen.Type().Id("plain").Add(e.id(s.Name)),
+		jen.Return(e.qual("UnmarshalWithExtra").Call(names...)),
+	).Line().Line().
+		Comment("// OCPWithExtra says that the JSON methods above are ocpimpl's, which the").Line().
+		Comment("// gate does without (ocpimpl.WithExtra).").Line().
+		// An empty body on two lines, which gofmt keeps whatever the
+		// name's length (jennifer's empty Block is one line).
+		Func().Params(jen.Op("*").Add(e.id(s.Name))).Id("OCPWithExtra").Params().Op("{\n}")
 }
 
-// kindCode is the ocpimpl.JSONKind set of a model type, as an argument
-// among others of a call (where gofmt writes "|" without blanks).
-func kindCode(w *printer, t model.Type) string {
+// kindCode is the ocpimpl.JSONKind set of a model type.
+func (e *emitter) kindCode(t model.Type) jen.Code {
 	kinds := model.JSONKinds(t)
 	if len(kinds) >= 6 {
-		return rt + "JSONAny"
+		return e.qual("JSONAny")
 	}
 	names := map[string]string{"string": "JSONString", "number": "JSONNumber", "boolean": "JSONBool",
 		"array": "JSONArray", "object": "JSONObject", "null": "JSONNull"}
-	parts := make([]string, 0, len(kinds))
-	for _, k := range kinds {
-		parts = append(parts, rt+w.id(names[k]))
+	if len(kinds) == 0 {
+		e.fail(fmt.Errorf("a union branch with no JSON kind (ocpgen bug)"))
 	}
-	if len(parts) == 0 && w.err == nil {
-		w.err = fmt.Errorf("a union branch with no JSON kind (ocpgen bug)")
+	c := jen.Null()
+	for i, k := range kinds {
+		if i > 0 {
+			c.Op("|")
+		}
+		c.Add(e.qual(names[k]))
 	}
-	return strings.Join(parts, "|")
+	return c
 }
 
-func unionDecl(w *printer, u *model.Union) {
-	var rows []row
-	for i, br := range u.Branches {
-		if len(br.Doc) > 0 && i > 0 {
-			rows = append(rows, row{})
-		}
-		rows = fieldDoc(rows, br.Doc)
-		rows = append(rows, row{cells: []string{w.id(br.GoName)}, last: "*" + typ(w, br.Type)})
-	}
+func (e *emitter) unionDecl(u *model.Union) *jen.Statement {
 	doc := docComments(u.Doc)
 	if len(doc) > 0 {
 		doc = append(doc, "//")
 	}
-	doc = append(doc, fmt.Sprintf("// %s is a union: set exactly one field.", u.Name))
-	w.topDoc(doc)
-	w.str("type " + w.id(u.Name) + " ")
-	structBody(w, rows)
-	// The branch list is written once, in ocpBranches, for both methods.
-	w.str("\n")
-	w.constDoc(docBranches...)
-	w.line(0, "func (u *"+u.Name+") "+unionBranches+"() []"+rt+"UnionBranch {")
-	w.tabs(1)
-	w.str("return []" + rt + "UnionBranch{")
-	if len(u.Branches) > 0 {
-		w.str("\n")
-		for _, br := range u.Branches {
-			args := []string{"&u." + br.GoName, kindCode(w, br.Type), schemaLiteral(br.Schema)}
-			for _, r := range br.Required {
-				args = append(args, quote(r))
+	st := docFrom(append(doc, fmt.Sprintf("// %s is a union: set exactly one field.", u.Name)))
+	st.Type().Add(e.id(u.Name)).StructFunc(func(g *jen.Group) {
+		for i, br := range u.Branches {
+			if len(br.Doc) > 0 && i > 0 {
+				g.Line()
 			}
-			w.line(2, rt+"Branch("+strings.Join(args, ", ")+"),")
+			comment(g, br.Doc)
+			g.Add(e.id(br.GoName)).Op("*").Add(e.typ(br.Type))
 		}
-		w.tabs(1)
+	})
+	// The branch list is written once, in ocpBranches, for both methods.
+	var list []jen.Code
+	for _, br := range u.Branches {
+		args := []jen.Code{jen.Op("&").Id("u").Dot(br.GoName), e.kindCode(br.Type), jen.Op(schemaLiteral(br.Schema))}
+		for _, r := range br.Required {
+			args = append(args, jen.Lit(r))
+		}
+		list = append(list, jen.Line().Add(e.qual("Branch")).Call(args...))
 	}
-	w.str("}\n")
-	w.line(0, "}")
-	branches := "u." + unionBranches + "()..."
-	w.str("\n")
-	w.constDoc(docMarshalUnion...)
-	w.line(0, "func (u "+u.Name+") MarshalJSON() ([]byte, error) {")
-	w.line(1, "return "+rt+"MarshalUnion("+quote(u.Name)+", "+branches+")")
-	w.line(0, "}")
-	w.str("\n")
-	w.constDoc(docUnmarshalUnion...)
-	w.line(0, "func (u *"+u.Name+") UnmarshalJSON(b []byte) error {")
-	w.line(1, "return "+rt+"UnmarshalUnion("+quote(u.Name)+", b, "+branches+")")
-	w.line(0, "}")
+	if len(list) > 0 {
+		list = append(list, jen.Line())
+	}
+	branches := func() *jen.Statement { return jen.Id("u").Dot(unionBranches).Call().Op("...") }
+	st.Line().Line().
+		Comment(fmt.Sprintf("// %s returns the fields of u, in schema order, with the JSON kinds,", unionBranches)).Line().
+		Comment("// schema and required properties that select each.").Line().
+		Func().Params(jen.Id("u").Op("*").Add(e.id(u.Name))).Id(unionBranches).Params().Index().Add(e.qual("UnionBranch")).Block(
+		jen.Return(jen.Index().Add(e.qual("UnionBranch")).Values(list...)),
+	).Line().Line().
+		Comment("// MarshalJSON encodes the field that is set; it fails unless exactly one is.").Line().
+		Func().Params(jen.Id("u").Add(e.id(u.Name))).Id("MarshalJSON").Params().Params(jen.Index().Byte(), jen.Error()).Block(
+		jen.Return(e.qual("MarshalUnion").Call(jen.Lit(u.Name), branches())),
+	).Line().Line().
+		Comment("// UnmarshalJSON sets the field the schema picks: the first, in schema order,").Line().
+		Comment("// whose JSON kind matches, whose schema the value validates against and").Line().
+		Comment("// into which it decodes strictly.").Line().
+		Func().Params(jen.Id("u").Op("*").Add(e.id(u.Name))).Id("UnmarshalJSON").Params(jen.Id("b").Index().Byte()).Error().Block(
+		jen.Return(e.qual("UnmarshalUnion").Call(jen.Lit(u.Name), jen.Id("b"), branches())),
+	)
+	return st
 }
 
-func enumDecl(w *printer, e *model.Enum) {
-	base := "string"
-	if e.Kind == model.Int64 {
-		base = "int64"
+func (e *emitter) enumDecl(en *model.Enum) *jen.Statement {
+	st := docStatement(en.Doc)
+	base := jen.String()
+	if en.Kind == model.Int64 {
+		base = jen.Int64()
 	}
-	w.topDoc(docComments(e.Doc))
-	w.line(0, "type "+w.id(e.Name)+" "+base)
-	w.str("\n")
-	w.constDoc("// The values of " + e.Name + ".")
-	if len(e.Values) == 0 {
-		w.line(0, "const ()")
-		return
-	}
-	var rows []row
-	for i, v := range e.Values {
-		if len(v.Doc) > 0 && i > 0 {
-			rows = append(rows, row{})
+	st.Type().Add(e.id(en.Name)).Add(base).Line().Line()
+	st.Comment(fmt.Sprintf("// The values of %s.", en.Name)).Line()
+	st.Const().DefsFunc(func(g *jen.Group) {
+		for i, v := range en.Values {
+			if len(v.Doc) > 0 && i > 0 {
+				g.Line()
+			}
+			comment(g, v.Doc)
+			if en.Kind == model.Int64 {
+				g.Add(e.id(v.GoName)).Id(en.Name).Op("=").Lit(int(v.Int))
+			} else {
+				g.Add(e.id(v.GoName)).Id(en.Name).Op("=").Lit(v.Value)
+			}
 		}
-		rows = fieldDoc(rows, v.Doc)
-		val := quote(v.Value)
-		if e.Kind == model.Int64 {
-			val = strconv.FormatInt(int64(int(v.Int)), 10)
-		}
-		rows = append(rows, row{cells: []string{w.id(v.GoName), e.Name}, last: "= " + val})
-	}
-	w.line(0, "const (")
-	w.rows(1, rows)
-	w.line(0, ")")
+	})
+	return st
 }
 
-// schemaLiteral prints a canonical JSON schema as a Go string literal: a raw
+// schemaLiteral is a canonical JSON schema as a Go string literal: a raw
 // string, which reads as the JSON it is, whenever the schema holds no
 // backquote and only printable characters (strconv.IsPrint: no carriage
 // return, which a raw string would drop, no byte order mark, no
@@ -780,7 +782,7 @@ func schemaLiteral(schema []byte) string {
 		raw = strconv.IsPrint(r)
 	}
 	if !raw {
-		return quote(s)
+		return strconv.Quote(s)
 	}
 	return "`" + s + "`"
 }

@@ -1,13 +1,13 @@
 package emit
 
 import (
-	"bytes"
 	doccomment "go/doc/comment"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
-	"text/tabwriter"
+
+	"github.com/dave/jennifer/jen"
 
 	"github.com/ocpgen/ocpgen/gen/internal/model"
 	"github.com/ocpgen/ocpgen/internal/ocpfile"
@@ -67,78 +67,39 @@ func TestFilesHeader(t *testing.T) {
 }
 
 // TestFilesInvalidIdentifier: a name that is not a Go identifier (which the
-// model never makes) is an error naming the file, never written as is.
+// model never makes) is an error naming the file, and the tool of a tool's
+// file, and no file is returned.
 func TestFilesInvalidIdentifier(t *testing.T) {
-	_, err := Files(pkg("Get Args"))
-	if err == nil || !strings.Contains(err.Error(), `invalid identifier "Get Args"`) ||
-		!(strings.HasPrefix(err.Error(), "get.go: ") || strings.HasPrefix(err.Error(), "catalogue.go: ")) {
-		t.Fatalf("err = %v, want an invalid identifier error naming the file", err)
+	files, err := Files(pkg("Get Args"))
+	if err == nil || files != nil || !strings.HasPrefix(err.Error(), `catalogue.go: invalid identifier "Get Args"`) {
+		t.Fatalf("err = %v (%d files), want an invalid identifier error naming catalogue.go", err, len(files))
+	}
+	p := pkg("GetArgs")
+	p.Tools[0].Args.Fields[0].GoName = "I D"
+	files, err = Files(p)
+	if err == nil || files != nil || !strings.HasPrefix(err.Error(), `get.go (tool "get"): invalid identifier "I D"`) {
+		t.Fatalf("err = %v (%d files), want an invalid identifier error naming get.go and the tool", err, len(files))
 	}
 }
 
-// TestConstDocsAreCanonical: the doc comments the printer writes as they
-// are must be what gofmt makes of them.
-func TestConstDocsAreCanonical(t *testing.T) {
-	for _, doc := range [][]string{docTools, docMarkers, docHints, docMarshalExtra, docUnmarshalExtra,
-		docBranches, docMarshalUnion, docUnmarshalUnion, {"// The values of SomeEnum_1x."}} {
-		// go/doc/comment itself, not formatDoc (which skips what plainDoc
-		// accepts).
-		var text strings.Builder
-		for _, l := range doc {
-			text.WriteString(strings.TrimPrefix(strings.TrimPrefix(l, "//"), " ") + "\n")
-		}
-		if got := docPass(text.String()); got != text.String() {
-			t.Errorf("%q is not canonical: gofmt writes %q", doc, got)
-		}
+// TestRenderFormatError: source go/format cannot format is an error naming
+// go/format and quoting the line, never output.
+func TestRenderFormatError(t *testing.T) {
+	src, err := render(func(e *emitter) *jen.File {
+		f := e.newFile(pkg("GetArgs"), "s.tools.json")
+		f.Var().Id("x").Op("=").Op("}")
+		return f
+	})
+	if err == nil || src != nil || !strings.HasPrefix(err.Error(), "go/format: ") || !strings.Contains(err.Error(), `: "var x = }")`) {
+		t.Fatalf("render = %q, %v; want a go/format error quoting the line", src, err)
 	}
-}
-
-// TestRowsAgreeWithTabwriter holds rows to text/tabwriter configured as
-// go/format configures it, on random sections: cells of varied widths
-// (ASCII and not), rows with fewer cells, comment rows and blank rows.
-func TestRowsAgreeWithTabwriter(t *testing.T) {
-	r := rand.New(rand.NewPCG(1, 2))
-	words := []string{"", "a", "ID", "Name", "ocpimpl.Write", "map[string]json.RawMessage", "Über", "名前", "*ocpimpl.Nullable[int64]", "x_y_z_w"}
-	for range 5000 {
-		indent := r.IntN(3)
-		rs := make([]row, r.IntN(8))
-		var in bytes.Buffer
-		for i := range rs {
-			switch r.IntN(6) {
-			case 0:
-				rs[i] = row{}
-				in.WriteString("\n")
-				continue
-			case 1:
-				rs[i] = row{last: "// comment " + words[r.IntN(len(words))]}
-			default:
-				cells := make([]string, 1+r.IntN(3))
-				for c := range cells {
-					// A first cell is a name or a key, never empty (an
-					// empty one would be indentation to tabwriter).
-					from := 0
-					if c == 0 {
-						from = 1
-					}
-					cells[c] = words[from+r.IntN(len(words)-from)]
-				}
-				rs[i] = row{cells: cells, last: "`json:\"x\"`"}
-			}
-			in.WriteString(strings.Repeat("\t", indent))
-			for _, c := range rs[i].cells {
-				in.WriteString(c + "\v")
-			}
-			in.WriteString(rs[i].last + "\n")
-		}
-		var want bytes.Buffer
-		tw := tabwriter.NewWriter(&want, 0, 8, 1, ' ', tabwriter.DiscardEmptyColumns|tabwriter.TabIndent)
-		tw.Write(in.Bytes())
-		tw.Flush()
-		var p printer
-		p.rows(indent, rs)
-		if string(p.buf) != want.String() {
-			t.Fatalf("rows %q:\n got %q\nwant %q", rs, p.buf, want.String())
-		}
+	src, err = render(func(e *emitter) *jen.File {
+		f := e.newFile(pkg("GetArgs"), "s.tools.json")
+		f.Var().Id("x").Op("=").Lit(1)
+		return f
+	})
+	if err != nil || !strings.Contains(string(src), "\nvar x = 1\n") {
+		t.Fatalf("render = %q, %v; want the formatted file", src, err)
 	}
 }
 
