@@ -950,7 +950,7 @@ func (g *Gate) syncCatalogue(live []LiveTool) {
 		liveFP[lt.Name] = lt.Fingerprint
 		if gt := g.byServer[lt.Name]; gt != nil {
 			if fields := driftOf(gt, lt); len(fields) > 0 {
-				drift = append(drift, lt.Name+": "+strings.Join(fields, ", "))
+				drift = append(drift, boundTo(lt.Name, maxAuditName)+": "+strings.Join(fields, ", "))
 			}
 		}
 	}
@@ -1013,10 +1013,10 @@ func (g *Gate) syncCatalogue(live []LiveTool) {
 	g.audit.LogAttrs(context.Background(), level, AuditSync, g.withServer(
 		slog.String("catalogue", fp),
 		slog.Bool("changed", !same),
-		slog.Any("advertised", names),
-		slog.Any("server_only_not_callable", serverOnly),
-		slog.Any("schema_changed_withdrawn", changed),
-		slog.Any("removed", removed),
+		slog.Any("advertised", boundNames(names)),
+		slog.Any("server_only_not_callable", boundNames(serverOnly)),
+		slog.Any("schema_changed_withdrawn", boundNames(changed)),
+		slog.Any("removed", boundNames(removed)),
 		slog.Any("drift_audited", boundList(drift)),
 		slog.Bool("listed", live != nil),
 	)...)
