@@ -3,11 +3,14 @@ package ocp
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -108,5 +111,100 @@ func TestClientServerLogIsBounded(t *testing.T) {
 	}
 	if !strings.HasPrefix(a["logger"], "LLL") || len(a["logger"]) > maxAuditName+32 {
 		t.Errorf("logger of %d bytes", len(a["logger"]))
+	}
+}
+
+// resultRewriter wraps a client's transport and replaces the result of
+// every tools/call response with a fixed JSON text: what a go-sdk server
+// cannot be made to send.
+type resultRewriter struct {
+	inner  mcp.Transport
+	result string
+}
+
+func (rt *resultRewriter) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := rt.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &rewriteConn{Connection: c, result: rt.result, calls: map[string]bool{}}, nil
+}
+
+type rewriteConn struct {
+	mcp.Connection
+	result string
+	mu     sync.Mutex
+	calls  map[string]bool // ids of the tools/call requests sent
+}
+
+func (rc *rewriteConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if r, ok := msg.(*jsonrpc.Request); ok && r.Method == "tools/call" {
+		rc.mu.Lock()
+		rc.calls[fmt.Sprint(r.ID.Raw())] = true
+		rc.mu.Unlock()
+	}
+	return rc.Connection.Write(ctx, msg)
+}
+
+func (rc *rewriteConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := rc.Connection.Read(ctx)
+	if r, ok := msg.(*jsonrpc.Response); ok && err == nil {
+		rc.mu.Lock()
+		call := rc.calls[fmt.Sprint(r.ID.Raw())]
+		rc.mu.Unlock()
+		if call {
+			r.Result, r.Error = json.RawMessage(rc.result), nil
+		}
+	}
+	return msg, err
+}
+
+// A tools/call result that says nothing (null, {}, an empty content list
+// and no structuredContent) is outcome_unknown, audited as malformed: the
+// server may have acted. It used to reach the model as ok:true, output [].
+func TestEmptyResultIsOutcomeUnknown(t *testing.T) {
+	noLeaksAfter(t)
+	for _, tc := range []struct {
+		result string
+		ok     bool
+		output string
+	}{
+		{`null`, false, ""},
+		{`{}`, false, ""},
+		{`{"content":[]}`, false, ""},
+		{`{"content":null,"structuredContent":null}`, false, ""},
+		{`{"isError":false}`, false, ""},
+		// What does say something still passes.
+		{`{"content":[{"type":"text","text":"done"}]}`, true, `[{"type":"text","text":"done"}]`},
+		{`{"content":[],"structuredContent":{}}`, true, `{}`},
+	} {
+		_, ct := newSpyServer(t, nil, spyToolsOf(testCatalogue)...)
+		cl, err := Connect(t.Context(), &resultRewriter{inner: ct, result: tc.result}, ClientOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		audit := &syncBuffer{}
+		g, err := NewGate(Config{Catalogue: testCatalogue, Server: cl, ACL: AllowAllResources, Broker: NewMemoryBroker(),
+			Audit: slog.New(slog.NewJSONHandler(audit, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := g.Dispatch(t.Context(), alice, req("e", "read_graph", `{}`))
+		_ = cl.Close()
+		if tc.ok {
+			if !r.OK || string(r.Output) != tc.output {
+				t.Errorf("result %s: %+v, want ok with output %s", tc.result, r, tc.output)
+			}
+			continue
+		}
+		wantRefused(t, r, ReasonOutcomeUnknown)
+		if r.Error != textOutcomeUnknown+" (ref "+r.Ref+")" {
+			t.Errorf("result %s: error %q", tc.result, r.Error)
+		}
+		ev := audit.events(t, AuditCall)
+		if len(ev) != 1 || ev[0]["outcome"] != string(ReasonOutcomeUnknown) || ev[0]["malformed"] != true || ev[0]["ref"] != r.Ref ||
+			!strings.Contains(fmt.Sprint(ev[0]["detail"]), "malformed result") {
+			t.Errorf("result %s: audit %v, want one ocp.call event, outcome_unknown, malformed", tc.result, ev)
+		}
 	}
 }
