@@ -12,6 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ocpgen/ocpgen/internal/invisible"
 )
 
 // auditLines returns the JSON audit events written to b, one per line.
@@ -206,5 +208,78 @@ func TestEmptyResultIsOutcomeUnknown(t *testing.T) {
 			!strings.Contains(fmt.Sprint(ev[0]["detail"]), "malformed result") {
 			t.Errorf("result %s: audit %v, want one ocp.call event, outcome_unknown, malformed", tc.result, ev)
 		}
+	}
+}
+
+// The prompt and the arguments a peer is shown escape the whole of
+// Unicode's Default_Ignorable_Code_Point set and unassigned code points,
+// not only controls and format characters: "report\u034f.txt" used to read
+// as "report.txt". The server still receives the caller's exact string.
+func TestPromptEscapesDefaultIgnorable(t *testing.T) {
+	hidden := []rune{0x034F, 0x115F, 0x1160, 0x3164, 0xFFA0, 0xFE0F, 0xE0100, 0x2065, 0xFFF0, 0x00AD, 0x17B4, 0x180B, 0x0378, 0xE000}
+	var b strings.Builder
+	b.WriteString("report")
+	for _, r := range hidden {
+		b.WriteRune(r)
+	}
+	b.WriteString(".txt é 日本 😀")
+	evil := b.String()
+	h := newHarness(t, true, nil)
+	ch, stop := announced(h)
+	defer stop()
+	args, _ := json.Marshal(map[string]any{"entityNames": []string{evil}})
+	res := dispatchAsync(h, alice, req("w", "delete_entities", string(args)))
+	cr := <-ch
+	for _, r := range hidden {
+		if strings.ContainsRune(cr.Prompt, r) || strings.ContainsRune(string(cr.Args), r) {
+			t.Errorf("U+%04X shown raw: prompt %q args %s", r, cr.Prompt, cr.Args)
+		}
+	}
+	for _, esc := range []string{`\u034f`, `\u3164`, `\ufe0f`, `\udb40\udd00`, `\u2065`, `\ufff0`, `\u0378`} {
+		if !strings.Contains(cr.Prompt, esc) || !strings.Contains(string(cr.Args), esc) {
+			t.Errorf("%s not in prompt %q or args %s", esc, cr.Prompt, cr.Args)
+		}
+	}
+	if !strings.Contains(cr.Prompt, "é 日本 😀") {
+		t.Errorf("visible text escaped: %q", cr.Prompt)
+	}
+	if err := h.g.Resolve(context.Background(), alicePhone, ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-res; !r.OK {
+		t.Fatalf("%+v", r)
+	}
+	calls := h.spy.Calls()
+	var got struct{ EntityNames []string }
+	if len(calls) != 1 || string(calls[0].Args) != string(cr.Args) || json.Unmarshal([]byte(calls[0].Args), &got) != nil || got.EntityNames[0] != evil {
+		t.Errorf("forwarded %+v, shown %s", calls, cr.Args)
+	}
+}
+
+// escapeInvisible escapes every code point of the Default_Ignorable table,
+// and the result is the same JSON value.
+func TestEscapeInvisibleCoversDefaultIgnorable(t *testing.T) {
+	for _, rg := range invisible.DefaultIgnorable.R16 {
+		for r := rune(rg.Lo); r <= rune(rg.Hi); r++ {
+			checkEscaped(t, r)
+		}
+	}
+	for _, rg := range invisible.DefaultIgnorable.R32 {
+		for r := rune(rg.Lo); r <= rune(rg.Hi); r++ {
+			checkEscaped(t, r)
+		}
+	}
+}
+
+func checkEscaped(t *testing.T, r rune) {
+	t.Helper()
+	in, _ := json.Marshal(map[string]string{"a" + string(r): "x" + string(r)})
+	out := escapeInvisible(in)
+	if bytes.ContainsRune(out, r) {
+		t.Errorf("U+%04X left raw: %s", r, out)
+	}
+	var m map[string]string
+	if json.Unmarshal(out, &m) != nil || m["a"+string(r)] != "x"+string(r) {
+		t.Errorf("U+%04X: %s does not mean %s", r, out, in)
 	}
 }
