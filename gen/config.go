@@ -18,6 +18,8 @@ type ConfigServer = load.ConfigServer
 // LoadConfig parses a configuration file named file (its directory is what
 // relative paths are resolved against). Every error names the file, line
 // and column; on error the Config is nil and the error is a Diagnostics.
+// It reads the file system only to find whether two outs are one directory
+// (through a symbolic link).
 func LoadConfig(file string, data []byte) (*Config, error) {
 	c, ds := load.LoadConfig(file, data)
 	if err := ds.Err(); err != nil {

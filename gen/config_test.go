@@ -1,7 +1,9 @@
 package gen
 
 import (
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -95,4 +97,49 @@ func FuzzConfig(f *testing.F) {
 			t.Fatalf("error does not name the file: %v", err)
 		}
 	})
+}
+
+// TestConfigOutsAreRealDirectories: two outs that name one directory
+// through a symbolic link (of the directory, of a parent of a directory
+// not created yet) are one package's, an error before anything is written;
+// two outs that only look alike are not.
+func TestConfigOutsAreRealDirectories(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"gen/a", "gen/b"} {
+		if err := os.MkdirAll(filepath.Join(root, filepath.FromSlash(d)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{"gen/link": "a", "alias": "gen", "abs": filepath.Join(root, "gen", "b")} {
+		if err := os.Symlink(target, filepath.Join(root, filepath.FromSlash(link))); err != nil {
+			t.Skipf("no symbolic links here: %v", err)
+		}
+	}
+	file := filepath.Join(root, "ocpgen.yaml")
+	two := func(out1, out2 string) string {
+		return "version: 1\nservers:\n  - snapshot: a.tools.json\n    out: " + out1 + "\n  - snapshot: b.tools.json\n    package: second\n    out: " + out2 + "\n"
+	}
+	for _, tc := range []struct{ out1, out2 string }{
+		{"gen/a", "gen/link"},         // a link to the directory
+		{"gen/link", "gen/a"},         // in either order
+		{"gen/new", "alias/new"},      // a link to a parent; new does not exist
+		{"alias/link/x", "gen/a/x"},   // both
+		{"gen/b", "abs"},              // an absolute link
+		{"gen/a", root + "/alias/a/"}, // an absolute out
+	} {
+		_, err := LoadConfig(file, []byte(two(tc.out1, tc.out2)))
+		want := "ocpgen.yaml:7:10: servers[1].out " + strconv.Quote(tc.out2) + " is also the out of the server at line 3 ("
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "are one directory): two servers cannot write the same package") {
+			t.Errorf("outs %s and %s: err = %v, want %q…", tc.out1, tc.out2, err, want)
+		}
+	}
+	for _, tc := range []struct{ out1, out2 string }{
+		{"gen/a", "gen/b"},
+		{"gen/link/x", "gen/a/y"},
+		{"gen/new", "alias/other"},
+	} {
+		if _, err := LoadConfig(file, []byte(two(tc.out1, tc.out2))); err != nil {
+			t.Errorf("outs %s and %s: %v", tc.out1, tc.out2, err)
+		}
+	}
 }

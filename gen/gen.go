@@ -154,4 +154,7 @@ const (
 	// CodeUndeclaredArgument: the schema admits top-level keys it does not
 	// declare, which the gate refuses.
 	CodeUndeclaredArgument = diag.CodeUndeclaredArgument
+	// CodeInvisibleName: the tool's name holds characters a reader cannot
+	// see (such as U+3164 HANGUL FILLER), so it can read as another name.
+	CodeInvisibleName = diag.CodeInvisibleName
 )

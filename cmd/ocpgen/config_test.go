@@ -143,6 +143,35 @@ func TestConfigNothingWritten(t *testing.T) {
 	}
 }
 
+// TestConfigOutThroughALink: a second out that is the first's directory
+// through a symbolic link is refused before anything is written; the
+// second package used to replace the first.
+func TestConfigOutThroughALink(t *testing.T) {
+	root := hubModule(t)
+	t.Chdir(root)
+	if code, _, errs := ocpgen(t, "generate"); code != exitOK {
+		t.Fatalf("generate: exit %d\n%s", code, errs)
+	}
+	first := filepath.Join(root, "bridges/fs/fsocp/catalogue.go")
+	before, err := os.ReadFile(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(root, "bridges/other/gen")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join("..", "fs", "fsocp"), filepath.Join(root, "bridges/other/gen")); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	code, _, errs := ocpgen(t, "generate")
+	if code != exitTrouble || !strings.Contains(errs, `ocpgen.yaml:8:10: servers[1].out "bridges/other/gen" is also the out of the server at line 3`) {
+		t.Fatalf("generate through a link: exit %d\n%s", code, errs)
+	}
+	if after, _ := os.ReadFile(first); string(after) != string(before) {
+		t.Errorf("the first package was rewritten:\n%.300s", after)
+	}
+}
+
 // TestConfigNotFoundAndUsage: the search stops at the module root; -config
 // does not go with the flags naming one server.
 func TestConfigNotFoundAndUsage(t *testing.T) {

@@ -50,17 +50,25 @@ type call struct {
 const (
 	// maxAuditText bounds a text attribute (a detail, a requested name).
 	maxAuditText = 2048
-	// maxAuditList bounds a list attribute (the resources of a call).
+	// maxAuditList bounds a list attribute (the resources of a call, the
+	// tool lists of a sync).
 	maxAuditList = 64
+	// maxAuditName bounds each name of a sync's tool lists: a server may
+	// list hundreds of tools with long names, and a sync is logged on
+	// every list_changed.
+	maxAuditName = 256
 )
 
 // boundText cuts s to maxAuditText bytes (on a rune boundary), saying how
 // long it was.
-func boundText(s string) string {
-	if len(s) <= maxAuditText {
+func boundText(s string) string { return boundTo(s, maxAuditText) }
+
+// boundTo cuts s to max bytes (on a rune boundary), saying how long it was.
+func boundTo(s string, max int) string {
+	if len(s) <= max {
 		return s
 	}
-	cut := maxAuditText
+	cut := max
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
 	}
@@ -68,11 +76,19 @@ func boundText(s string) string {
 }
 
 // boundList cuts a list to maxAuditList items of bounded text.
-func boundList(l []string) []string {
+func boundList(l []string) []string { return boundListTo(l, maxAuditText) }
+
+// boundNames cuts a list of tool names to maxAuditList names of at most
+// maxAuditName bytes each.
+func boundNames(l []string) []string { return boundListTo(l, maxAuditName) }
+
+// boundListTo cuts a list to maxAuditList items of at most max bytes each;
+// a list cut short ends with an item saying how many it had.
+func boundListTo(l []string, max int) []string {
 	n := min(len(l), maxAuditList)
 	out := make([]string, n, n+1)
 	for i := range n {
-		out[i] = boundText(l[i])
+		out[i] = boundTo(l[i], max)
 	}
 	if len(l) > n {
 		out = append(out, fmt.Sprintf("… (%d in all)", len(l)))
@@ -87,7 +103,8 @@ func (c *call) event(level slog.Level, name, outcome string, attrs ...slog.Attr)
 // log writes one event of c to audit. It is the one place that builds a
 // call event's attributes: those every event carries (see the Audit
 // constants), "server" unless server is "" ([withServer]), then attrs,
-// with a "detail" and a "pointer" bounded. A gate's calls log through event, and the calls
+// with the request id, the requested name, a "detail" and a "pointer"
+// bounded. A gate's calls log through event, and the calls
 // a [Mux] routes to no gate through Mux.unknown.
 func (c *call) log(audit *slog.Logger, server string, level slog.Level, name, outcome string, attrs []slog.Attr) {
 	for i, a := range attrs {
@@ -96,7 +113,7 @@ func (c *call) log(audit *slog.Logger, server string, level slog.Level, name, ou
 		}
 	}
 	base := withServer(server,
-		slog.String("call", c.id),
+		slog.String("call", boundText(c.id)),
 		slog.String("tool", boundText(c.tool)),
 		slog.String("principal", c.p.ID),
 		slog.String("tier", c.p.Tier),

@@ -332,7 +332,7 @@ func (c *Client) open(ctx context.Context, dial func(context.Context) (mcp.Trans
 	if c.level != "" {
 		if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil && ir.Capabilities.Logging != nil {
 			if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: c.level}); err != nil {
-				c.audit.LogAttrs(ctx, slog.LevelWarn, "mcp set log level failed", slog.String("error", err.Error()))
+				c.audit.LogAttrs(ctx, slog.LevelWarn, "mcp set log level failed", slog.String("error", boundText(err.Error())))
 			}
 		}
 	}
@@ -372,7 +372,7 @@ func (c *Client) run(cs *mcp.ClientSession) {
 	reconnect := func() error {
 		next, err := c.open(c.ctx, c.dial)
 		if err != nil {
-			c.audit.LogAttrs(c.ctx, slog.LevelWarn, "mcp reconnect failed", slog.String("error", err.Error()))
+			c.audit.LogAttrs(c.ctx, slog.LevelWarn, "mcp reconnect failed", slog.String("error", boundText(err.Error())))
 			return err
 		}
 		cs, gone, redial, delay = next, c.watch(next), nil, minRedialDelay
@@ -444,7 +444,7 @@ func (c *Client) syncOrWithdraw(cs *mcp.ClientSession) error {
 	live, err := c.listAll(c.ctx, cs)
 	if err != nil {
 		c.publish(nil)
-		c.audit.LogAttrs(c.ctx, slog.LevelError, "mcp tools/list failed; catalogue withdrawn", slog.String("error", err.Error()))
+		c.audit.LogAttrs(c.ctx, slog.LevelError, "mcp tools/list failed; catalogue withdrawn", slog.String("error", boundText(err.Error())))
 		return err
 	}
 	c.publish(live)
@@ -475,14 +475,14 @@ func (c *Client) listAll(ctx context.Context, cs *mcp.ClientSession) ([]LiveTool
 				if i >= 0 {
 					live[i].Name = "" // removed below
 					index[t.Name] = -1
-					c.audit.LogAttrs(ctx, slog.LevelWarn, "mcp tool listed twice; left out", slog.String("tool", t.Name))
+					c.audit.LogAttrs(ctx, slog.LevelWarn, "mcp tool listed twice; left out", slog.String("tool", boundTo(t.Name, maxAuditName)))
 				}
 				continue
 			}
 			fp, err := ocpimpl.SchemaFingerprint(t.InputSchema)
 			if err != nil {
 				index[t.Name] = -1
-				c.audit.LogAttrs(ctx, slog.LevelWarn, "mcp tool schema not encodable; left out", slog.String("tool", t.Name), slog.String("error", err.Error()))
+				c.audit.LogAttrs(ctx, slog.LevelWarn, "mcp tool schema not encodable; left out", slog.String("tool", boundTo(t.Name, maxAuditName)), slog.String("error", boundText(err.Error())))
 				continue
 			}
 			lt := LiveTool{Name: t.Name, Fingerprint: fp, Title: t.Title, Description: t.Description}
@@ -520,13 +520,19 @@ func (c *Client) toolListChanged(context.Context, *mcp.ToolListChangedRequest) {
 	}
 }
 
-// serverLog passes a server log message to the audit log, and nowhere else.
+// serverLog passes a server log message to the audit log, and nowhere else:
+// its data as JSON text, bounded as every audit text is (a server may send
+// megabytes), and its level and logger name bounded too.
 func (c *Client) serverLog(ctx context.Context, req *mcp.LoggingMessageRequest) {
 	p := req.Params
+	data, err := json.Marshal(p.Data)
+	if err != nil {
+		data = []byte(fmt.Sprintf("(data does not encode: %v)", err))
+	}
 	c.audit.LogAttrs(ctx, auditLevel(p.Level), "mcp server log",
-		slog.String("mcp_level", string(p.Level)),
-		slog.String("logger", p.Logger),
-		slog.Any("data", p.Data))
+		slog.String("mcp_level", boundTo(string(p.Level), maxAuditName)),
+		slog.String("logger", boundTo(p.Logger, maxAuditName)),
+		slog.String("data", boundText(string(data))))
 }
 
 func auditLevel(l mcp.LoggingLevel) slog.Level {

@@ -3,16 +3,20 @@ package ocp
 import (
 	"encoding/binary"
 	"fmt"
-	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/ocpgen/ocpgen/internal/invisible"
 )
 
 // escapeInvisible returns the JSON text b with every character that a
 // person cannot see, or that changes how the text around it is shown,
-// written as a \u escape: C0 and C1 controls, format characters (bidi
-// embeddings, overrides and isolates, zero-width characters, the BOM, tag
-// characters: Unicode category Cf), and line and paragraph separators. In
+// written as a \u escape: every non-ASCII character [invisible.Is] reports
+// (C1 controls, format characters such as bidi embeddings, overrides and
+// isolates, zero-width characters, the BOM and tag characters, line and
+// paragraph separators, the rest of Unicode's Default_Ignorable_Code_Point
+// set such as U+034F, the Hangul fillers and variation selectors,
+// private-use and unassigned code points such as U+2065 and U+FFF0). In
 // valid JSON such characters can occur only inside strings, where the
 // escape is the same value, so the result means what b means. b is
 // returned as it is when it holds none.
@@ -31,7 +35,7 @@ func escapeInvisible(b []byte) []byte {
 			continue
 		}
 		r, n := utf8.DecodeRune(b[i:])
-		if invisible(r) {
+		if invisible.Is(r) {
 			break
 		}
 		i += n
@@ -48,7 +52,7 @@ func escapeInvisible(b []byte) []byte {
 			continue
 		}
 		r, n := utf8.DecodeRune(b[i:])
-		if invisible(r) {
+		if invisible.Is(r) {
 			if r > 0xFFFF {
 				r1, r2 := utf16.EncodeRune(r)
 				out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
@@ -61,10 +65,4 @@ func escapeInvisible(b []byte) []byte {
 		i += n
 	}
 	return out
-}
-
-// invisible reports whether r is a non-ASCII control, format or separator
-// character (ASCII controls are escaped by every JSON encoder already).
-func invisible(r rune) bool {
-	return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.In(r, unicode.Zl, unicode.Zp)
 }

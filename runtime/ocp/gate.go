@@ -732,23 +732,32 @@ func (g *Gate) callServer(ctx context.Context, c *call, gt *gateTool, fwd []byte
 		c.event(slog.LevelError, AuditCall, string(ReasonFailed), append(attrs, slog.String("ref", ref), slog.String("detail", detail))...)
 		return ActionResult{ID: c.id, OK: false, Reason: ReasonFailed, Error: gt.desc.Policy.Failure + " (ref " + ref + ")", Ref: ref}
 	}
+	unknown := func(detail string, attrs ...slog.Attr) ActionResult {
+		ref := newRef()
+		c.event(slog.LevelError, AuditCall, string(ReasonOutcomeUnknown), append(attrs, slog.String("ref", ref), slog.String("detail", detail))...)
+		return ActionResult{ID: c.id, OK: false, Reason: ReasonOutcomeUnknown, Error: textOutcomeUnknown + " (ref " + ref + ")", Ref: ref}
+	}
 	switch {
 	case err != nil && !mayHaveRun(err):
 		return fail("call error: " + err.Error())
 	case err != nil:
 		// Sent, and no answer: the server may have run it. Saying "failed"
 		// would invite a retry that writes twice.
-		ref := newRef()
-		c.event(slog.LevelError, AuditCall, string(ReasonOutcomeUnknown), slog.String("ref", ref), slog.String("detail", "call error: "+err.Error()))
-		return ActionResult{ID: c.id, OK: false, Reason: ReasonOutcomeUnknown, Error: textOutcomeUnknown + " (ref " + ref + ")", Ref: ref}
+		return unknown("call error: " + err.Error())
 	case res == nil:
-		return fail("call returned no result")
+		// An answer that says nothing ({"result":null} reaches here or as
+		// an empty result): the server may have acted, and did not say.
+		return unknown("malformed result: the call returned no result", slog.Bool("malformed", true))
 	case res.IsError:
 		b, _ := json.Marshal(res.Content)
 		return fail("tool error result: " + string(b))
 	case res.NeedsInput():
 		// The server is not a peer: it cannot ask anyone for input.
 		return fail("server asked for input (input_required), which the Hub does not relay")
+	case len(res.Content) == 0 && res.StructuredContent == nil:
+		// {"result":{}}: neither content nor structuredContent. Not a
+		// success with no output: the server may have acted.
+		return unknown("malformed result: neither content nor structuredContent", slog.Bool("malformed", true))
 	}
 	var out []byte
 	structured := res.StructuredContent != nil
@@ -757,13 +766,9 @@ func (g *Gate) callServer(ctx context.Context, c *call, gt *gateTool, fwd []byte
 	} else if triple, ok := textTriple(res.Content); ok {
 		out, structured = triple, true
 	} else {
-		content := res.Content
-		if content == nil {
-			content = []mcp.Content{}
-		}
 		var ok bool
-		if out, ok = textContentJSON(content); !ok {
-			out, err = json.Marshal(content)
+		if out, ok = textContentJSON(res.Content); !ok {
+			out, err = json.Marshal(res.Content)
 		}
 	}
 	if err != nil {
@@ -809,7 +814,7 @@ func (g *Gate) syncCatalogue(live []LiveTool) {
 		liveFP[lt.Name] = lt.Fingerprint
 		if gt := g.byServer[lt.Name]; gt != nil {
 			if fields := driftOf(gt, lt); len(fields) > 0 {
-				drift = append(drift, lt.Name+": "+strings.Join(fields, ", "))
+				drift = append(drift, boundTo(lt.Name, maxAuditName)+": "+strings.Join(fields, ", "))
 			}
 		}
 	}
@@ -872,10 +877,10 @@ func (g *Gate) syncCatalogue(live []LiveTool) {
 	g.audit.LogAttrs(context.Background(), level, AuditSync, g.withServer(
 		slog.String("catalogue", fp),
 		slog.Bool("changed", !same),
-		slog.Any("advertised", names),
-		slog.Any("server_only_not_callable", serverOnly),
-		slog.Any("schema_changed_withdrawn", changed),
-		slog.Any("removed", removed),
+		slog.Any("advertised", boundNames(names)),
+		slog.Any("server_only_not_callable", boundNames(serverOnly)),
+		slog.Any("schema_changed_withdrawn", boundNames(changed)),
+		slog.Any("removed", boundNames(removed)),
 		slog.Any("drift_audited", boundList(drift)),
 		slog.Bool("listed", live != nil),
 	)...)

@@ -20,8 +20,9 @@ const (
 	// could not be sent. The spec's word.
 	ReasonFailed Reason = "failed"
 	// ReasonOutcomeUnknown: the call was sent to the server but no answer
-	// came back (the caller gave up, the connection dropped): the server
-	// may have run it. A model must check before it retries a write.
+	// came back (the caller gave up, the connection dropped), or the answer
+	// said nothing (neither content nor structuredContent): the server may
+	// have run it. A model must check before it retries a write.
 	ReasonOutcomeUnknown Reason = "outcome_unknown"
 	// ReasonDenied: the write's confirm was denied, expired, was cancelled,
 	// or was voided by a catalogue change. The server was not called.

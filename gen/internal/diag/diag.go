@@ -59,6 +59,11 @@ const (
 	// does not declare, which the gate refuses (it forwards only declared
 	// arguments).
 	CodeUndeclaredArgument Code = "undeclared-argument"
+	// CodeInvisibleName: the tool's name holds characters a reader cannot
+	// see (internal/invisible: controls, format characters, the rest of
+	// Unicode's Default_Ignorable_Code_Point set, unassigned code points),
+	// so it can read as another tool's name. The message lists them.
+	CodeInvisibleName Code = "invisible-name"
 )
 
 // Diagnostic is one message about an input file.

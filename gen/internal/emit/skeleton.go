@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ocpgen/ocpgen/gen/internal/load"
+	"github.com/ocpgen/ocpgen/internal/invisible"
 	"github.com/ocpgen/ocpgen/templates"
 )
 
@@ -115,12 +116,14 @@ func firstLine(s string) string {
 }
 
 // commentText makes s safe inside a one-line YAML comment: every character
-// that is not printable (line breaks, tabs, control and format characters
-// such as bidi overrides) becomes a space, runs of spaces collapse, and the
-// text is cut to max characters.
+// that is not printable or is invisible (line breaks, tabs, control and
+// format characters such as bidi overrides, the rest of
+// invisible.DefaultIgnorable such as the Hangul filler U+3164, unassigned
+// code points) becomes a space, runs of spaces collapse, and the text is
+// cut to max characters.
 func commentText(s string, max int) string {
 	s = strings.Map(func(r rune) rune {
-		if !unicode.IsPrint(r) {
+		if !unicode.IsPrint(r) || invisible.Is(r) {
 			return ' '
 		}
 		return r
@@ -147,8 +150,12 @@ func yamlKey(name string) string {
 	return yamlQuote(name)
 }
 
-// yamlQuote returns s as a YAML double-quoted scalar. Non-printable
-// characters (including YAML's extra line breaks) are escaped as \u or \U.
+// yamlQuote returns s as a YAML double-quoted scalar. Non-printable and
+// invisible characters (YAML's extra line breaks, controls, format
+// characters, the rest of invisible.DefaultIgnorable such as U+3164,
+// unassigned code points) are escaped as \u or \U, so that two names that
+// differ only by such a character look different: "purge_all\u3164" next
+// to purge_all.
 func yamlQuote(s string) string {
 	var b strings.Builder
 	b.WriteByte('"')
@@ -157,7 +164,7 @@ func yamlQuote(s string) string {
 		case r == '"' || r == '\\':
 			b.WriteByte('\\')
 			b.WriteRune(r)
-		case unicode.IsPrint(r):
+		case unicode.IsPrint(r) && !invisible.Is(r):
 			b.WriteRune(r)
 		case r <= 0xFFFF:
 			fmt.Fprintf(&b, `\u%04X`, r)

@@ -108,6 +108,34 @@ func TestSkeletonHostile(t *testing.T) {
 	}
 }
 
+// TestSkeletonInvisibleNames: two tools whose names differ only by an
+// invisible character (U+3164 HANGUL FILLER, U+034F COMBINING GRAPHEME
+// JOINER) have keys that look different, and no invisible character is
+// written raw, in a key or in a comment.
+func TestSkeletonInvisibleNames(t *testing.T) {
+	names := []string{"purge_all", "purge_all\u3164", "purge\u034Fall", "purge_all\uFE0F", "purge_all\u2065"}
+	var tools []map[string]any
+	for _, n := range names {
+		tools = append(tools, map[string]any{"name": n, "description": "Purge\u3164 all\u034F", "inputSchema": map[string]any{}})
+	}
+	raw, _ := json.Marshal(map[string]any{"tools": tools})
+	s, diags := load.LoadSnapshot("purge.tools.json", raw)
+	if len(diags) > 0 {
+		t.Fatal(diags)
+	}
+	out := string(checkSkeleton(t, s))
+	for _, r := range []rune{0x3164, 0x034F, 0xFE0F, 0x2065} {
+		if strings.ContainsRune(out, r) {
+			t.Errorf("U+%04X written raw:\n%s", r, out)
+		}
+	}
+	for _, want := range []string{"  purge_all:\n", `  "purge_all\u3164":` + "\n", `  "purge\u034Fall":` + "\n", `  "purge_all\uFE0F":` + "\n", `  "purge_all\u2065":` + "\n", "  # Purge all\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("skeleton lacks %q:\n%s", want, out)
+		}
+	}
+}
+
 func TestYAMLKey(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"read_graph", "read_graph"},
@@ -122,6 +150,14 @@ func TestYAMLKey(t *testing.T) {
 		{"a\u2028b", `"a\u2028b"`},
 		{"\U000E0001", `"\U000E0001"`},
 		{"é", `"é"`},
+		// Invisible but printable to strconv: escaped, so that the key
+		// does not read as purge_all (Default_Ignorable, unassigned).
+		{"purge_all\u3164", `"purge_all\u3164"`},
+		{"purge\u034Fall", `"purge\u034Fall"`},
+		{"a\u115F\u1160\uFFA0\uFE0F", `"a\u115F\u1160\uFFA0\uFE0F"`},
+		{"a\u2065\uFFF0", `"a\u2065\uFFF0"`},
+		{"a\U000E0100", `"a\U000E0100"`},
+		{"a\u00AD", `"a\u00AD"`},
 	}
 	for _, tt := range tests {
 		if got := yamlKey(tt.in); got != tt.want {

@@ -3,6 +3,8 @@ package load
 import (
 	"fmt"
 	"go/token"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -51,7 +53,11 @@ type ConfigServer struct {
 // Paths are relative to the file's directory, written with "/". Unknown and
 // duplicate keys, wrong types, a missing snapshot or out, an invalid package
 // name and two servers with the same out are errors with the file's line and
-// column. When the list holds an error the returned config is nil.
+// column. Two outs are the same when they are one directory on disk: the
+// existing part of each is resolved through its symbolic links (and two
+// existing directories are compared with os.SameFile), so gen/link, a link
+// to gen/a, is gen/a's out. When the list holds an error the returned
+// config is nil.
 func LoadConfig(file string, data []byte) (*Config, diag.List) {
 	l := &classLoader{file: file}
 	if len(data) > MaxConfigSize {
@@ -92,7 +98,13 @@ func (l *classLoader) config(data []byte) *Config {
 	}
 	c := &Config{File: l.file}
 	dir := filepath.Dir(l.file)
-	outs := map[string]Pos{}
+	type outDir struct {
+		out  string      // as resolved against dir
+		info fs.FileInfo // nil if it does not exist yet
+		pos  Pos
+	}
+	outs := map[string]outDir{} // by realDir
+	var existing []outDir       // the outs that exist, for os.SameFile
 	for i, it := range items {
 		what := fmt.Sprintf("servers[%d]", i)
 		m, ok := l.fields(it, what, configServerKeys)
@@ -142,11 +154,26 @@ func (l *classLoader) config(data []byte) *Config {
 			}
 		}
 		if s.Out != "" {
-			if prev, dup := outs[s.Out]; dup {
-				l.errorf(m["out"].val, "%s.out %q is also the out of the server at line %d: two servers cannot write the same package", what, m["out"].val.Value, prev.Line)
+			real, info := realDir(s.Out)
+			od := outDir{s.Out, info, s.Pos}
+			prev, dup := outs[real]
+			for _, o := range existing {
+				if !dup && info != nil && os.SameFile(info, o.info) {
+					prev, dup = o, true
+				}
+			}
+			if dup {
+				also := ""
+				if prev.out != s.Out {
+					also = fmt.Sprintf(" (%s and %s are one directory)", prev.out, s.Out)
+				}
+				l.errorf(m["out"].val, "%s.out %q is also the out of the server at line %d%s: two servers cannot write the same package", what, m["out"].val.Value, prev.pos.Line, also)
 				continue
 			}
-			outs[s.Out] = s.Pos
+			outs[real] = od
+			if info != nil {
+				existing = append(existing, od)
+			}
 		}
 		c.Servers = append(c.Servers, s)
 	}
@@ -164,4 +191,33 @@ func (l *classLoader) packageName(n *yaml.Node, name, what string) bool {
 		return false
 	}
 	return true
+}
+
+// realDir is the directory that writing to out would write to: the longest
+// prefix of out that exists with its symbolic links resolved, joined with
+// the rest of out, and the directory's FileInfo if it exists. Two outs that
+// differ only by a symbolic link (gen/link → gen/a) or by the link of a
+// parent have one realDir; two that name one directory by other means (a
+// bind mount, a case-insensitive file system) have FileInfos that
+// os.SameFile matches.
+func realDir(out string) (string, fs.FileInfo) {
+	abs, err := filepath.Abs(out)
+	if err != nil {
+		return out, nil
+	}
+	rest := ""
+	for p := abs; ; p = filepath.Dir(p) {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			real := filepath.Join(r, rest)
+			info, err := os.Stat(real)
+			if err != nil || !info.IsDir() {
+				info = nil
+			}
+			return real, info
+		}
+		if filepath.Dir(p) == p {
+			return abs, nil
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+	}
 }

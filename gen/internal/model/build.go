@@ -16,6 +16,7 @@ import (
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
 	"github.com/ocpgen/ocpgen/gen/internal/load"
 	"github.com/ocpgen/ocpgen/gen/internal/schemakw"
+	"github.com/ocpgen/ocpgen/internal/invisible"
 	"github.com/ocpgen/ocpgen/internal/tmpl"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
@@ -70,6 +71,11 @@ func Build(s *load.Snapshot, c *load.Classification, pkgName string) (*Package, 
 
 	var tools []*load.Tool
 	for _, t := range s.Tools {
+		if hidden := invisibleRunes(t.Name); hidden != "" {
+			diags = append(diags, diag.Diagnostic{Severity: diag.Warning, Code: diag.CodeInvisibleName, File: s.File, Tool: t.Name,
+				Pointer: t.Pointer("name"),
+				Msg:     "the name holds characters a reader cannot see (" + hidden + "): it can read as another tool's name; ocpgen init writes them as \\u escapes"})
+		}
 		if t.TaskSupport == load.TaskRequired {
 			p.TaskRequired = append(p.TaskRequired, t.Name)
 			diags = append(diags, diag.Diagnostic{Severity: diag.Warning, Code: diag.CodeTaskRequired, File: s.File, Tool: t.Name,
@@ -719,4 +725,16 @@ func describeUses(each func(yield func(Type, string))) {
 			}
 		}
 	})
+}
+
+// invisibleRunes lists the characters of name that invisible.Is reports,
+// as "U+3164, U+034F", or "" when there are none.
+func invisibleRunes(name string) string {
+	var hidden []string
+	for _, r := range name {
+		if invisible.Is(r) {
+			hidden = append(hidden, fmt.Sprintf("U+%04X", r))
+		}
+	}
+	return strings.Join(hidden, ", ")
 }
