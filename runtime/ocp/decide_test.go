@@ -253,6 +253,7 @@ func TestDecisionDoesNotReadTheArguments(t *testing.T) {
 		if !errors.Is(err, ErrConfirmForbidden) {
 			t.Fatalf("%s: %v, want ErrConfirmForbidden", tc.name, err)
 		}
+		t.Logf("%s: %d bytes allocated per refused decision", tc.name, n)
 		if n > 64<<10 {
 			t.Errorf("%s: a refused decision allocates %d bytes, for a confirm of %d bytes of arguments", tc.name, n, len(args))
 		}
