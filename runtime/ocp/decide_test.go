@@ -87,7 +87,9 @@ func TestConfirmBelongsToThePolicyThatOpenedIt(t *testing.T) {
 	defer broker.Subscribe(func(r ConfirmRequest) { ch <- r })()
 
 	res := make(chan ActionResult, 1)
-	go func() { res <- one.Dispatch(context.Background(), alice, req("w", "delete_entities", `{"entityNames":["report"]}`)) }()
+	go func() {
+		res <- one.Dispatch(context.Background(), alice, req("w", "delete_entities", `{"entityNames":["report"]}`))
+	}()
 	cr := <-ch
 	if cr.Policy != testCatalogue.PolicyDigest() || cr.Server != "" {
 		t.Fatalf("confirm policy %q server %q, want gate one's %q", cr.Policy, cr.Server, testCatalogue.PolicyDigest())
@@ -318,7 +320,9 @@ func TestDeciderRightsReDerived(t *testing.T) {
 	ch := make(chan ConfirmRequest, 1)
 	defer broker.Subscribe(func(r ConfirmRequest) { ch <- r })()
 	res := make(chan ActionResult, 1)
-	go func() { res <- g.Dispatch(context.Background(), alice, req("w", "delete_entities", `{"entityNames":["a"]}`)) }()
+	go func() {
+		res <- g.Dispatch(context.Background(), alice, req("w", "delete_entities", `{"entityNames":["a"]}`))
+	}()
 	cr := <-ch
 	d := ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}
 	for _, m := range []string{"revoked", "demoted", "down", "panic", "swapped"} {
