@@ -86,17 +86,19 @@ type Config struct {
 	// DefaultMaxResultBytes.
 	MaxResultBytes int
 	// Approver, if set, is asked after the default approver rule passes:
-	// a decision on a confirm is accepted only from a principal authorized
-	// for the same call (tier, scopes and the ACL on the same resources),
-	// and Approver may refuse more (only the requester's own devices, an
-	// approver role). An error refuses the decision; its text goes to the
-	// audit log only.
+	// a decision on a confirm is accepted only from a principal authorized,
+	// with its current rights (see Reauthorize), for the same call (tier,
+	// scopes and the ACL on the same resources), and Approver may refuse
+	// more (only the requester's own devices, an approver role). It is
+	// given the decider's current rights. An error refuses the decision;
+	// its text goes to the audit log only.
 	Approver func(ctx context.Context, approver Principal, r ConfirmRequest) error
-	// Reauthorize returns the principal's current rights, for the check
-	// after a write's confirm is approved (rights may have been revoked
-	// while it waited). An error, or a principal with another ID, forbids
-	// the call. Nil re-checks the same principal (the ACL is consulted
-	// again either way).
+	// Reauthorize returns the principal's current rights, for the check of
+	// the requester after a write's confirm is approved (rights may have
+	// been revoked while it waited) and of every decider when its decision
+	// arrives. An error, or a principal with another ID, forbids the call
+	// or refuses the decision. Nil re-checks the same principal (the ACL is
+	// consulted again either way).
 	Reauthorize func(ctx context.Context, p Principal) (Principal, error)
 	// Observer, if set, watches every call's steps and every catalogue
 	// sync for telemetry (see [Observer]; package ocpotel implements it
