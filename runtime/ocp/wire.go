@@ -96,7 +96,7 @@ type ConfirmRequest struct {
 	Policy string `json:"policy"`
 	// Resources are the resources the call renders, as the gate that opened
 	// the confirm computed them; a decider's ACL check is on these.
-	Resources []string `json:"resources"`
+	Resources []string `json:"resources,omitempty"`
 	// Digest binds the decision to the server, the policy, the tool, the
 	// arguments, the principal and the catalogue: a decision must echo it.
 	Digest  string    `json:"digest"`
