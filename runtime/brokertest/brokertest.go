@@ -80,6 +80,8 @@ func Run(t *testing.T, newReplicas func(t *testing.T) (a, b ocp.ConfirmBroker)) 
 		{"GateDenyOnOtherReplica", testGateDeny},
 		{"GateRequesterChannelRefused", testGateRequesterChannel},
 		{"GateUnauthorizedDeciderRefused", testGateUnauthorizedDecider},
+		{"GateOtherPolicyRefused", testGateOtherPolicy},
+		{"GateDeciderACLOnTheConfirmsResources", testGateDeciderACL},
 		{"GateExpiryDenies", testGateExpiry},
 	}
 	for _, tc := range tests {
@@ -104,6 +106,8 @@ func pendingFor(id string, ttl time.Duration) ocp.PendingConfirm {
 			Prompt:    "Close ticket " + id + "?",
 			Requester: "u-alice",
 			Args:      []byte(`{"ticket":"` + id + `"}`),
+			Policy:    "sha256:policy-of-the-suite",
+			Resources: []string{"tickets/" + id, "queues/support"},
 			Digest:    "sha256:digest-of-" + id,
 			Expires:   time.Now().Add(ttl),
 		},
@@ -239,7 +243,8 @@ func wantPending(t *testing.T, br ocp.ConfirmBroker, ids ...string) []ocp.Confir
 func sameRequest(t *testing.T, what string, got, want ocp.ConfirmRequest) {
 	t.Helper()
 	if got.ID != want.ID || got.Tool != want.Tool || got.Prompt != want.Prompt || got.Requester != want.Requester ||
-		!bytes.Equal(got.Args, want.Args) || got.Digest != want.Digest || !got.Expires.Equal(want.Expires) {
+		!bytes.Equal(got.Args, want.Args) || got.Digest != want.Digest || !got.Expires.Equal(want.Expires) ||
+		got.Server != want.Server || got.Policy != want.Policy || !slices.Equal(got.Resources, want.Resources) {
 		t.Fatalf("%s = %+v, want %+v", what, got, want)
 	}
 }

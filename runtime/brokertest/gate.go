@@ -78,6 +78,14 @@ var (
 		},
 	})}
 	catalogue = ocpimpl.NewCatalogue(ocpimpl.Digest(tiers, &closeTicket.Desc, &snoozeTicket.Desc), tiers, closeTicket, snoozeTicket)
+	// laxCatalogue is catalogue with a laxer classification of close_ticket
+	// (any visitor): the same tools, another policy.
+	laxCatalogue = func() *ocpimpl.Catalogue {
+		d := closeTicket.Desc.Clone()
+		d.Policy.Tier, d.Policy.Scopes = "visitor", nil
+		lax := &ocpimpl.Tool{Args: (*closeTicketArgs)(nil), Desc: *d}
+		return ocpimpl.NewCatalogue(ocpimpl.Digest(tiers, &lax.Desc, &snoozeTicket.Desc), tiers, lax, snoozeTicket)
+	}()
 )
 
 // Requester asks for writes on the model's channel (Peer RequesterPeer); it
@@ -135,13 +143,19 @@ type Replica struct {
 // Its calls end with the test.
 func NewReplica(tb testing.TB, br ocp.ConfirmBroker) *Replica {
 	tb.Helper()
+	return newReplica(tb, br, catalogue, ocp.AllowAllResources)
+}
+
+// newReplica is NewReplica with the catalogue cat and the ACL acl.
+func newReplica(tb testing.TB, br ocp.ConfirmBroker, cat *ocpimpl.Catalogue, acl ocp.ACL) *Replica {
+	tb.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	tb.Cleanup(cancel)
 	r := &Replica{spy: &spy{}, ctx: ctx}
 	g, err := ocp.NewGate(ocp.Config{
-		Catalogue: catalogue,
+		Catalogue: cat,
 		Server:    r.spy,
-		ACL:       ocp.AllowAllResources,
+		ACL:       acl,
 		Broker:    br,
 		Audit:     slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
@@ -296,6 +310,72 @@ func testGateUnauthorizedDecider(t *testing.T, a, b ocp.ConfirmBroker) {
 		t.Fatalf("approved by an authorized peer: %+v", res)
 	}
 	wantCalls(t, "the requesting replica", ra, `close_ticket {"ticket":"T-21"}`)
+}
+
+// A gate under another policy (the same tools, a laxer classification) on
+// the other replica neither lists nor decides the confirm, even for a
+// decider its own policy would let make the call; a gate under the
+// confirm's policy there lists it, with its policy and resources, and
+// decides it.
+func testGateOtherPolicy(t *testing.T, a, b ocp.ConfirmBroker) {
+	ra, rb, out, ann := openWrite(t, a, b, "close_ticket", `{"ticket":"T-23"}`)
+	lax := newReplica(t, b, laxCatalogue, ocp.AllowAllResources)
+	seen := nextAnnounced(t, ann)
+	if seen.Policy != catalogue.PolicyDigest() || !slices.Equal(seen.Resources, []string{"tickets/T-23"}) {
+		t.Fatalf("announced policy %q resources %q, want %q [tickets/T-23]", seen.Policy, seen.Resources, catalogue.PolicyDigest())
+	}
+	wantErr(t, "a guest's approval under the lax policy", lax.g.Resolve(context.Background(), Guest, approve(seen)), ocp.ErrConfirmForbidden)
+	wantErr(t, "a decider's approval under the lax policy", lax.g.Resolve(context.Background(), Decider, approve(seen)), ocp.ErrConfirmForbidden)
+	if p, err := lax.g.Pending(context.Background()); err != nil || len(p) != 0 {
+		t.Fatalf("the lax gate lists %+v, %v", p, err)
+	}
+	p, err := rb.g.Pending(context.Background())
+	if err != nil || len(p) != 1 {
+		t.Fatalf("the other replica's gate lists %+v, %v", p, err)
+	}
+	sameRequest(t, "listed by the other replica's gate", p[0], seen)
+	wantPending(t, b, seen.ID)
+	wantCalls(t, "while pending", ra)
+	if err := rb.g.Resolve(context.Background(), Decider, approve(seen)); err != nil {
+		t.Fatal(err)
+	}
+	if res := awaitResult(t, out); !res.OK {
+		t.Fatalf("approved under its own policy: %+v", res)
+	}
+	wantCalls(t, "the lax replica", lax)
+}
+
+// The ACL of the deciding replica is asked about the resources the
+// requesting replica computed: they cross the broker with the confirm.
+func testGateDeciderACL(t *testing.T, a, b ocp.ConfirmBroker) {
+	ra := NewReplica(t, a)
+	var mu sync.Mutex
+	var asked []string
+	rb := newReplica(t, b, catalogue, ocp.ACLFunc(func(_ context.Context, p ocp.Principal, _ *ocp.Descriptor, rs []string) error {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, p.ID+" "+fmt.Sprint(rs))
+		if p.ID == Decider.ID {
+			return fmt.Errorf("%s may not touch %v", p.ID, rs)
+		}
+		return nil
+	}))
+	ann := announcements(t, b)
+	out := ra.Dispatch(Requester, "close_ticket", `{"ticket":"T-24"}`)
+	seen := nextAnnounced(t, ann)
+	wantErr(t, "an approval the ACL refuses", rb.g.Resolve(context.Background(), Decider, approve(seen)), ocp.ErrConfirmForbidden)
+	mu.Lock()
+	got := slices.Clone(asked)
+	mu.Unlock()
+	if want := []string{Decider.ID + " [tickets/T-24]"}; !slices.Equal(got, want) {
+		t.Fatalf("the deciding replica's ACL was asked %q, want %q", got, want)
+	}
+	wantPending(t, b, seen.ID)
+	if err := NewReplica(t, b).g.Resolve(context.Background(), Decider, deny(seen)); err != nil {
+		t.Fatal(err)
+	}
+	wantDenied(t, awaitResult(t, out))
+	wantCalls(t, "the requesting replica", ra)
 }
 
 func testGateExpiry(t *testing.T, a, b ocp.ConfirmBroker) {

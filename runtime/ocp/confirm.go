@@ -74,6 +74,11 @@ var (
 // approving peer is connected to another replica than the one holding the
 // call) satisfies the same interface.
 //
+// Lookup, Pending and Subscribe return the request as Request registered
+// it, every field included: a gate decides, lists and announces only the
+// confirms whose Server and Policy are its own (a request that lost them is
+// refused everywhere), and checks a decider's ACL on its Resources.
+//
 // Implementations must guarantee: a confirm resolves at most once; a decision
 // at or after Expires is never an approval; a decision from the requester's
 // Peer (or from an empty Peer) is refused; a decision whose digest differs is

@@ -79,17 +79,19 @@ type Config struct {
 	// DefaultMaxResultBytes.
 	MaxResultBytes int
 	// Approver, if set, is asked after the default approver rule passes:
-	// a decision on a confirm is accepted only from a principal authorized
-	// for the same call (tier, scopes and the ACL on the same resources),
-	// and Approver may refuse more (only the requester's own devices, an
-	// approver role). An error refuses the decision; its text goes to the
-	// audit log only.
+	// a decision on a confirm is accepted only from a principal authorized,
+	// with its current rights (see Reauthorize), for the same call (tier,
+	// scopes and the ACL on the same resources), and Approver may refuse
+	// more (only the requester's own devices, an approver role). It is
+	// given the decider's current rights. An error refuses the decision;
+	// its text goes to the audit log only.
 	Approver func(ctx context.Context, approver Principal, r ConfirmRequest) error
-	// Reauthorize returns the principal's current rights, for the check
-	// after a write's confirm is approved (rights may have been revoked
-	// while it waited). An error, or a principal with another ID, forbids
-	// the call. Nil re-checks the same principal (the ACL is consulted
-	// again either way).
+	// Reauthorize returns the principal's current rights, for the check of
+	// the requester after a write's confirm is approved (rights may have
+	// been revoked while it waited) and of every decider when its decision
+	// arrives. An error, or a principal with another ID, forbids the call
+	// or refuses the decision. Nil re-checks the same principal (the ACL is
+	// consulted again either way).
 	Reauthorize func(ctx context.Context, p Principal) (Principal, error)
 	// Observer, if set, watches every call's steps and every catalogue
 	// sync for telemetry (see [Observer]; package ocpotel implements it
@@ -108,7 +110,14 @@ type Gate struct {
 	// server names the fronted server in a [Mux] ("" for a gate of
 	// NewGate): audit events, confirms and their digests carry it.
 	server string
-	tools  map[string]*gateTool // by exposed name; immutable after NewGate
+	// policy is the catalogue's policy digest: with server, it names the
+	// confirms this gate opens, and the only ones it decides, lists or
+	// announces (see [Gate.owns]).
+	policy string
+	// seen holds the confirms this gate has opened, listed or announced,
+	// whose ends it announces.
+	seen  confirmSeen
+	tools map[string]*gateTool // by exposed name; immutable after NewGate
 	// byServer finds a tool by the name the server lists (the generated
 	// one). Without a Mux's renames it is tools.
 	byServer map[string]*gateTool // immutable after NewGate
@@ -189,7 +198,7 @@ func newGate(cfg Config, server string, expose map[string]string) (*Gate, error)
 	if len(cfg.Catalogue.Tiers()) == 0 {
 		return nil, errors.New("ocp gate: the catalogue has no tiers: it was generated without a classification file, so no principal could ever be authorized. Write one (ocpgen init -snapshot S -o NAME.ocp.yaml), classify the tools, and regenerate with -classify")
 	}
-	g := &Gate{cfg: cfg, audit: cfg.Audit, server: server, tools: make(map[string]*gateTool), byType: make(map[reflect.Type]*gateTool)}
+	g := &Gate{cfg: cfg, audit: cfg.Audit, server: server, policy: cfg.Catalogue.PolicyDigest(), tools: make(map[string]*gateTool), byType: make(map[reflect.Type]*gateTool)}
 	g.byServer = g.tools
 	if expose != nil {
 		g.byServer = make(map[string]*gateTool)
@@ -452,7 +461,7 @@ func (g *Gate) dispatch(ctx context.Context, p Principal, req ActionRequest) (re
 	if gt.confirm {
 		// 4. Confirm.
 		ctx = c.step(ctx, StepConfirm)
-		if text, ok := g.confirm(ctx, c, st, gt, args, fwd); !ok {
+		if text, ok := g.confirm(ctx, c, st, gt, args, fwd, resources); !ok {
 			return refused(req.ID, ReasonDenied, text)
 		}
 		// 5. Re-authorize with current rights.
@@ -585,27 +594,40 @@ func (g *Gate) allow(ctx context.Context, p Principal, gt *gateTool, resources [
 
 // reauthorize is step 5.
 func (g *Gate) reauthorize(ctx context.Context, p Principal, gt *gateTool, args Args) error {
-	cur := p
-	if g.cfg.Reauthorize != nil {
-		err := g.protect(ctx, "Reauthorize", func() error {
-			var err error
-			cur, err = g.cfg.Reauthorize(ctx, p)
-			return err
-		})
-		if err != nil {
-			return fmt.Errorf("current rights: %w", err)
-		}
-		if cur.ID != p.ID {
-			return fmt.Errorf("current rights are for principal %q, not %q", cur.ID, p.ID)
-		}
+	cur, err := g.currentRights(ctx, p)
+	if err != nil {
+		return err
 	}
-	_, err := g.authorize(ctx, cur, gt, args)
+	_, err = g.authorize(ctx, cur, gt, args)
 	return err
 }
 
-// confirm is step 4. It returns ok only for an approval, and otherwise the
-// fixed text of the denial.
-func (g *Gate) confirm(ctx context.Context, c *call, st *catState, gt *gateTool, args Args, fwd []byte) (string, bool) {
+// currentRights returns p's rights as Config.Reauthorize gives them now
+// (p itself without the hook). An error of the hook, or a principal with
+// another ID, is an error.
+func (g *Gate) currentRights(ctx context.Context, p Principal) (Principal, error) {
+	if g.cfg.Reauthorize == nil {
+		return p, nil
+	}
+	var cur Principal
+	err := g.protect(ctx, "Reauthorize", func() error {
+		var err error
+		cur, err = g.cfg.Reauthorize(ctx, p)
+		return err
+	})
+	if err != nil {
+		return Principal{}, fmt.Errorf("current rights: %w", err)
+	}
+	if cur.ID != p.ID {
+		return Principal{}, fmt.Errorf("current rights are for principal %q, not %q", cur.ID, p.ID)
+	}
+	return cur, nil
+}
+
+// confirm is step 4, for the call of gt with args, forwarding fwd, on
+// resources. It returns ok only for an approval, and otherwise the fixed
+// text of the denial.
+func (g *Gate) confirm(ctx context.Context, c *call, st *catState, gt *gateTool, args Args, fwd []byte, resources []string) (string, bool) {
 	// A catalogue change voids the confirm: cancel its wait.
 	cctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -625,9 +647,14 @@ func (g *Gate) confirm(ctx context.Context, c *call, st *catState, gt *gateTool,
 		Prompt:    prompt,
 		Requester: c.p.ID,
 		Args:      json.RawMessage(slices.Clone(fwd)),
-		Digest:    confirmDigest(g.server, gt.name, gt.desc.Name, fwd, c.p, st.fp),
+		Policy:    g.policy,
+		// The decision is checked on the resources the call was
+		// authorized on, without reading the arguments again.
+		Resources: slices.Clone(resources),
+		Digest:    confirmDigest(g.server, g.policy, gt.name, gt.desc.Name, fwd, c.p, st.fp),
 		Expires:   time.Now().Add(ttl),
 	}
+	g.seen.add(req)
 	attrs := []slog.Attr{slog.String("confirm", req.ID), slog.String("digest", req.Digest)}
 	if c.info() {
 		c.event(slog.LevelInfo, AuditConfirm, "opened", append(attrs, slog.Time("expires", req.Expires))...)
@@ -684,16 +711,17 @@ func cancelText(cause error) string {
 }
 
 // confirmDigest binds a confirm to the server (a [Mux]'s name for it, ""
-// for a lone gate), the tool (its exposed name and the name the server is
-// called with), the exact forwarded arguments, the principal's identity and
-// rights, and the advertised catalogue. Two servers with the same tool and
-// the same arguments never share a digest.
-func confirmDigest(server, exposed, tool string, fwd []byte, p Principal, catalogueFP string) string {
+// for a lone gate), the policy digest of the gate's catalogue, the tool (its
+// exposed name and the name the server is called with), the exact forwarded
+// arguments, the principal's identity and rights, and the advertised
+// catalogue. Two servers with the same tool and the same arguments, or two
+// policies for the same server, never share a digest.
+func confirmDigest(server, policy, exposed, tool string, fwd []byte, p Principal, catalogueFP string) string {
 	scopes := slices.Compact(slices.Sorted(slices.Values(p.Scopes)))
 	if scopes == nil {
 		scopes = []string{}
 	}
-	b, _ := json.Marshal([]any{"ocp-confirm-v2", server, exposed, tool, string(fwd), p.ID, p.Tier, scopes, catalogueFP})
+	b, _ := json.Marshal([]any{"ocp-confirm-v3", server, policy, exposed, tool, string(fwd), p.ID, p.Tier, scopes, catalogueFP})
 	return ocpimpl.Fingerprint(b)
 }
 
@@ -967,21 +995,34 @@ func cloneAdvertise(a ToolsAdvertise) ToolsAdvertise {
 // make it, passes it to the broker and audits it. peer is the deciding
 // principal, with the Peer of the channel the decision came on. The
 // decision is refused (and the confirm stays pending) when it comes from the
-// requester's channel or from no channel, names another digest, or comes
-// from a principal who could not make the call itself: the approver must be
-// authorized for the same call (tier, scopes and the ACL on the same
-// resources), and Config.Approver may refuse more.
+// requester's channel or from no channel; when the confirm was not opened
+// under this gate's policy (its server name and its catalogue's policy
+// digest: [ErrConfirmForbidden]); when it names another digest; or when the
+// decider could not make the call itself. The approver must be authorized
+// for the same call: the tool's tier and scopes, checked first on peer and
+// then on its current rights (Config.Reauthorize, as for the requester
+// after the wait), and the ACL on the resources the call was authorized on
+// when the confirm opened; Config.Approver may refuse more. No check of a
+// decision reads or parses the confirm's arguments.
 //
 // The errors are fixed: one of the ErrConfirm values, or
 // [ErrConfirmUnavailable] with a reference whose cause is in the audit log.
 // Nothing internal (a broker's text) reaches the deciding channel.
 func (g *Gate) Resolve(ctx context.Context, peer Principal, d ConfirmDecision) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	req, err := lookupDecision(ctx, g.cfg.Broker, g.audit, g.server, peer, d)
 	if err != nil {
 		return err
 	}
 	return g.decide(ctx, peer, d, req)
 }
+
+// owns reports whether r was opened under g's policy: by a gate of the same
+// server name and catalogue policy digest (this one, or one on another
+// replica).
+func (g *Gate) owns(r ConfirmRequest) bool { return r.Server == g.server && r.Policy == g.policy }
 
 // lookupDecision is the part of Resolve that needs no gate: a decision
 // without a broker or a channel is refused, and the confirm it names is
@@ -1011,10 +1052,14 @@ func lookupDecision(ctx context.Context, broker ConfirmBroker, audit *slog.Logge
 }
 
 // decide is the rest of Resolve, on the confirm req that d names: the
-// digest, the approver rule, and the broker's resolution.
+// owner, the digest, the approver rule, and the broker's resolution.
 func (g *Gate) decide(ctx context.Context, peer Principal, d ConfirmDecision, req ConfirmRequest) error {
 	attrs := g.withServer(decisionAttrs(peer, d)...)
 	refuse := func(err error, detail string) error { return refuseDecision(ctx, g.audit, attrs, err, detail) }
+	if !g.owns(req) {
+		// model: gate_refuse_forbidden
+		return refuse(ErrConfirmForbidden, fmt.Sprintf("the confirm was opened for server %s under policy %s, not this gate's", truncQuote(req.Server), truncQuote(req.Policy)))
+	}
 	if d.Digest != req.Digest {
 		// model: gate_refuse_digest
 		return refuse(ErrConfirmDigest, "digest differs")
@@ -1027,7 +1072,7 @@ func (g *Gate) decide(ctx context.Context, peer Principal, d ConfirmDecision, re
 	if err != nil {
 		return refuse(brokerError(err), err.Error())
 	}
-	g.audit.LogAttrs(ctx, slog.LevelInfo, AuditDecision, append(attrs, slog.String("tool", req.Tool), slog.String("outcome", "accepted"))...)
+	g.audit.LogAttrs(ctx, slog.LevelInfo, AuditDecision, append(attrs, slog.String("tool", boundText(req.Tool)), slog.String("outcome", "accepted"))...)
 	return nil
 }
 
@@ -1056,26 +1101,38 @@ func refuseDecision(ctx context.Context, audit *slog.Logger, attrs []slog.Attr, 
 	return err
 }
 
-// mayDecide is the approver rule: peer must be authorized for the call the
-// confirm holds, as if it made the call itself, and Config.Approver must
-// agree.
+// mayDecide is the approver rule, on a confirm g owns: peer must be
+// authorized for the call the confirm holds, as if it made the call itself,
+// with its current rights, and Config.Approver must agree. The cheap checks
+// come first: the tier and scopes of peer, then of its current rights; then
+// the ACL on the confirm's resources (computed when it opened: the
+// arguments are not read again).
 func (g *Gate) mayDecide(ctx context.Context, peer Principal, req ConfirmRequest) error {
-	if req.Server != g.server {
-		return fmt.Errorf("the confirm is for server %s, which this gate does not front", truncQuote(req.Server))
-	}
 	gt := g.tools[req.Tool]
 	if gt == nil {
 		return fmt.Errorf("the confirm is for %s, which this gate does not serve", truncQuote(req.Tool))
 	}
-	args, _, err := gt.checkArgs(req.Args)
-	if err != nil {
-		return fmt.Errorf("the confirm's arguments: %w", err)
+	if !gt.confirm {
+		return fmt.Errorf("the confirm is for %s, which is not a write", truncQuote(req.Tool))
 	}
-	if _, err := g.authorize(ctx, peer, gt, args); err != nil {
+	if err := g.authorizeRights(peer, gt); err != nil {
+		return fmt.Errorf("the decider may not make this call: %w", err)
+	}
+	cur, err := g.currentRights(ctx, peer)
+	if err != nil {
+		return fmt.Errorf("the decider's %w", err)
+	}
+	if err := g.authorizeRights(cur, gt); err != nil {
+		return fmt.Errorf("the decider's current rights may not make this call: %w", err)
+	}
+	if len(req.Resources) > g.cfg.MaxResources {
+		return fmt.Errorf("the confirm names %d resources, more than the limit of %d", len(req.Resources), g.cfg.MaxResources)
+	}
+	if err := g.allow(ctx, cur, gt, req.Resources); err != nil {
 		return fmt.Errorf("the decider may not make this call: %w", err)
 	}
 	if g.cfg.Approver != nil {
-		if err := g.protect(ctx, "Approver", func() error { return g.cfg.Approver(ctx, peer, req) }); err != nil {
+		if err := g.protect(ctx, "Approver", func() error { return g.cfg.Approver(ctx, cur, req) }); err != nil {
 			return fmt.Errorf("Config.Approver: %w", err)
 		}
 	}
@@ -1093,24 +1150,39 @@ func brokerError(err error) error {
 	return ErrConfirmUnavailable
 }
 
-// Pending returns the confirms still waiting for a decision, for a peer
-// that connects late (each with the id, prompt and digest a decision
-// quotes). Without a broker there are none. A broker failure is
-// [ErrConfirmUnavailable] with a reference; its cause is in the audit log.
+// Pending returns the confirms opened under this gate's policy (its server
+// name and its catalogue's policy digest, on any replica) still waiting for
+// a decision, for a peer that connects late (each with the id, prompt and
+// digest a decision quotes). Without a broker there are none. A broker
+// failure is [ErrConfirmUnavailable] with a reference; its cause is in the
+// audit log.
 func (g *Gate) Pending(ctx context.Context) ([]ConfirmRequest, error) {
-	return pendingOn(ctx, g.cfg.Broker, g.audit, g.server)
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return pendingOn(ctx, g.cfg.Broker, g.audit, g.server, g.shown)
+}
+
+// shown is the gate that shows r to peers, g if it owns r (nil otherwise),
+// and remembers that it has.
+func (g *Gate) shown(r ConfirmRequest) *Gate {
+	if !g.owns(r) {
+		return nil
+	}
+	g.seen.add(r)
+	return g
 }
 
 // pendingOn is Pending on broker, for a gate (server is its name in a Mux)
-// or a Mux (server "").
-func pendingOn(ctx context.Context, broker ConfirmBroker, audit *slog.Logger, server string) ([]ConfirmRequest, error) {
+// or a Mux (server ""): it keeps the confirms that shown gives a gate for.
+func pendingOn(ctx context.Context, broker ConfirmBroker, audit *slog.Logger, server string, shown func(ConfirmRequest) *Gate) ([]ConfirmRequest, error) {
 	if broker == nil {
 		return []ConfirmRequest{}, nil
 	}
-	var out []ConfirmRequest
+	var all []ConfirmRequest
 	err := protectHook(ctx, audit, server, "ConfirmBroker.Pending", func() error {
 		var err error
-		out, err = broker.Pending(ctx)
+		all, err = broker.Pending(ctx)
 		return err
 	})
 	if err != nil {
@@ -1118,32 +1190,94 @@ func pendingOn(ctx context.Context, broker ConfirmBroker, audit *slog.Logger, se
 		audit.LogAttrs(ctx, slog.LevelError, AuditDecision, withServer(server, slog.String("outcome", "pending failed"), slog.String("ref", ref), slog.String("detail", boundText(err.Error())))...)
 		return nil, fmt.Errorf("%w (ref %s)", ErrConfirmUnavailable, ref)
 	}
+	out := make([]ConfirmRequest, 0, len(all))
+	for _, r := range all {
+		if shown(r) != nil {
+			out = append(out, peerCopy(r))
+		}
+	}
 	return out, nil
 }
 
-// Subscribe calls fn for every change in a confirm's life until stop is
-// called: a confirm opened (show it to the connected peers, never to the
-// requesting channel, which cannot answer it), and a confirm ended
-// (approved or denied, possibly by another peer, expired, or cancelled: take
-// its prompt down). fn must not block for long. The peers answer through
-// [Gate.Resolve]; a peer that connects late catches up with [Gate.Pending].
-func (g *Gate) Subscribe(fn func(ConfirmEvent)) (stop func()) {
-	return subscribeOn(g.cfg.Broker, nil, fn)
+// peerCopy is r with its own Resources, which the gate's decisions read:
+// what a peer or a subscriber does to its copy changes nothing the broker
+// holds.
+func peerCopy(r ConfirmRequest) ConfirmRequest {
+	r.Resources = slices.Clone(r.Resources)
+	return r
 }
 
-// subscribeOn is Subscribe on broker; keep, if set, chooses the opened
-// confirms fn sees.
-func subscribeOn(broker ConfirmBroker, keep func(ConfirmRequest) bool, fn func(ConfirmEvent)) (stop func()) {
+// Subscribe calls fn for every change in the life of a confirm opened under
+// this gate's policy (as [Gate.Pending] chooses them) until stop is called:
+// a confirm opened (show it to the connected peers, never to the requesting
+// channel, which cannot answer it), and a confirm ended (approved or denied,
+// possibly by another peer, expired, or cancelled: take its prompt down).
+// An ended event names only a confirm this gate has opened, listed in
+// Pending or announced. fn must not block for long. The peers answer
+// through [Gate.Resolve]; a peer that connects late catches up with
+// [Gate.Pending].
+func (g *Gate) Subscribe(fn func(ConfirmEvent)) (stop func()) {
+	return subscribeOn(g.cfg.Broker, g.shown, g.seen.has, fn)
+}
+
+// subscribeOn is Subscribe on broker: fn sees the opened confirms that
+// shown gives a gate for, and the ends of those that seen reports.
+func subscribeOn(broker ConfirmBroker, shown func(ConfirmRequest) *Gate, seen func(id string) bool, fn func(ConfirmEvent)) (stop func()) {
 	if broker == nil {
 		return func() {}
 	}
 	stopOpened := broker.Subscribe(func(r ConfirmRequest) {
-		if keep == nil || keep(r) {
+		if shown(r) != nil {
+			r = peerCopy(r)
 			fn(ConfirmEvent{Opened: &r})
 		}
 	})
-	stopEnded := broker.SubscribeEnded(func(e ConfirmEnded) { fn(ConfirmEvent{Ended: &e}) })
+	stopEnded := broker.SubscribeEnded(func(e ConfirmEnded) {
+		if seen(e.ID) {
+			fn(ConfirmEvent{Ended: &e})
+		}
+	})
 	return func() { stopOpened(); stopEnded() }
+}
+
+// seenGrace is how long after its expiry a confirm's end is still
+// announced: every broker has ended it by then (a Redis broker's key
+// outlives its expiry by at most a lease).
+const seenGrace = time.Minute
+
+// confirmSeen is the set of confirms a gate has opened, listed or announced,
+// each until seenGrace after its expiry.
+type confirmSeen struct {
+	mu    sync.Mutex
+	ids   map[string]time.Time // id -> expiry
+	prune int                  // prune the expired ones when len(ids) reaches it
+}
+
+// add adds r, and now and then forgets the confirms long expired.
+func (s *confirmSeen) add(r ConfirmRequest) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ids == nil {
+		s.ids = make(map[string]time.Time)
+	}
+	s.ids[r.ID] = r.Expires
+	if len(s.ids) >= s.prune {
+		cut := time.Now().Add(-seenGrace)
+		for id, exp := range s.ids {
+			if exp.Before(cut) {
+				delete(s.ids, id)
+			}
+		}
+		s.prune = 2*len(s.ids) + 64
+	}
+}
+
+// has reports whether id was added and is not long expired.
+func (s *confirmSeen) has(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	exp, ok := s.ids[id]
+	return ok && time.Now().Before(exp.Add(seenGrace))
 }
 
 // newConfirmID returns an unguessable confirm id (130 random bits).

@@ -423,7 +423,7 @@ func TestWriteApprovedByAnotherPeer(t *testing.T) {
 	if cr.Tool != "delete_entities" || cr.Prompt != `Delete ["a","b"]?` || cr.Requester != alice.ID || string(cr.Args) != `{"entityNames":["a","b"]}` || len(cr.ID) < 22 {
 		t.Fatalf("confirm request = %+v", cr)
 	}
-	if want := confirmDigest("", "delete_entities", "delete_entities", []byte(`{"entityNames":["a","b"]}`), alice, h.g.CatalogueFingerprint()); cr.Digest != want {
+	if want := confirmDigest("", h.g.policy, "delete_entities", "delete_entities", []byte(`{"entityNames":["a","b"]}`), alice, h.g.CatalogueFingerprint()); cr.Digest != want {
 		t.Fatalf("digest %s, want %s", cr.Digest, want)
 	}
 	if d := cr.Expires.Sub(time.Now()); d <= 0 || d > 2*time.Minute {
@@ -575,7 +575,7 @@ func TestForgedDecisionsAreRefused(t *testing.T) {
 		want error
 	}{
 		{"the model's own channel", Principal{ID: alice.ID, Tier: "admin", Scopes: alice.Scopes, Peer: alice.Peer}, ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}, ErrConfirmSelf},
-		{"a different digest", alicePhone, ConfirmDecision{ID: cr.ID, Approve: true, Digest: confirmDigest("", "delete_entities", "delete_entities", []byte(`{"entityNames":["b"]}`), alice, h.g.CatalogueFingerprint())}, ErrConfirmDigest},
+		{"a different digest", alicePhone, ConfirmDecision{ID: cr.ID, Approve: true, Digest: confirmDigest("", h.g.policy, "delete_entities", "delete_entities", []byte(`{"entityNames":["b"]}`), alice, h.g.CatalogueFingerprint())}, ErrConfirmDigest},
 		{"an unknown id", alicePhone, ConfirmDecision{ID: "AAAAAAAAAAAAAAAAAAAAAAAAAA", Approve: true, Digest: cr.Digest}, ErrConfirmNotPending},
 	} {
 		if err := h.g.Resolve(ctx, tc.peer, tc.d); !errors.Is(err, tc.want) {
@@ -627,7 +627,7 @@ func TestRightsRevokedWhilePending(t *testing.T) {
 			c.Reauthorize = func(_ context.Context, p Principal) (Principal, error) {
 				mu.Lock()
 				defer mu.Unlock()
-				if revoked {
+				if revoked && p.ID == alice.ID {
 					p.Scopes = []string{"memory.read"}
 				}
 				return p, nil
@@ -640,7 +640,9 @@ func TestRightsRevokedWhilePending(t *testing.T) {
 		mu.Lock()
 		revoked = true
 		mu.Unlock()
-		if err := h.g.Resolve(context.Background(), alicePhone, ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}); err != nil {
+		// Bob keeps his rights, so his approval is accepted; alice's are
+		// re-derived after it.
+		if err := h.g.Resolve(context.Background(), bob, ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}); err != nil {
 			t.Fatal(err)
 		}
 		wantRefused(t, <-res, ReasonForbidden)
@@ -689,8 +691,17 @@ func TestRightsRevokedWhilePending(t *testing.T) {
 				return p, nil
 			},
 		} {
-			h := newHarness(t, true, func(c *Config) { c.Reauthorize = hook })
-			stop := autoDecide(t, h, alicePhone, true)
+			h := newHarness(t, true, func(c *Config) {
+				// The hook misbehaves for alice only: bob, the approver,
+				// keeps his rights.
+				c.Reauthorize = func(ctx context.Context, p Principal) (Principal, error) {
+					if p.ID == bob.ID {
+						return p, nil
+					}
+					return hook(ctx, p)
+				}
+			})
+			stop := autoDecide(t, h, bob, true)
 			wantRefused(t, h.g.Dispatch(context.Background(), alice, req("w", "delete_entities", `{"entityNames":["a"]}`)), ReasonForbidden)
 			stop()
 			wantNoCalls(t, h)
@@ -1259,20 +1270,21 @@ func TestDescriptorChangesAfterNewGateAreIgnored(t *testing.T) {
 }
 
 func TestConfirmDigestBindsEveryPart(t *testing.T) {
-	base := confirmDigest("", "t", "t", []byte(`{"a":1}`), alice, "sha256:c")
-	if base != confirmDigest("", "t", "t", []byte(`{"a":1}`), Principal{ID: alice.ID, Tier: alice.Tier, Scopes: []string{"memory.write", "memory.read", "memory.read"}, Peer: "elsewhere"}, "sha256:c") {
+	base := confirmDigest("", "sha256:p", "t", "t", []byte(`{"a":1}`), alice, "sha256:c")
+	if base != confirmDigest("", "sha256:p", "t", "t", []byte(`{"a":1}`), Principal{ID: alice.ID, Tier: alice.Tier, Scopes: []string{"memory.write", "memory.read", "memory.read"}, Peer: "elsewhere"}, "sha256:c") {
 		t.Error("digest depends on scope order, duplicates or the peer")
 	}
 	for name, d := range map[string]string{
-		"tool":      confirmDigest("", "u", "u", []byte(`{"a":1}`), alice, "sha256:c"),
-		"args":      confirmDigest("", "t", "t", []byte(`{"a":2}`), alice, "sha256:c"),
-		"principal": confirmDigest("", "t", "t", []byte(`{"a":1}`), Principal{ID: "u-bob", Tier: alice.Tier, Scopes: alice.Scopes}, "sha256:c"),
-		"tier":      confirmDigest("", "t", "t", []byte(`{"a":1}`), Principal{ID: alice.ID, Tier: "admin", Scopes: alice.Scopes}, "sha256:c"),
-		"scopes":    confirmDigest("", "t", "t", []byte(`{"a":1}`), Principal{ID: alice.ID, Tier: alice.Tier}, "sha256:c"),
-		"catalogue": confirmDigest("", "t", "t", []byte(`{"a":1}`), alice, "sha256:d"),
-		"server":    confirmDigest("github", "t", "t", []byte(`{"a":1}`), alice, "sha256:c"),
-		"exposed":   confirmDigest("", "x_t", "t", []byte(`{"a":1}`), alice, "sha256:c"),
-		"generated": confirmDigest("", "t", "u", []byte(`{"a":1}`), alice, "sha256:c"),
+		"tool":      confirmDigest("", "sha256:p", "u", "u", []byte(`{"a":1}`), alice, "sha256:c"),
+		"args":      confirmDigest("", "sha256:p", "t", "t", []byte(`{"a":2}`), alice, "sha256:c"),
+		"principal": confirmDigest("", "sha256:p", "t", "t", []byte(`{"a":1}`), Principal{ID: "u-bob", Tier: alice.Tier, Scopes: alice.Scopes}, "sha256:c"),
+		"tier":      confirmDigest("", "sha256:p", "t", "t", []byte(`{"a":1}`), Principal{ID: alice.ID, Tier: "admin", Scopes: alice.Scopes}, "sha256:c"),
+		"scopes":    confirmDigest("", "sha256:p", "t", "t", []byte(`{"a":1}`), Principal{ID: alice.ID, Tier: alice.Tier}, "sha256:c"),
+		"catalogue": confirmDigest("", "sha256:p", "t", "t", []byte(`{"a":1}`), alice, "sha256:d"),
+		"server":    confirmDigest("github", "sha256:p", "t", "t", []byte(`{"a":1}`), alice, "sha256:c"),
+		"exposed":   confirmDigest("", "sha256:p", "x_t", "t", []byte(`{"a":1}`), alice, "sha256:c"),
+		"generated": confirmDigest("", "sha256:p", "t", "u", []byte(`{"a":1}`), alice, "sha256:c"),
+		"policy":    confirmDigest("", "sha256:q", "t", "t", []byte(`{"a":1}`), alice, "sha256:c"),
 	} {
 		if d == base {
 			t.Errorf("digest ignores the %s", name)

@@ -350,9 +350,10 @@ func (m *Mux) unknown(ctx context.Context, p Principal, id, tool, detail string)
 // Resolve takes a peer's decision on a pending confirm of any server: it
 // looks the confirm up on the shared broker and hands the decision to the
 // gate of the server the confirm is for (ConfirmRequest.Server), which
-// checks it as [Gate.Resolve] does, the approver rule included. A confirm
-// for no server of the mux is refused with [ErrConfirmForbidden]. The
-// errors are those of Gate.Resolve.
+// checks it as [Gate.Resolve] does: the confirm must have been opened under
+// that gate's policy, and the approver rule holds. A confirm for no server
+// of the mux is refused with [ErrConfirmForbidden]. The errors are those of
+// Gate.Resolve.
 func (m *Mux) Resolve(ctx context.Context, peer Principal, d ConfirmDecision) error {
 	if ctx == nil {
 		ctx = context.Background()
@@ -368,30 +369,42 @@ func (m *Mux) Resolve(ctx context.Context, peer Principal, d ConfirmDecision) er
 	return g.decide(ctx, peer, d, req)
 }
 
+// shown is the gate of this mux that shows r to peers: the gate of
+// r.Server, if r was opened under its policy (see [Gate.Pending]).
+func (m *Mux) shown(r ConfirmRequest) *Gate {
+	if g := m.byName[r.Server]; g != nil {
+		return g.shown(r)
+	}
+	return nil
+}
+
+// seen reports whether a gate of this mux has opened, listed or announced
+// the confirm id.
+func (m *Mux) seen(id string) bool {
+	for _, g := range m.gates {
+		if g.seen.has(id) {
+			return true
+		}
+	}
+	return false
+}
+
 // Pending returns the confirms of this mux's servers still waiting for a
-// decision, as [Gate.Pending] does, from one query of the shared broker.
+// decision, each as its server's [Gate.Pending] would list it, from one
+// query of the shared broker.
 func (m *Mux) Pending(ctx context.Context) ([]ConfirmRequest, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	all, err := pendingOn(ctx, m.broker, m.audit, "")
-	if err != nil {
-		return nil, err
-	}
-	out := make([]ConfirmRequest, 0, len(all))
-	for _, r := range all {
-		if m.byName[r.Server] != nil {
-			out = append(out, r)
-		}
-	}
-	return out, nil
+	return pendingOn(ctx, m.broker, m.audit, "", m.shown)
 }
 
 // Subscribe is [Gate.Subscribe] for every server: fn sees each confirm of
 // this mux's servers opened once (one subscription on the shared broker,
-// however many servers), and every confirm that ends.
+// however many servers), as its server's gate chooses them, and the end of
+// every confirm a gate of the mux has opened, listed or announced.
 func (m *Mux) Subscribe(fn func(ConfirmEvent)) (stop func()) {
-	return subscribeOn(m.broker, func(r ConfirmRequest) bool { return m.byName[r.Server] != nil }, fn)
+	return subscribeOn(m.broker, m.shown, m.seen, fn)
 }
 
 // withServer returns attrs with the gate's "server" attribute, if it has

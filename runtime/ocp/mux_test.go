@@ -602,7 +602,7 @@ func TestMuxDigestCoversTheServer(t *testing.T) {
 	if er.Server != "east" || wr.Server != "west" || er.Tool != "delete_entities" {
 		t.Fatalf("confirms %+v, %+v", er, wr)
 	}
-	if want := confirmDigest("east", "delete_entities", "delete_entities", []byte(args), chatter, east.Gate("east").CatalogueFingerprint()); er.Digest != want {
+	if want := confirmDigest("east", east.Gate("east").policy, "delete_entities", "delete_entities", []byte(args), chatter, east.Gate("east").CatalogueFingerprint()); er.Digest != want {
 		t.Errorf("east digest %s, want %s", er.Digest, want)
 	}
 	// Each mux sees only its own server's confirms.

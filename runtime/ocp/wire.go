@@ -91,8 +91,15 @@ type ConfirmRequest struct {
 	Requester string `json:"requester"`
 	// Args are exactly the bytes the server will receive if approved.
 	Args json.RawMessage `json:"args"`
-	// Digest binds the decision to the server, the tool, the arguments,
-	// the principal and the catalogue: a decision must echo it.
+	// Policy is the policy digest ([Catalogue.PolicyDigest]) of the gate
+	// that opened the confirm. Only a gate with the same Policy and Server
+	// decides, lists or announces it.
+	Policy string `json:"policy"`
+	// Resources are the resources the call renders, as the gate that opened
+	// the confirm computed them; a decider's ACL check is on these.
+	Resources []string `json:"resources,omitempty"`
+	// Digest binds the decision to the server, the policy, the tool, the
+	// arguments, the principal and the catalogue: a decision must echo it.
 	Digest  string    `json:"digest"`
 	Expires time.Time `json:"expires"`
 }

@@ -21,12 +21,14 @@ func TestWireEncodings(t *testing.T) {
 		{"result ok", ActionResult{ID: "1", OK: true, Output: json.RawMessage(`{"card":"c"}`)}, `{"id":"1","ok":true,"output":{"card":"c"}}`},
 		{"result failed", ActionResult{ID: "1", Reason: ReasonFailed, Error: "e (ref r)", Ref: "r"}, `{"id":"1","ok":false,"reason":"failed","error":"e (ref r)","ref":"r"}`},
 		{"result denied", ActionResult{ID: "1", Reason: ReasonDenied, Error: "no"}, `{"id":"1","ok":false,"reason":"denied","error":"no"}`},
-		{"confirm request", ConfirmRequest{ID: "c", Tool: "t", Prompt: "p?", Requester: "u", Args: json.RawMessage(`{}`), Digest: "sha256:00", Expires: exp},
-			`{"id":"c","tool":"t","prompt":"p?","requester":"u","args":{},"digest":"sha256:00","expires":"2025-03-04T05:06:07Z"}`},
+		{"confirm request", ConfirmRequest{ID: "c", Tool: "t", Prompt: "p?", Requester: "u", Args: json.RawMessage(`{}`), Policy: "sha256:11", Resources: []string{"r/1"}, Digest: "sha256:00", Expires: exp},
+			`{"id":"c","tool":"t","prompt":"p?","requester":"u","args":{},"policy":"sha256:11","resources":["r/1"],"digest":"sha256:00","expires":"2025-03-04T05:06:07Z"}`},
+		{"confirm request of no resource", ConfirmRequest{ID: "c", Tool: "t", Prompt: "p?", Requester: "u", Args: json.RawMessage(`{}`), Policy: "sha256:11", Digest: "sha256:00", Expires: exp},
+			`{"id":"c","tool":"t","prompt":"p?","requester":"u","args":{},"policy":"sha256:11","digest":"sha256:00","expires":"2025-03-04T05:06:07Z"}`},
 		{"confirm decision", ConfirmDecision{ID: "c", Approve: true, Digest: "sha256:00"}, `{"id":"c","approve":true,"digest":"sha256:00"}`},
 		{"decision", Decision{Outcome: OutcomeApproved, Peer: "p", PrincipalID: "u"}, `{"outcome":"approved","peer":"p","principalId":"u"}`},
 		{"pending", PendingConfirm{Request: ConfirmRequest{ID: "c", Expires: exp}, RequesterPeer: "m"},
-			`{"request":{"id":"c","tool":"","prompt":"","requester":"","args":null,"digest":"","expires":"2025-03-04T05:06:07Z"},"requesterPeer":"m"}`},
+			`{"request":{"id":"c","tool":"","prompt":"","requester":"","args":null,"policy":"","digest":"","expires":"2025-03-04T05:06:07Z"},"requesterPeer":"m"}`},
 		{"principal", Principal{ID: "u", Tier: "member", Scopes: []string{"s"}, Peer: "p"}, `{"id":"u","tier":"member","scopes":["s"],"peer":"p"}`},
 	} {
 		b, err := json.Marshal(tc.v)

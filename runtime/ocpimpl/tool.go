@@ -206,6 +206,11 @@ func (c *Catalogue) Verify() error {
 	return nil
 }
 
+// PolicyDigest returns the digest of the catalogue's compiled policy, as the
+// generator emitted it (see [Digest]); a Catalogue that passes
+// [Catalogue.Verify] has the digest of its tools and tiers as they are.
+func (c *Catalogue) PolicyDigest() string { return c.digest }
+
 // Tiers returns the classification's tiers, lowest first.
 func (c *Catalogue) Tiers() []string { return slices.Clone(c.tiers) }
 
