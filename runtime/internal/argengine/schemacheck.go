@@ -1186,14 +1186,6 @@ func (a *anns) merge(b *anns) {
 	a.small |= b.small
 }
 
-func (a *anns) clone() anns {
-	b := *a
-	if a.big != nil {
-		b.big = slices.Clone(a.big)
-	}
-	return b
-}
-
 // evalScoped is eval with the dynamic scope or the memo.
 func (n *snode) evalScoped(c *evalCtx, i int, ann *anns) bool {
 	pushed := false
