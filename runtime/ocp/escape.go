@@ -2,7 +2,7 @@ package ocp
 
 import (
 	"encoding/binary"
-	"fmt"
+	"math"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -21,6 +21,17 @@ import (
 // escape is the same value, so the result means what b means. b is
 // returned as it is when it holds none.
 func escapeInvisible(b []byte) []byte {
+	out, _ := escapeInvisibleWithin(b, math.MaxInt)
+	return out
+}
+
+// escapeInvisibleWithin is escapeInvisible, unless the escaped text would
+// be longer than limit: then it returns nil and the escaped text's length,
+// having allocated nothing.
+func escapeInvisibleWithin(b []byte, limit int) ([]byte, int) {
+	if len(b) > limit {
+		return nil, len(b)
+	}
 	i := 0
 	for i < len(b) {
 		// Eight ASCII bytes at a time.
@@ -41,9 +52,25 @@ func escapeInvisible(b []byte) []byte {
 		i += n
 	}
 	if i == len(b) {
-		return b
+		return b, len(b)
 	}
-	out := make([]byte, 0, len(b)+12)
+	// The escaped text, allocated once at its size.
+	size := len(b)
+	for k := i; k < len(b); {
+		if b[k] < utf8.RuneSelf {
+			k++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[k:])
+		if invisible.Is(r) {
+			size += 6*utf16.RuneLen(r) - n
+		}
+		k += n
+	}
+	if size > limit {
+		return nil, size
+	}
+	out := make([]byte, 0, size)
 	out = append(out, b[:i]...)
 	for i < len(b) {
 		if b[i] < utf8.RuneSelf {
@@ -55,14 +82,20 @@ func escapeInvisible(b []byte) []byte {
 		if invisible.Is(r) {
 			if r > 0xFFFF {
 				r1, r2 := utf16.EncodeRune(r)
-				out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
+				out = appendU4(appendU4(out, r1), r2)
 			} else {
-				out = fmt.Appendf(out, `\u%04x`, r)
+				out = appendU4(out, r)
 			}
 		} else {
 			out = append(out, b[i:i+n]...)
 		}
 		i += n
 	}
-	return out
+	return out, size
+}
+
+// appendU4 appends the escape \uXXXX of r, a UTF-16 code unit.
+func appendU4(out []byte, r rune) []byte {
+	const hex = "0123456789abcdef"
+	return append(out, '\\', 'u', hex[r>>12&0xF], hex[r>>8&0xF], hex[r>>4&0xF], hex[r&0xF])
 }

@@ -3,6 +3,7 @@ package ocp
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -14,9 +15,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ocpgen/ocpgen/internal/jsontext"
 	"github.com/ocpgen/ocpgen/runtime/internal/argengine"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
@@ -42,6 +45,10 @@ const (
 	DefaultMaxResources = 256
 	// DefaultMaxResultBytes bounds a server result's output.
 	DefaultMaxResultBytes = 4 << 20
+	// DefaultMaxArgsBytes bounds the length of one call's arguments.
+	DefaultMaxArgsBytes = 4 << 20
+	// DefaultMaxArgsValues bounds the JSON values in one call's arguments.
+	DefaultMaxArgsValues = 1 << 18
 )
 
 // maxResourceBytes bounds the bytes of all the resources of one call.
@@ -78,6 +85,21 @@ type Config struct {
 	// failed (the size goes to the audit log). Zero means
 	// DefaultMaxResultBytes.
 	MaxResultBytes int
+	// MaxArgsBytes bounds the length of a call's arguments (their JSON
+	// text); a longer call is invalid (rule "size"), refused before
+	// anything reads it. Zero means DefaultMaxArgsBytes. A Hub may lower
+	// it, or raise it up to 64 MiB; NewGate refuses a negative or larger
+	// one.
+	MaxArgsBytes int
+	// MaxArgsValues bounds how many JSON values a call's arguments hold
+	// (every object, array, member value, element, string, number and
+	// literal counts one); a call with more is invalid (rule
+	// "value-count"), refused by the parse before it holds more. Zero
+	// means DefaultMaxArgsValues. A Hub may lower it, or raise it up to
+	// 4,194,304; NewGate refuses a negative or larger one. With both
+	// bounds, a call holds at most a few times its bytes in memory
+	// (docs/security-model.md, "Bounds at run time").
+	MaxArgsValues int
 	// Approver, if set, is asked after the default approver rule passes:
 	// a decision on a confirm is accepted only from a principal authorized,
 	// with its current rights (see Reauthorize), for the same call (tier,
@@ -145,8 +167,9 @@ type gateTool struct {
 	// resource and prompt are the policy's templates, bound to typ.
 	resource, prompt template
 	// argsRead: a call needs its typed arguments, because a template reads
-	// them (a write's prompt, a resource placeholder). Without it, a read
-	// whose re-encoding the engine writes without them makes none.
+	// one of them (a placeholder of the resource or of a write's prompt).
+	// Without it, a call whose re-encoding the engine writes without them
+	// makes none.
 	argsRead bool
 }
 
@@ -192,6 +215,12 @@ func newGate(cfg Config, server string, expose map[string]string) (*Gate, error)
 	case cfg.ACL == nil:
 		return nil, errors.New("ocp gate: Config.ACL is nil; set an ACL, or choose ocp.AllowAllResources explicitly")
 	}
+	switch {
+	case cfg.MaxArgsBytes < 0 || cfg.MaxArgsBytes > argengine.MaxLimitBytes:
+		return nil, fmt.Errorf("ocp gate: Config.MaxArgsBytes is %d, not within 0 (the default, %d) to %d", cfg.MaxArgsBytes, DefaultMaxArgsBytes, argengine.MaxLimitBytes)
+	case cfg.MaxArgsValues < 0 || cfg.MaxArgsValues > argengine.MaxLimitValues:
+		return nil, fmt.Errorf("ocp gate: Config.MaxArgsValues is %d, not within 0 (the default, %d) to %d", cfg.MaxArgsValues, DefaultMaxArgsValues, argengine.MaxLimitValues)
+	}
 	if err := cfg.Catalogue.Verify(); err != nil {
 		return nil, fmt.Errorf("ocp gate: %w", err)
 	}
@@ -212,10 +241,17 @@ func newGate(cfg Config, server string, expose map[string]string) (*Gate, error)
 	if g.cfg.MaxResultBytes <= 0 {
 		g.cfg.MaxResultBytes = DefaultMaxResultBytes
 	}
+	if g.cfg.MaxArgsBytes == 0 {
+		g.cfg.MaxArgsBytes = DefaultMaxArgsBytes
+	}
+	if g.cfg.MaxArgsValues == 0 {
+		g.cfg.MaxArgsValues = DefaultMaxArgsValues
+	}
+	lim := argengine.Limits{Bytes: g.cfg.MaxArgsBytes, Values: g.cfg.MaxArgsValues}
 	var errs []error
 	for _, h := range cfg.Catalogue.Tools() {
 		name := h.Desc.Name
-		gt, err := newGateTool(h)
+		gt, err := newGateTool(h, lim)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("tool %q: %w", name, err))
 			continue
@@ -255,8 +291,8 @@ func (g *Gate) start() error {
 }
 
 // newGateTool verifies one generated tool and precomputes what the gate
-// needs for it.
-func newGateTool(h *ocpimpl.Tool) (*gateTool, error) {
+// needs for it, for calls within lim.
+func newGateTool(h *ocpimpl.Tool, lim argengine.Limits) (*gateTool, error) {
 	typ, err := ocpimpl.ArgsType(h)
 	if err != nil {
 		return nil, err
@@ -287,7 +323,7 @@ func newGateTool(h *ocpimpl.Tool) (*gateTool, error) {
 	}
 	// A pattern with no ECMA-262 translation does not fail here: every
 	// call of this tool is then refused (RulePatternUntranslatable).
-	engine, err := argengine.Compile([]byte(d.InputSchema), typ)
+	engine, err := argengine.Compile([]byte(d.InputSchema), typ, lim)
 	if err != nil {
 		return nil, fmt.Errorf("input schema: %w", err)
 	}
@@ -310,7 +346,7 @@ func newGateTool(h *ocpimpl.Tool) (*gateTool, error) {
 		confirm:  pol.Kind == KindWrite,
 		resource: resource,
 		prompt:   prompt,
-		argsRead: pol.Kind == KindWrite || resource.readsArgs(),
+		argsRead: resource.readsArgs() || prompt.readsArgs(),
 	}, nil
 }
 
@@ -355,7 +391,7 @@ func (g *Gate) Call(ctx context.Context, p Principal, args Args) ActionResult {
 		g.observeRefusal(c, gt, StepArgs, ReasonInvalid)
 		return refused(id, ReasonInvalid, text)
 	}
-	raw, err := json.Marshal(args)
+	raw, err := argengine.MarshalPlain(args)
 	if err != nil {
 		c := &call{g: g, ctx: ctx, id: id, p: p, tool: name}
 		text := c.refuseArgs(AuditArgs, refusal("", ruleEncode, err))
@@ -432,13 +468,17 @@ func (g *Gate) dispatch(ctx context.Context, p Principal, req ActionRequest) (re
 	if err != nil {
 		return refused(req.ID, ReasonInvalid, c.refuseArgs(AuditArgs, err))
 	}
+	// What a peer is shown, and the server receives, are the same bytes:
+	// the re-encoding with every invisible or direction-changing character
+	// escaped, so that caller text cannot restyle a confirm. They are held
+	// to the bound of the arguments' bytes too.
+	fwd, n := escapeInvisibleWithin(fwd, g.cfg.MaxArgsBytes)
+	if fwd == nil {
+		return refused(req.ID, ReasonInvalid, c.refuseArgs(AuditArgs, refusal("", ruleForwardSize, fmt.Errorf("the forwarded arguments, %d bytes with their escapes, exceed the limit of %d", n, g.cfg.MaxArgsBytes))))
+	}
 	if c.info() {
 		c.ok(AuditArgs)
 	}
-	// What a peer is shown, and the server receives, are the same bytes:
-	// the re-encoding with every invisible or direction-changing character
-	// escaped, so that caller text cannot restyle a confirm.
-	fwd = escapeInvisible(fwd)
 
 	// 4. The resources, and the ACL on them.
 	ctx = c.step(ctx, StepACL)
@@ -635,7 +675,11 @@ func (g *Gate) confirm(ctx context.Context, c *call, st *catState, gt *gateTool,
 	defer stop()
 
 	var prompt string
-	if err := g.protect(ctx, "confirm prompt", func() error { prompt = gt.prompt.prompt(reflect.ValueOf(args).Elem()); return nil }); err != nil {
+	var v reflect.Value // none when no template reads args (gateTool.argsRead)
+	if args != nil {
+		v = reflect.ValueOf(args).Elem()
+	}
+	if err := g.protect(ctx, "confirm prompt", func() error { prompt = gt.prompt.prompt(v, fwd); return nil }); err != nil {
 		c.refuse(AuditConfirm, ReasonDenied, err)
 		return textBroker, false
 	}
@@ -721,8 +765,32 @@ func confirmDigest(server, policy, exposed, tool string, fwd []byte, p Principal
 	if scopes == nil {
 		scopes = []string{}
 	}
-	b, _ := json.Marshal([]any{"ocp-confirm-v3", server, policy, exposed, tool, string(fwd), p.ID, p.Tier, scopes, catalogueFP})
-	return ocpimpl.Fingerprint(b)
+	// The fingerprint of the JSON text json.Marshal writes for
+	// ["ocp-confirm-v3", server, policy, exposed, tool, string(fwd), p.ID,
+	// p.Tier, scopes, catalogueFP], hashed as it is written: the arguments
+	// are neither copied into a string nor encoded whole.
+	h := sha256.New()
+	head, _ := json.Marshal([]any{"ocp-confirm-v3", server, policy, exposed, tool})
+	h.Write(head[:len(head)-1]) // without its ']'
+	h.Write([]byte(`,"`))
+	var esc [16]byte
+	for i := 0; i < len(fwd); {
+		start := i
+		for i < len(fwd) && jsontext.Plain(fwd[i], true) {
+			i++
+		}
+		h.Write(fwd[start:i])
+		if i < len(fwd) {
+			_, n := utf8.DecodeRune(fwd[i:])
+			e := jsontext.AppendString(esc[:0], string(fwd[i:i+n]), true)
+			h.Write(e[1 : len(e)-1]) // without its quotes
+			i += n
+		}
+	}
+	h.Write([]byte(`",`))
+	tail, _ := json.Marshal([]any{p.ID, p.Tier, scopes, catalogueFP})
+	h.Write(tail[1:]) // without its '['
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
 // mayHaveRun reports whether a call that returned err may have run on the

@@ -1,7 +1,6 @@
 package ocp
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ocpgen/ocpgen/internal/jsonptr"
+	"github.com/ocpgen/ocpgen/runtime/internal/argengine"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
@@ -78,10 +78,12 @@ func bindTemplate(typ reflect.Type, t ocpimpl.Template, resource bool) (template
 	return out, nil
 }
 
-// readsArgs reports whether t has a segment that reads an argument.
+// readsArgs reports whether t has a segment that reads an argument of
+// the typed arguments. (A prompt's BindAll shows the forwarded bytes: see
+// template.prompt.)
 func (t template) readsArgs() bool {
 	for _, sg := range t {
-		if sg.field >= 0 || sg.Mode != ocpimpl.BindText {
+		if sg.field >= 0 {
 			return true
 		}
 	}
@@ -281,12 +283,26 @@ func scalarString(v reflect.Value) string {
 // ("null") from an argument the call leaves out ("(not set)"). Characters
 // that are invisible or change the text's direction are escaped
 // (\u202e), so caller text cannot restyle the prompt.
-func (t template) prompt(args reflect.Value) string {
+//
+// BindAll shows all: the arguments exactly as the server receives them
+// (the forwarded bytes, escaped so). args is read only by the placeholders
+// of single arguments (it may be invalid when t has none: readsArgs).
+func (t template) prompt(args reflect.Value, all []byte) string {
 	var b strings.Builder
+	size := 0
 	for _, sg := range t {
 		switch {
 		case sg.Mode == ocpimpl.BindAll:
-			writeArg(&b, args.Addr().Interface())
+			size += len(all)
+		case sg.field < 0:
+			size += len(sg.Text)
+		}
+	}
+	b.Grow(size)
+	for _, sg := range t {
+		switch {
+		case sg.Mode == ocpimpl.BindAll:
+			b.Write(all)
 		case sg.field >= 0:
 			f := args.Field(sg.field)
 			if sg.omit && f.IsZero() {
@@ -302,7 +318,7 @@ func (t template) prompt(args reflect.Value) string {
 }
 
 func writeArg(b *strings.Builder, v any) {
-	out, err := json.Marshal(v)
+	out, err := argengine.MarshalPlain(v)
 	if err != nil {
 		b.WriteString("(unprintable)")
 		return
@@ -329,7 +345,14 @@ func (g *Gate) ConfirmPrompt(args Args) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return gt.prompt.prompt(v), nil
+	// What a call with args forwards: their encoding, escaped (the engine
+	// forwards the typed value's encoding, which for arguments that pass
+	// it is argengine.MarshalPlain's).
+	all, err := argengine.MarshalPlain(v.Addr().Interface())
+	if err != nil {
+		all = []byte("(unprintable)")
+	}
+	return gt.prompt.prompt(v, escapeInvisible(all)), nil
 }
 
 // typedArgs finds args' tool and returns the argument struct, addressable.

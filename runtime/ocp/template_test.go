@@ -100,7 +100,7 @@ func TestPromptTemplates(t *testing.T) {
 		want string
 	}{
 		{"Rename {name} ({count})?", full, `Rename "Bob \"the\" builder" (2)?`},
-		{"{owner} {tags} {team} {ids} {meta} {nested}", full, `"\u003co\u003e" [] null (not set) (not set) (not set)`},
+		{"{owner} {tags} {team} {ids} {meta} {nested}", full, `"<o>" [] null (not set) (not set) (not set)`},
 		{"{owner}", tmplArgs{}, "(not set)"},
 		{"{{x}} {level}", tmplArgs{Level: "low"}, `{x} "low"`},
 	}
@@ -110,19 +110,30 @@ func TestPromptTemplates(t *testing.T) {
 			t.Errorf("%q: %v", tt.tpl, err)
 			continue
 		}
-		if got := bt.prompt(reflect.ValueOf(&tt.args).Elem()); got != tt.want {
+		if got := bt.prompt(reflect.ValueOf(&tt.args).Elem(), nil); got != tt.want {
 			t.Errorf("%q: got %s, want %s", tt.tpl, got, tt.want)
 		}
 	}
-	// The generator's default prompt names the tool and shows every argument.
+	// The generator's default prompt names the tool and shows every
+	// argument: the forwarded bytes, whatever the typed arguments say.
 	bt, err := bindTemplate(typ, ocpimpl.Template{{Text: `Run write tool "rename" with arguments `}, {Mode: ocpimpl.BindAll}}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := tmplArgs{Name: "x", Level: "low"}
-	want := `Run write tool "rename" with arguments {"name":"x","count":0,"big":0,"score":0,"on":false,"level":"low","Untagged":"","-":""}`
-	if got := bt.prompt(reflect.ValueOf(&a).Elem()); got != want {
+	if bt.readsArgs() {
+		t.Error("the default prompt reads the typed arguments")
+	}
+	fwd := `{"name":"x","level":"low"}`
+	want := `Run write tool "rename" with arguments ` + fwd
+	if got := bt.prompt(reflect.Value{}, []byte(fwd)); got != want {
 		t.Errorf("default prompt:\n got %s\nwant %s", got, want)
+	}
+	// Gate.ConfirmPrompt shows what a call with the typed arguments would
+	// forward: their encoding.
+	a := tmplArgs{Name: "x", Level: "low"}
+	all := `{"name":"x","count":0,"big":0,"score":0,"on":false,"level":"low","Untagged":"","-":""}`
+	if got := bt.prompt(reflect.ValueOf(&a).Elem(), []byte(all)); got != `Run write tool "rename" with arguments `+all {
+		t.Errorf("default prompt of typed arguments: %s", got)
 	}
 }
 
@@ -237,7 +248,7 @@ func TestTemplateJoinsTextsAroundPlaceholders(t *testing.T) {
 		t.Errorf("the prompt binds to %d segments, not 6", len(bp))
 	}
 	want := `Search for "q/1", limit is (not set). Args: {"query":"q/1"}`
-	if got := bp.prompt(args); got != want {
+	if got := bp.prompt(args, []byte(`{"query":"q/1"}`)); got != want {
 		t.Fatalf("the prompt renders %q, want %q", got, want)
 	}
 }

@@ -6,9 +6,15 @@ package ocp
 
 import (
 	"time"
+
+	"github.com/ocpgen/ocpgen/runtime/internal/argengine"
 )
 
 var testTiers = []string{"anonymous", "visitor", "member", "operator", "admin"}
+
+// defaultLimits are the argument engine's limits of a gate of the default
+// Config.
+var defaultLimits = argengine.Limits{Bytes: DefaultMaxArgsBytes, Values: DefaultMaxArgsValues}
 
 // mustDesc fills in the canonical schema and fingerprint of d.
 func mustDesc(d Descriptor) Descriptor {

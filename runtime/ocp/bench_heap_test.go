@@ -1,0 +1,167 @@
+package ocp
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"math"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ocpgen/ocpgen/internal/argshapes"
+	"github.com/ocpgen/ocpgen/internal/heapmeter"
+)
+
+// The arguments of the tools of the shapes of internal/argshapes: a read
+// and a write whose one property "v" has the shape's Go type.
+type (
+	heapRead[T any] struct {
+		Read `json:"-"`
+		V    T `json:"v"`
+	}
+	heapWrite[T any] struct {
+		Write `json:"-"`
+		V     T `json:"v"`
+	}
+	heapObject struct {
+		A *int64 `json:"a,omitzero"`
+	}
+)
+
+// heapArgs are the read's and the write's argument types of each shape.
+var heapArgs = map[string][2]Args{
+	"tiny-numbers":     {(*heapRead[[]int64])(nil), (*heapWrite[[]int64])(nil)},
+	"tiny-strings":     {(*heapRead[[]string])(nil), (*heapWrite[[]string])(nil)},
+	"tiny-objects":     {(*heapRead[[]heapObject])(nil), (*heapWrite[[]heapObject])(nil)},
+	"deep":             {(*heapRead[json.RawMessage])(nil), (*heapWrite[json.RawMessage])(nil)},
+	"long-string":      {(*heapRead[string])(nil), (*heapWrite[string])(nil)},
+	"escaped-string":   {(*heapRead[string])(nil), (*heapWrite[string])(nil)},
+	"html-string":      {(*heapRead[string])(nil), (*heapWrite[string])(nil)},
+	"invisible-string": {(*heapRead[string])(nil), (*heapWrite[string])(nil)},
+	"wide-object":      {(*heapRead[map[string]int64])(nil), (*heapWrite[map[string]int64])(nil)},
+	"big-numbers":      {(*heapRead[json.RawMessage])(nil), (*heapWrite[json.RawMessage])(nil)},
+}
+
+// heapGate is a gate of one shape's read ("read") and write ("write"),
+// whose server answers at once, and whose writes a peer approves as soon as
+// they are announced.
+func heapGate(tb testing.TB, s argshapes.Shape, mark func(Step)) *Gate {
+	tb.Helper()
+	types, ok := heapArgs[s.Name]
+	if !ok {
+		tb.Fatalf("shape %s has no argument types here", s.Name)
+	}
+	read := &Tool{Args: types[0], Desc: mustDesc(Descriptor{Name: "read", InputSchema: s.InputSchema(),
+		Policy: Policy{Kind: KindRead, Classified: true, Tier: "member", Resource: tpl("r"), Failure: "no"}})}
+	write := &Tool{Args: types[1], Desc: mustDesc(Descriptor{Name: "write", InputSchema: s.InputSchema(),
+		Policy: Policy{Kind: KindWrite, Classified: true, Tier: "member", Resource: tpl("w"), Failure: "no", ConfirmTTL: time.Minute}})}
+	cat := NewCatalogue(testTiers, read, write)
+	broker := NewMemoryBroker()
+	cfg := Config{Catalogue: cat, ACL: AllowAllResources, Broker: broker, Audit: slog.New(slog.DiscardHandler),
+		Server: nopCaller{res: &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}}}
+	if mark != nil {
+		cfg.Observer = stepMarks(mark)
+	}
+	g, err := NewGate(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(autoApprove(g, broker))
+	g.syncCatalogue(liveOf(cat))
+	return g
+}
+
+// stepMarks is an Observer that calls mark at the beginning of every step
+// and at the end of every call ("end").
+type stepMarks func(Step)
+
+func (m stepMarks) StartCall(ctx context.Context, _ CallInfo) (context.Context, CallObserver) {
+	return ctx, m
+}
+func (stepMarks) Synced(SyncInfo)               {}
+func (m stepMarks) Step(s Step) context.Context { m(s); return nil }
+func (m stepMarks) End(Reason)                  { m("end") }
+
+// heapCall bounds the peak live heap of one call of tool with args on g,
+// built with heapGate and the marks of *m (heapMarks), above what the
+// caller holds. The call must succeed, or be refused by a bound of the
+// arguments (refused is then true).
+func heapCall(tb testing.TB, g *Gate, m **heapmeter.Meter, tool string, args []byte) (peak uint64, refused bool) {
+	tb.Helper()
+	req := ActionRequest{ID: "h", Tool: tool, Args: args}
+	*m = heapmeter.Start()
+	res := g.Dispatch(context.Background(), alice, req)
+	if !res.OK && (res.Reason != ReasonInvalid || !strings.Contains(res.Error, `rule "value-count"`)) {
+		tb.Fatalf("%s: %+v", tool, res)
+	}
+	runtime.KeepAlive(res)
+	return (*m).Peak(), !res.OK
+}
+
+// heapMarks returns the marks of a heapGate: each ends the step in progress
+// on *m, named after it ("before" the first).
+func heapMarks(m **heapmeter.Meter) func(Step) {
+	cur := Step("before")
+	return func(next Step) {
+		(*m).Mark(string(cur))
+		cur = next
+		if next == "end" {
+			cur = "before"
+		}
+	}
+}
+
+// The metrics of BenchmarkWorstInput/args-heap, per byte of input: the bound
+// on the peak live heap of a read's call (read-peak-B/B) and a write's
+// (write-peak-B/B), approved at once, each a gate's Dispatch (default
+// Config) with a server that answers at once; and of json.Unmarshal of the
+// same arguments into an any (json-any-B/B), measured the same way. A shape
+// refused by the bound of values reports refused=1 (its peak is the
+// refusal's). The bound is internal/heapmeter's: a forced collection at
+// every step boundary of the call (through an Observer), and for each step
+// the live heap at its start plus what it allocates, above the live heap
+// before the call.
+func benchArgsHeap(b *testing.B) {
+	for _, s := range argshapes.All {
+		name, raw := s.Name, s.Args(DefaultMaxArgsBytes, math.MaxInt)
+		b.Run(name, func(b *testing.B) { benchCallHeap(b, s, raw) })
+		if s.Dense() {
+			// The most of the shape the default bounds take.
+			raw := s.Args(DefaultMaxArgsBytes, DefaultMaxArgsValues)
+			b.Run(name+"-at-bound", func(b *testing.B) { benchCallHeap(b, s, raw) })
+		}
+	}
+}
+
+func benchCallHeap(b *testing.B, s argshapes.Shape, raw []byte) {
+	var m *heapmeter.Meter
+	g := heapGate(b, s, heapMarks(&m))
+	var read, write, js uint64
+	var refused bool
+	for b.Loop() {
+		r, _ := heapCall(b, g, &m, "read", raw)
+		w, ref := heapCall(b, g, &m, "write", raw)
+		read, write, refused = max(read, r), max(write, w), ref
+		jm := heapmeter.Start()
+		var v any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			b.Fatal(err)
+		}
+		jm.Mark("json")
+		runtime.KeepAlive(v)
+		js = max(js, jm.Peak())
+	}
+	n := float64(len(raw))
+	b.ReportMetric(n/(1<<20), "args-MiB")
+	b.ReportMetric(float64(read)/n, "read-peak-B/B")
+	b.ReportMetric(float64(write)/n, "write-peak-B/B")
+	b.ReportMetric(float64(js)/n, "json-any-B/B")
+	b.ReportMetric(float64(max(read, write))/(1<<20), "peak-MiB")
+	if refused {
+		b.ReportMetric(1, "refused")
+	}
+}
