@@ -58,8 +58,8 @@ func TestSameAsTape(t *testing.T) {
 		one := func(int) string { return "1" }
 		a := wideObject(r, n, one)
 		pairs = append(pairs, [2]string{a, wideObject(r, n, one)}, // reordered
-			[2]string{a, wideObject(r, n+1, one)},                            // one more
-			[2]string{a, wideObject(r, n-1, one)},                            // one fewer
+			[2]string{a, wideObject(r, n+1, one)}, // one more
+			[2]string{a, wideObject(r, n-1, one)}, // one fewer
 			[2]string{a, wideObject(r, n, func(k int) string { // one value differs
 				if k == n/2 {
 					return "2"
