@@ -98,6 +98,10 @@ var All = []Shape{
 	// One object of one member per eight bytes: [{"a":0},…].
 	{Name: "tiny-objects", Schema: `{"type":"array","items":{"type":"object","properties":{"a":{"type":"integer"}},"additionalProperties":false}}`, Go: "[]struct{A *int64 `json:\"a,omitzero\"`}",
 		open: "[", close: "]", item: same(`{"a":0}`, 2)},
+	// Tiny numbers checked twice by one shared schema (items and contains
+	// both refer to it), whose verdicts the validator remembers.
+	{Name: "shared-ref", Schema: `{"type":"array","$defs":{"n":{"type":"integer","minimum":0}},"items":{"$ref":"#/properties/v/$defs/n"},"contains":{"$ref":"#/properties/v/$defs/n"}}`, Go: "[]int64",
+		open: "[", close: "]", item: same("0", 1)},
 	// Arrays nested Deep levels, side by side: [[[[…]]],[[[…]]],…].
 	{Name: "deep", Schema: `{}`, Go: "json.RawMessage",
 		open: "[", close: "]", item: same(strings.Repeat("[", Deep)+strings.Repeat("]", Deep), Deep)},

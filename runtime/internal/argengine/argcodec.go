@@ -585,6 +585,9 @@ func (n *codecNode) encodeMembers(dst []byte, v reflect.Value, html bool) []byte
 func (n *codecNode) encodeTapeMap(dst []byte, t *tape, i int) ([]byte, bool) {
 	var small [smallObject]int32
 	ms := small[:0]
+	if n := t.count(i); n > len(small) {
+		ms = make([]int32, 0, n)
+	}
 	for p := i + 1; p < t.end(i); p = t.end(p) {
 		ms = append(ms, int32(p))
 	}

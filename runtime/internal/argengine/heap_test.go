@@ -42,6 +42,7 @@ var heapLimits = Limits{Bytes: MaxLimitBytes, Values: MaxLimitValues}
 
 var heapTypes = map[string]reflect.Type{
 	"tiny-numbers":     reflect.TypeFor[heapInts](),
+	"shared-ref":       reflect.TypeFor[heapInts](),
 	"tiny-strings":     reflect.TypeFor[heapStrings](),
 	"tiny-objects":     reflect.TypeFor[heapObjects](),
 	"deep":             reflect.TypeFor[heapRaw](),

@@ -63,3 +63,69 @@ func (ix *keyIndex) find(t *tape, k string) int {
 	}
 	return -1
 }
+
+// memoSet remembers the verdicts of a validation's memo nodes (snode.memo)
+// by schema node and instance node, in the common case (no signature of a
+// dynamic scope, no annotations): an open-addressing table of 8-byte
+// slots, each a key and its verdict, hashed with the process's random
+// seed.
+type memoSet struct {
+	slots []uint64 // (id<<32 | instance node) << 1 | verdict; 0: empty
+	n     int
+}
+
+var memoSeed = uint64(maphash.Comparable(keySeed, "memo"))
+
+func memoKey64(id int32, i int) uint64 { return (uint64(uint32(id))<<32 | uint64(uint32(i))) << 1 }
+
+func memoHash(k uint64) uint64 {
+	k ^= memoSeed
+	k ^= k >> 33
+	k *= 0xff51afd7ed558ccd
+	k ^= k >> 33
+	return k
+}
+
+// get returns the verdict remembered for node id at instance node i.
+func (m *memoSet) get(id int32, i int) (ok, hit bool) {
+	if m.n == 0 {
+		return false, false
+	}
+	k := memoKey64(id, i)
+	mask := len(m.slots) - 1
+	for s := int(memoHash(k)) & mask; m.slots[s] != 0; s = (s + 1) & mask {
+		if m.slots[s]&^1 == k {
+			return m.slots[s]&1 == 1, true
+		}
+	}
+	return false, false
+}
+
+// put remembers ok for node id at instance node i, which m does not hold.
+func (m *memoSet) put(id int32, i int, ok bool) {
+	if (m.n+1)*5 > len(m.slots)*4 {
+		old := m.slots
+		m.slots, m.n = make([]uint64, max(16, 2*len(old))), 0
+		for _, v := range old {
+			if v != 0 {
+				m.insert(v)
+			}
+		}
+	}
+	v := memoKey64(id, i)
+	if ok {
+		v |= 1
+	}
+	m.insert(v)
+}
+
+func (m *memoSet) insert(v uint64) {
+	mask := len(m.slots) - 1
+	for s := int(memoHash(v&^1)) & mask; ; s = (s + 1) & mask {
+		if m.slots[s] == 0 {
+			m.slots[s] = v
+			m.n++
+			return
+		}
+	}
+}

@@ -243,7 +243,7 @@ func (c *fwdScan) object(i, depth int) (int, error) {
 			}
 			c.pos = end + 1
 			name := c.s[start:end]
-			if escaped {
+			if escaped && i >= 0 {
 				c.name = c.name[:0]
 				for run, r := range unescaped(name) {
 					if r >= 0 {
@@ -336,4 +336,45 @@ func (ix *keyIndex) findBytes(t *tape, k []byte) int {
 		}
 	}
 	return -1
+}
+
+// Member returns the text of the member named name of b, a JSON object as
+// the engine forwards it (Check's bytes, escaped or not), exactly as it is
+// written there, and whether b has it. It reads b up to that member, once,
+// and allocates nothing. Text that does not begin as a JSON object has no
+// member; of other text that is not JSON, b's members up to the first
+// error are found.
+func Member(b []byte, name string) ([]byte, bool) {
+	c := fwdScan{s: b}
+	if c.pos = skipSpace(b, 0); c.pos >= len(b) || b[c.pos] != '{' {
+		return nil, false
+	}
+	c.pos++
+	if c.pos = skipSpace(b, c.pos); c.pos < len(b) && b[c.pos] == '}' {
+		return nil, false
+	}
+	for {
+		if c.pos = skipSpace(b, c.pos); c.pos >= len(b) || b[c.pos] != '"' {
+			return nil, false
+		}
+		start := c.pos + 1
+		end, escaped, n, err := scanString(b, c.pos)
+		if err != nil {
+			return nil, false
+		}
+		if c.pos = skipSpace(b, end+1); c.pos >= len(b) || b[c.pos] != ':' {
+			return nil, false
+		}
+		c.pos = skipSpace(b, c.pos+1)
+		at := c.pos
+		if _, err := c.value(-1, 1); err != nil {
+			return nil, false
+		}
+		if n == len(name) && sameText(b[start:end], escaped, name) {
+			return b[at:c.pos], true
+		}
+		if more, err := c.next('}'); err != nil || !more {
+			return nil, false
+		}
+	}
 }

@@ -87,3 +87,24 @@ func FuzzSameAsTape(f *testing.F) {
 		checkSameAsTape(t, a, b)
 	})
 }
+
+// Member finds a member of an object as it is written, by its decoded name.
+func TestMember(t *testing.T) {
+	obj := ` { "a" : 1 , "b":{"a":[2,"}"]}, "\u0063":"x\"y" ,"":null} `
+	for _, tc := range []struct {
+		name, want string
+		ok         bool
+	}{
+		{"a", "1", true}, {"b", `{"a":[2,"}"]}`, true}, {"c", `"x\"y"`, true}, {"", "null", true}, {"d", "", false},
+	} {
+		got, ok := Member([]byte(obj), tc.name)
+		if ok != tc.ok || string(got) != tc.want {
+			t.Errorf("%q: %q %v, want %q %v", tc.name, got, ok, tc.want, tc.ok)
+		}
+	}
+	for _, bad := range []string{``, `[]`, `{}`, `{"a"}`, `{"a":}`, `{"b":1,`, `"a"`, `{"b":[}, "a":1}`} {
+		if got, ok := Member([]byte(bad), "a"); ok {
+			t.Errorf("%q: %q", bad, got)
+		}
+	}
+}

@@ -140,6 +140,8 @@ type snode struct {
 	// memo: reached by more than one edge, so its verdicts are remembered
 	// per instance location during a call.
 	memo bool
+	// id numbers the node in its schema, from 1 (memoBits' keys).
+	id int32
 	// edges are the subschemas this one applies, in place (same instance)
 	// or not, for the compile-time checks.
 	inPlace []*snode
@@ -491,7 +493,8 @@ func (c *schemaCompiler) compile(ptr string) *snode {
 		return n
 	}
 	n := &snode{ptr: ptr, res: c.resourceOf(ptr), draft7: c.draft7, minLength: -1, maxLength: -1,
-		minContains: -1, maxContains: -1, minItems: -1, maxItems: -1, minProps: -1, maxProps: -1}
+		minContains: -1, maxContains: -1, minItems: -1, maxItems: -1, minProps: -1, maxProps: -1,
+		id: int32(len(c.nodes) + 1)}
 	c.nodes[ptr] = n
 	v, _ := c.lookup(ptr)
 	switch v := v.(type) {
@@ -1112,10 +1115,14 @@ type evalCtx struct {
 	bound   []string
 	// sig identifies the part of the dynamic scope a $dynamicRef can see,
 	// for memo keys.
-	sig   int32
-	sigs  map[[2]int32]int32
-	memo  map[memoKey]memoVal
-	evals int
+	sig  int32
+	sigs map[[2]int32]int32
+	// memo holds the verdicts of memo nodes; memoBits those of the common
+	// case, without a dynamic scope's signature or annotations, 8 bytes a
+	// slot.
+	memo     map[memoKey]memoVal
+	memoBits memoSet
+	evals    int
 	// entered is the node whose scope and memo evalScoped has just
 	// handled, so that eval runs its body.
 	entered *snode
@@ -1221,7 +1228,14 @@ func (n *snode) evalScoped(c *evalCtx, i int, ann *anns) bool {
 		}
 	}
 	var ok bool
-	if n.memo {
+	if n.memo && c.sig == 0 && ann == nil {
+		var hit bool
+		if ok, hit = c.memoBits.get(n.id, i); !hit {
+			c.entered = n
+			ok = n.eval(c, i, nil)
+			c.memoBits.put(n.id, i, ok)
+		}
+	} else if n.memo {
 		key := memoKey{n, int32(i), c.sig, ann != nil}
 		if v, hit := c.memo[key]; hit {
 			ok = v.ok
