@@ -35,6 +35,7 @@ type (
 // heapArgs are the read's and the write's argument types of each shape.
 var heapArgs = map[string][2]Args{
 	"tiny-numbers":     {(*heapRead[[]int64])(nil), (*heapWrite[[]int64])(nil)},
+	"shared-ref":       {(*heapRead[[]int64])(nil), (*heapWrite[[]int64])(nil)},
 	"tiny-strings":     {(*heapRead[[]string])(nil), (*heapWrite[[]string])(nil)},
 	"tiny-objects":     {(*heapRead[[]heapObject])(nil), (*heapWrite[[]heapObject])(nil)},
 	"deep":             {(*heapRead[json.RawMessage])(nil), (*heapWrite[json.RawMessage])(nil)},
@@ -48,8 +49,8 @@ var heapArgs = map[string][2]Args{
 
 // heapGate is a gate of one shape's read ("read") and write ("write"),
 // whose server answers at once, and whose writes a peer approves as soon as
-// they are announced.
-func heapGate(tb testing.TB, s argshapes.Shape, mark func(Step)) *Gate {
+// they are announced. mod, if not nil, changes its Config.
+func heapGate(tb testing.TB, s argshapes.Shape, mark func(Step), mod func(*Config)) *Gate {
 	tb.Helper()
 	types, ok := heapArgs[s.Name]
 	if !ok {
@@ -61,10 +62,13 @@ func heapGate(tb testing.TB, s argshapes.Shape, mark func(Step)) *Gate {
 		Policy: Policy{Kind: KindWrite, Classified: true, Tier: "member", Resource: tpl("w"), Failure: "no", ConfirmTTL: time.Minute}})}
 	cat := NewCatalogue(testTiers, read, write)
 	broker := NewMemoryBroker()
-	cfg := Config{Catalogue: cat, ACL: AllowAllResources, Broker: broker, Audit: slog.New(slog.DiscardHandler),
+	cfg := Config{Catalogue: cat, ACL: AllowAllResources, Broker: waitMarks{broker, mark}, Audit: slog.New(slog.DiscardHandler),
 		Server: nopCaller{res: &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}}}
 	if mark != nil {
 		cfg.Observer = stepMarks(mark)
+	}
+	if mod != nil {
+		mod(&cfg)
 	}
 	g, err := NewGate(cfg)
 	if err != nil {
@@ -73,6 +77,21 @@ func heapGate(tb testing.TB, s argshapes.Shape, mark func(Step)) *Gate {
 	tb.Cleanup(autoApprove(g, broker))
 	g.syncCatalogue(liveOf(cat))
 	return g
+}
+
+// waitMarks is a MemoryBroker that calls mark("wait") when a write's
+// confirm begins to wait: what is live then is what a write holds while it
+// waits for a decision.
+type waitMarks struct {
+	*MemoryBroker
+	mark func(Step)
+}
+
+func (b waitMarks) Request(ctx context.Context, p PendingConfirm) (Decision, error) {
+	if b.mark != nil {
+		b.mark("wait")
+	}
+	return b.MemoryBroker.Request(ctx, p)
 }
 
 // stepMarks is an Observer that calls mark at the beginning of every step
@@ -88,18 +107,24 @@ func (m stepMarks) End(Reason)                  { m("end") }
 
 // heapCall bounds the peak live heap of one call of tool with args on g,
 // built with heapGate and the marks of *m (heapMarks), above what the
-// caller holds. The call must succeed, or be refused by a bound of the
-// arguments (refused is then true).
-func heapCall(tb testing.TB, g *Gate, m **heapmeter.Meter, tool string, args []byte) (peak uint64, refused bool) {
+// caller holds, and returns the live heap while a write's confirm waited
+// (held). The call must succeed, or be refused by a bound of the arguments
+// (refused is then true).
+func heapCall(tb testing.TB, g *Gate, m **heapmeter.Meter, tool string, args []byte) (peak, held uint64, refused bool) {
 	tb.Helper()
 	req := ActionRequest{ID: "h", Tool: tool, Args: args}
 	*m = heapmeter.Start()
 	res := g.Dispatch(context.Background(), alice, req)
-	if !res.OK && (res.Reason != ReasonInvalid || !strings.Contains(res.Error, `rule "value-count"`)) {
+	if !res.OK && (res.Reason != ReasonInvalid || !strings.Contains(res.Error, `rule "value-count"`) && !strings.Contains(res.Error, `rule "forwarded-size"`)) {
 		tb.Fatalf("%s: %+v", tool, res)
 	}
 	runtime.KeepAlive(res)
-	return (*m).Peak(), !res.OK
+	for _, p := range (*m).Phases() {
+		if p.Name == string(StepConfirm) {
+			held = p.Live // the confirm step up to the wait
+		}
+	}
+	return (*m).Peak(), held, !res.OK
 }
 
 // heapMarks returns the marks of a heapGate: each ends the step in progress
@@ -118,10 +143,14 @@ func heapMarks(m **heapmeter.Meter) func(Step) {
 // The metrics of BenchmarkWorstInput/args-heap, per byte of input: the bound
 // on the peak live heap of a read's call (read-peak-B/B) and a write's
 // (write-peak-B/B), approved at once, each a gate's Dispatch (default
-// Config) with a server that answers at once; and of json.Unmarshal of the
-// same arguments into an any (json-any-B/B), measured the same way. A shape
-// refused by the bound of values reports refused=1 (its peak is the
-// refusal's). The bound is internal/heapmeter's: a forced collection at
+// Config) with a server that answers at once; the live heap while the
+// write's confirm waits (write-held-B/B); and the bound of json.Unmarshal
+// of the same arguments into an any (json-any-B/B), measured the same way;
+// and the arguments' size (args-MiB) and the larger of the calls' bounds
+// (peak-MiB). A shape refused by a bound of the arguments reports refused=1
+// (its peaks are the refusal's). The shapes at 4 MiB, and the dense ones
+// also at the bound of values ("-at-bound"), the string of U+00AD at the
+// bound of forwarded bytes. The bound is internal/heapmeter's: a forced collection at
 // every step boundary of the call (through an Observer), and for each step
 // the live heap at its start plus what it allocates, above the live heap
 // before the call.
@@ -129,9 +158,14 @@ func benchArgsHeap(b *testing.B) {
 	for _, s := range argshapes.All {
 		name, raw := s.Name, s.Args(DefaultMaxArgsBytes, math.MaxInt)
 		b.Run(name, func(b *testing.B) { benchCallHeap(b, s, raw) })
-		if s.Dense() {
-			// The most of the shape the default bounds take.
+		switch {
+		case s.Dense():
+			// The most of the shape the bound of values takes.
 			raw := s.Args(DefaultMaxArgsBytes, DefaultMaxArgsValues)
+			b.Run(name+"-at-bound", func(b *testing.B) { benchCallHeap(b, s, raw) })
+		case s.Name == "invisible-string":
+			// The most of it the bound of forwarded bytes takes: a third.
+			raw := s.Args(DefaultMaxArgsBytes/3, math.MaxInt)
 			b.Run(name+"-at-bound", func(b *testing.B) { benchCallHeap(b, s, raw) })
 		}
 	}
@@ -139,13 +173,13 @@ func benchArgsHeap(b *testing.B) {
 
 func benchCallHeap(b *testing.B, s argshapes.Shape, raw []byte) {
 	var m *heapmeter.Meter
-	g := heapGate(b, s, heapMarks(&m))
-	var read, write, js uint64
+	g := heapGate(b, s, heapMarks(&m), nil)
+	var read, write, held, js uint64
 	var refused bool
 	for b.Loop() {
-		r, _ := heapCall(b, g, &m, "read", raw)
-		w, ref := heapCall(b, g, &m, "write", raw)
-		read, write, refused = max(read, r), max(write, w), ref
+		r, _, _ := heapCall(b, g, &m, "read", raw)
+		w, h, ref := heapCall(b, g, &m, "write", raw)
+		read, write, held, refused = max(read, r), max(write, w), max(held, h), ref
 		jm := heapmeter.Start()
 		var v any
 		if err := json.Unmarshal(raw, &v); err != nil {
@@ -159,6 +193,7 @@ func benchCallHeap(b *testing.B, s argshapes.Shape, raw []byte) {
 	b.ReportMetric(n/(1<<20), "args-MiB")
 	b.ReportMetric(float64(read)/n, "read-peak-B/B")
 	b.ReportMetric(float64(write)/n, "write-peak-B/B")
+	b.ReportMetric(float64(held)/n, "write-held-B/B")
 	b.ReportMetric(float64(js)/n, "json-any-B/B")
 	b.ReportMetric(float64(max(read, write))/(1<<20), "peak-MiB")
 	if refused {

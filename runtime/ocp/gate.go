@@ -166,10 +166,10 @@ type gateTool struct {
 	name string
 	// resource and prompt are the policy's templates, bound to typ.
 	resource, prompt template
-	// argsRead: a call needs its typed arguments, because a template reads
-	// one of them (a placeholder of the resource or of a write's prompt).
-	// Without it, a call whose re-encoding the engine writes without them
-	// makes none.
+	// argsRead: a call needs its typed arguments, because its resource
+	// template reads one of them (a prompt renders from the forwarded
+	// bytes). Without it, a call whose re-encoding the engine writes
+	// without them makes none.
 	argsRead bool
 }
 
@@ -346,7 +346,7 @@ func newGateTool(h *ocpimpl.Tool, lim argengine.Limits) (*gateTool, error) {
 		confirm:  pol.Kind == KindWrite,
 		resource: resource,
 		prompt:   prompt,
-		argsRead: resource.readsArgs() || prompt.readsArgs(),
+		argsRead: resource.readsArgs(),
 	}, nil
 }
 
@@ -501,7 +501,9 @@ func (g *Gate) dispatch(ctx context.Context, p Principal, req ActionRequest) (re
 	if gt.confirm {
 		// 4. Confirm.
 		ctx = c.step(ctx, StepConfirm)
-		if text, ok := g.confirm(ctx, c, st, gt, args, fwd, resources); !ok {
+		var text string
+		var ok bool
+		if fwd, text, ok = g.confirm(ctx, c, st, gt, fwd, resources); !ok {
 			return refused(req.ID, ReasonDenied, text)
 		}
 		// 5. Re-authorize with current rights.
@@ -664,10 +666,9 @@ func (g *Gate) currentRights(ctx context.Context, p Principal) (Principal, error
 	return cur, nil
 }
 
-// confirm is step 4, for the call of gt with args, forwarding fwd, on
-// resources. It returns ok only for an approval, and otherwise the fixed
-// text of the denial.
-func (g *Gate) confirm(ctx context.Context, c *call, st *catState, gt *gateTool, args Args, fwd []byte, resources []string) (string, bool) {
+// confirm is step 4, for the call of gt forwarding fwd, on resources. It returns ok only for an approval, with the bytes to forward,
+// and otherwise the fixed text of the denial.
+func (g *Gate) confirm(ctx context.Context, c *call, st *catState, gt *gateTool, fwd []byte, resources []string) ([]byte, string, bool) {
 	// A catalogue change voids the confirm: cancel its wait.
 	cctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -675,27 +676,28 @@ func (g *Gate) confirm(ctx context.Context, c *call, st *catState, gt *gateTool,
 	defer stop()
 
 	var prompt string
-	var v reflect.Value // none when no template reads args (gateTool.argsRead)
-	if args != nil {
-		v = reflect.ValueOf(args).Elem()
-	}
-	if err := g.protect(ctx, "confirm prompt", func() error { prompt = gt.prompt.prompt(v, fwd); return nil }); err != nil {
+	if err := g.protect(ctx, "confirm prompt", func() error { prompt = gt.prompt.prompt(fwd); return nil }); err != nil {
 		c.refuse(AuditConfirm, ReasonDenied, err)
-		return textBroker, false
+		return nil, textBroker, false
 	}
 	ttl := gt.desc.Policy.ConfirmTTL
+	digest := confirmDigest(g.server, g.policy, gt.name, gt.desc.Name, fwd, c.p, st.fp)
+	// The broker holds the forwarded bytes themselves, not a copy: what an
+	// approval runs is a copy of them that must still be what the digest
+	// covers (below). Nothing reads req after the wait, so its prompt can
+	// go then.
 	req := ConfirmRequest{
 		ID:        newConfirmID(),
 		Tool:      gt.name,
 		Server:    g.server,
 		Prompt:    prompt,
 		Requester: c.p.ID,
-		Args:      json.RawMessage(slices.Clone(fwd)),
+		Args:      json.RawMessage(fwd),
 		Policy:    g.policy,
 		// The decision is checked on the resources the call was
 		// authorized on, without reading the arguments again.
 		Resources: slices.Clone(resources),
-		Digest:    confirmDigest(g.server, g.policy, gt.name, gt.desc.Name, fwd, c.p, st.fp),
+		Digest:    digest,
 		Expires:   time.Now().Add(ttl),
 	}
 	g.seen.add(req)
@@ -711,7 +713,7 @@ func (g *Gate) confirm(ctx context.Context, c *call, st *catState, gt *gateTool,
 	})
 	if err != nil {
 		c.event(slog.LevelError, AuditConfirm, string(ReasonDenied), append(attrs, slog.String("detail", err.Error()))...)
-		return textBroker, false
+		return nil, textBroker, false
 	}
 	attrs = append(attrs, slog.String("by_peer", d.Peer), slog.String("by_principal", d.PrincipalID))
 	switch d.Outcome {
@@ -721,19 +723,28 @@ func (g *Gate) confirm(ctx context.Context, c *call, st *catState, gt *gateTool,
 			// model: gate -> approved_after_cancel
 			c.event(slog.LevelWarn, AuditConfirm, string(OutcomeCancelled), append(attrs, slog.String("detail", "approved after cancellation: "+cause.Error()))...)
 			c.confirmEnded(OutcomeCancelled)
-			return cancelText(cause), false
+			return nil, cancelText(cause), false
+		}
+		// What runs is a copy of the bytes the broker held, checked
+		// against the digest the decision was made on: nothing that held
+		// them while the confirm waited can change what runs.
+		out := slices.Clone(fwd)
+		if confirmDigest(g.server, g.policy, gt.name, gt.desc.Name, out, c.p, st.fp) != digest {
+			c.event(slog.LevelError, AuditConfirm, string(ReasonDenied), append(attrs, slog.String("detail", "the arguments changed while the confirm waited"))...)
+			c.confirmEnded(OutcomeCancelled)
+			return nil, textBroker, false
 		}
 		c.event(slog.LevelInfo, AuditConfirm, string(OutcomeApproved), attrs...)
 		c.confirmEnded(OutcomeApproved)
-		return "", true
+		return out, "", true
 	case OutcomeDenied:
 		c.event(slog.LevelWarn, AuditConfirm, string(OutcomeDenied), attrs...)
 		c.confirmEnded(OutcomeDenied)
-		return textDenied, false
+		return nil, textDenied, false
 	case OutcomeExpired:
 		c.event(slog.LevelWarn, AuditConfirm, string(OutcomeExpired), attrs...)
 		c.confirmEnded(OutcomeExpired)
-		return textExpired, false
+		return nil, textExpired, false
 	case OutcomeCancelled:
 		cause := context.Cause(cctx)
 		if cause != nil {
@@ -741,10 +752,10 @@ func (g *Gate) confirm(ctx context.Context, c *call, st *catState, gt *gateTool,
 		}
 		c.event(slog.LevelWarn, AuditConfirm, string(OutcomeCancelled), attrs...)
 		c.confirmEnded(OutcomeCancelled)
-		return cancelText(cause), false
+		return nil, cancelText(cause), false
 	}
 	c.event(slog.LevelError, AuditConfirm, string(ReasonDenied), append(attrs, slog.String("detail", fmt.Sprintf("unknown outcome %q", d.Outcome)))...)
-	return textBroker, false
+	return nil, textBroker, false
 }
 
 func cancelText(cause error) string {

@@ -1,12 +1,17 @@
 package ocp
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/ocpgen/ocpgen/internal/argshapes"
 	"github.com/ocpgen/ocpgen/internal/heapmeter"
 	"github.com/ocpgen/ocpgen/runtime/internal/argengine"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
@@ -153,4 +158,99 @@ func TestArgBoundsConfig(t *testing.T) {
 			t.Errorf("%d, %d: %v, want an error naming %s", tc.bytes, tc.values, err, tc.want)
 		}
 	}
+}
+
+// tamperBroker is a MemoryBroker that changes a byte of every request's
+// arguments where they stand, before registering it.
+type tamperBroker struct{ *MemoryBroker }
+
+func (b tamperBroker) Request(ctx context.Context, p PendingConfirm) (Decision, error) {
+	if i := bytes.IndexByte(p.Request.Args, 'a'); i >= 0 {
+		p.Request.Args[i] = 'b'
+	}
+	return b.MemoryBroker.Request(ctx, p)
+}
+
+// The broker holds a write's forwarded bytes while its confirm waits, not
+// a copy of them: what an approval runs is a copy taken then, which must
+// still be what the digest covers. A broker that changes the bytes gets
+// the write denied, and the server is never called with anything but the
+// approved arguments.
+func TestBrokerCannotChangeWhatRuns(t *testing.T) {
+	inner := NewMemoryBroker()
+	h := newHarness(t, true, func(cfg *Config) { cfg.Broker = tamperBroker{inner} })
+	h.broker = inner
+	stop := autoDecide(t, h, alicePhone, true)
+	defer stop()
+	r := h.g.Dispatch(t.Context(), alice, req("w", "delete_entities", `{"entityNames":["a"]}`))
+	wantRefused(t, r, ReasonDenied)
+	if r.Error != textBroker {
+		t.Errorf("text %q", r.Error)
+	}
+	wantNoCalls(t, h)
+	ev := h.audit.events(t, AuditConfirm)
+	if last := ev[len(ev)-1]; !strings.Contains(fmt.Sprint(last["detail"]), "changed while the confirm waited") {
+		t.Errorf("confirm events %v", ev)
+	}
+}
+
+// A call's peak live heap (heapmeter's bound) stays within 4× the larger of
+// its arguments' bytes and its forwarded bytes, plus 64 bytes a JSON value,
+// for every worst shape of arguments (internal/argshapes), read or write,
+// taken or refused by a bound: at the bound of bytes, and the dense shapes
+// at the bound of values too. The gate's bounds are scaled down (1 MiB,
+// 65,536 values) to keep the test short. (Before the bounds, the 16-byte
+// tape and the one-pass round trip, 1 MiB of tiny numbers cost the gate
+// about 200 bytes a byte.)
+func TestCallHeapIsBounded(t *testing.T) {
+	const bytes, values = 1 << 20, 1 << 16
+	for _, s := range argshapes.All {
+		inputs := map[string][]byte{"at the bound of bytes": s.Args(bytes, math.MaxInt)}
+		switch {
+		case s.Dense():
+			inputs["at the bound of values"] = s.Args(bytes, values)
+		case s.Name == "invisible-string":
+			// Forwarded three times as long: a third is taken.
+			inputs["at the bound of forwarded bytes"] = s.Args(bytes/3, math.MaxInt)
+		}
+		for what, raw := range inputs {
+			t.Run(s.Name+"/"+what, func(t *testing.T) {
+				var m *heapmeter.Meter
+				g := heapGate(t, s, heapMarks(&m), func(cfg *Config) { cfg.MaxArgsBytes, cfg.MaxArgsValues = bytes, values })
+				fwd := len(escapeInvisible(raw)) // the forwarded bytes, as long as the arguments' escaped text
+				v := min(values, jsonValues(raw))
+				limit := uint64(4*max(len(raw), fwd) + 64*v)
+				for _, tool := range []string{"read", "write"} {
+					peak, _, _ := heapCall(t, g, &m, tool, raw)
+					if peak > limit {
+						t.Errorf("%s: %d bytes of arguments (%d forwarded, %d values): peak %d bytes, beyond %d", tool, len(raw), fwd, v, peak, limit)
+					}
+				}
+			})
+		}
+	}
+}
+
+// jsonValues counts the JSON values of raw.
+func jsonValues(raw []byte) int {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		panic(err)
+	}
+	var count func(any) int
+	count = func(v any) int {
+		n := 1
+		switch v := v.(type) {
+		case []any:
+			for _, e := range v {
+				n += count(e)
+			}
+		case map[string]any:
+			for _, e := range v {
+				n += count(e)
+			}
+		}
+		return n
+	}
+	return count(v)
 }

@@ -284,16 +284,17 @@ func scalarString(v reflect.Value) string {
 // that are invisible or change the text's direction are escaped
 // (\u202e), so caller text cannot restyle the prompt.
 //
-// BindAll shows all: the arguments exactly as the server receives them
-// (the forwarded bytes, escaped so). args is read only by the placeholders
-// of single arguments (it may be invalid when t has none: readsArgs).
-func (t template) prompt(args reflect.Value, all []byte) string {
+// It renders from fwd, the arguments exactly as the server receives them
+// (the forwarded bytes, escaped so): BindAll shows all of them, and the
+// placeholder of one argument its member there, or "(not set)" when fwd
+// has none. Nothing else can be shown than what runs.
+func (t template) prompt(fwd []byte) string {
 	var b strings.Builder
 	size := 0
 	for _, sg := range t {
 		switch {
 		case sg.Mode == ocpimpl.BindAll:
-			size += len(all)
+			size += len(fwd)
 		case sg.field < 0:
 			size += len(sg.Text)
 		}
@@ -302,28 +303,18 @@ func (t template) prompt(args reflect.Value, all []byte) string {
 	for _, sg := range t {
 		switch {
 		case sg.Mode == ocpimpl.BindAll:
-			b.Write(all)
+			b.Write(fwd)
 		case sg.field >= 0:
-			f := args.Field(sg.field)
-			if sg.omit && f.IsZero() {
+			if v, ok := argengine.Member(fwd, sg.Arg); ok {
+				b.Write(v)
+			} else {
 				b.WriteString("(not set)")
-				continue
 			}
-			writeArg(&b, f.Interface())
 		default:
 			b.WriteString(sg.Text)
 		}
 	}
 	return b.String()
-}
-
-func writeArg(b *strings.Builder, v any) {
-	out, err := argengine.MarshalPlain(v)
-	if err != nil {
-		b.WriteString("(unprintable)")
-		return
-	}
-	b.Write(escapeInvisible(out))
 }
 
 // Resources renders the resources that a call with args would touch, as the
@@ -348,11 +339,11 @@ func (g *Gate) ConfirmPrompt(args Args) (string, error) {
 	// What a call with args forwards: their encoding, escaped (the engine
 	// forwards the typed value's encoding, which for arguments that pass
 	// it is argengine.MarshalPlain's).
-	all, err := argengine.MarshalPlain(v.Addr().Interface())
+	fwd, err := argengine.MarshalPlain(v.Addr().Interface())
 	if err != nil {
-		all = []byte("(unprintable)")
+		return "", err
 	}
-	return gt.prompt.prompt(v, escapeInvisible(all)), nil
+	return gt.prompt.prompt(escapeInvisible(fwd)), nil
 }
 
 // typedArgs finds args' tool and returns the argument struct, addressable.

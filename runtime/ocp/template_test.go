@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocpgen/ocpgen/runtime/internal/argengine"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
@@ -110,7 +111,13 @@ func TestPromptTemplates(t *testing.T) {
 			t.Errorf("%q: %v", tt.tpl, err)
 			continue
 		}
-		if got := bt.prompt(reflect.ValueOf(&tt.args).Elem(), nil); got != tt.want {
+		// A prompt renders from the forwarded bytes: the arguments'
+		// encoding.
+		fwd, err := argengine.MarshalPlain(&tt.args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bt.prompt(escapeInvisible(fwd)); got != tt.want {
 			t.Errorf("%q: got %s, want %s", tt.tpl, got, tt.want)
 		}
 	}
@@ -125,15 +132,17 @@ func TestPromptTemplates(t *testing.T) {
 	}
 	fwd := `{"name":"x","level":"low"}`
 	want := `Run write tool "rename" with arguments ` + fwd
-	if got := bt.prompt(reflect.Value{}, []byte(fwd)); got != want {
+	if got := bt.prompt([]byte(fwd)); got != want {
 		t.Errorf("default prompt:\n got %s\nwant %s", got, want)
 	}
-	// Gate.ConfirmPrompt shows what a call with the typed arguments would
-	// forward: their encoding.
-	a := tmplArgs{Name: "x", Level: "low"}
-	all := `{"name":"x","count":0,"big":0,"score":0,"on":false,"level":"low","Untagged":"","-":""}`
-	if got := bt.prompt(reflect.ValueOf(&a).Elem(), []byte(all)); got != `Run write tool "rename" with arguments `+all {
-		t.Errorf("default prompt of typed arguments: %s", got)
+	// A placeholder shows its member of the forwarded bytes, as it is
+	// written there, whatever a typed value of it would encode to.
+	bp, err := autoBind(typ, "Rename {name}, count {count}?", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := bp.prompt([]byte(`{"count":1.50,"name":"\u0078"}`)); got != `Rename "\u0078", count 1.50?` {
+		t.Errorf("placeholders: %s", got)
 	}
 }
 
@@ -248,7 +257,7 @@ func TestTemplateJoinsTextsAroundPlaceholders(t *testing.T) {
 		t.Errorf("the prompt binds to %d segments, not 6", len(bp))
 	}
 	want := `Search for "q/1", limit is (not set). Args: {"query":"q/1"}`
-	if got := bp.prompt(args, []byte(`{"query":"q/1"}`)); got != want {
+	if got := bp.prompt([]byte(`{"query":"q/1"}`)); got != want {
 		t.Fatalf("the prompt renders %q, want %q", got, want)
 	}
 }
