@@ -237,11 +237,28 @@ func TestBrowserShowsWhatRuns(t *testing.T) {
 		}
 		sameMembers(t, page, got[i].Args)
 	}
-	for i, o := range []ocp.Outcome{ocp.OutcomeApproved, ocp.OutcomeDenied, ocp.OutcomeApproved} {
+	// A card this page decided keeps saying what the person decided.
+	for i, said := range []string{textApproved, textDenied, textApproved} {
 		id := writes[i].req.ID
-		until(t, tab, "the card of "+id+" to show its end", `(() => { const c = `+cardJS(id)+`; return c !== null && c.Ended && c.Outcome === `+js(endedText(o))+`; })()`)
+		until(t, tab, "the card of "+id+" to end", `(() => { const c = `+cardJS(id)+`; return c !== null && c.Ended; })()`)
+		if c := cardOn(t, tab, id); c.Status != said || c.Outcome != "" || c.Buttons {
+			t.Errorf("write %d, ended: %+v", i, c)
+		}
 	}
+	// A card another peer decides says how it ended.
+	other := h.ask(t, `{"title":"the phone's"}`)
+	cardOn(t, tab, other.req.ID)
+	phone := aliceWeb
+	phone.Peer = "phone-alice"
+	if err := h.gate.Resolve(t.Context(), phone, ocp.ConfirmDecision{ID: other.req.ID, Digest: other.req.Digest}); err != nil {
+		t.Fatal(err)
+	}
+	wantDenied(t, other.await(t))
+	until(t, tab, "the card of "+other.req.ID+" to show its end", `(() => { const c = `+cardJS(other.req.ID)+`; return c !== null && c.Ended && c.Outcome === `+js(endedText(ocp.OutcomeDenied))+` && c.Status === ''; })()`)
 	until(t, tab, "the page to say nothing is waiting", `!document.getElementById('none').hidden`)
+	if n := len(h.received()); n != 2 {
+		t.Fatalf("the server received %d calls, want 2", n)
+	}
 }
 
 // A page that was not told a confirm changed or ended (its live stream

@@ -59,6 +59,7 @@
   async function decide(card, form, submitter) {
     const body = new URLSearchParams(new FormData(form, submitter));
     setButtons(card, false);
+    card.classList.add('deciding');
     say(card, 'Sending your decision…', 'busy');
     let status, res;
     try {
@@ -73,14 +74,15 @@
       status = r.status;
       res = await r.json();
     } catch (e) {
-      say(card, 'Your decision could not be sent (the connection failed), so nothing is known to be decided. Try again.', 'refused');
-      setButtons(card, !card.classList.contains('ended'));
-      return;
+      res = { ok: false, message: 'Your decision could not be sent (the connection failed), so nothing is known to be decided. Try again.' };
+      status = 0;
     }
+    card.classList.remove('deciding');
     say(card, res.message, res.ok ? 'ok' : 'refused');
     if (res.ok) card.classList.add('decided');
-    // Only a Hub that could not be reached may answer differently later.
-    else if (status === 503) setButtons(card, !card.classList.contains('ended'));
+    if (card.classList.contains('ended')) settle(card);
+    // Only a Hub that could not be reached may answer otherwise later.
+    else if (!res.ok && (status === 503 || status === 0)) setButtons(card, true);
   }
 
   function arm(card) {
@@ -101,14 +103,29 @@
     arm(card);
   }
 
+  // end marks the card's confirm as ended, saying how with text, once no
+  // decision of this page is on its way.
   function end(card, text) {
     if (card.classList.contains('ended')) return;
     card.classList.add('ended');
+    card.dataset.outcome = text;
     setButtons(card, false);
+    if (!card.classList.contains('deciding')) settle(card);
+  }
+
+  // settle puts how an ended card's confirm ended in place of its buttons,
+  // unless this page's own decision, accepted, already says it.
+  function settle(card) {
+    const form = card.querySelector('form.decide');
+    if (!form) return;
+    if (card.classList.contains('decided')) {
+      form.remove();
+      return;
+    }
     const p = document.createElement('p');
     p.className = 'outcome';
-    p.textContent = text;
-    card.querySelector('form.decide').replaceWith(p);
+    p.textContent = card.dataset.outcome;
+    form.replaceWith(p);
   }
 
   cards().forEach(arm);
