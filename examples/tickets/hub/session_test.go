@@ -45,7 +45,7 @@ func TestTranscript(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var buf bytes.Buffer
-	if err := run(ctx, &buf); err != nil {
+	if err := run(ctx, &buf, nil); err != nil {
 		t.Fatalf("run: %v\n%s", err, buf.String())
 	}
 	got := normalize(buf.String())
