@@ -2,6 +2,7 @@ package ocpweb
 
 import (
 	"fmt"
+	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
 
@@ -105,18 +106,6 @@ func hex4(s string) (rune, bool) {
 	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
 		return 0, false
 	}
-	var r rune
-	for _, c := range []byte(s[2:6]) {
-		switch {
-		case '0' <= c && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case 'a' <= c && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case 'A' <= c && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return 0, false
-		}
-	}
-	return r, true
+	u, err := strconv.ParseUint(s[2:6], 16, 16)
+	return rune(u), err == nil
 }
