@@ -356,7 +356,7 @@ func schemaFingerprint(t *load.Tool) (string, error) {
 // Under anyPattern (input schemas), a pattern Go's regexp cannot parse does
 // not count: jsonschema-go compiles patterns with it when it resolves a
 // schema, but the gate matches them with their ECMA-262 meaning
-// (runtime/ecmare), and a pattern with none it can match makes only its
+// (internal/ecmare), and a pattern with none it can match makes only its
 // tool fail closed, with a warning (diag.CodePatternUntranslatable). Such
 // patterns are replaced, in a parse of canon of the generator's own,
 // before that parse is resolved. An output schema with one still does not

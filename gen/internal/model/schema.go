@@ -16,9 +16,9 @@ import (
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
 	"github.com/ocpgen/ocpgen/gen/internal/load"
 	"github.com/ocpgen/ocpgen/gen/internal/schemakw"
+	"github.com/ocpgen/ocpgen/internal/ecmare"
 	"github.com/ocpgen/ocpgen/internal/jsonptr"
 	"github.com/ocpgen/ocpgen/internal/jsontext"
-	"github.com/ocpgen/ocpgen/runtime/ecmare"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
@@ -87,7 +87,7 @@ import (
 //   - string → string, with the format documented and never mapped: a
 //     date-time stays a string so the timestamp is forwarded byte for byte
 //     (time.Time would reformat it); a pattern is ECMA-262's, which the
-//     gate matches in linear time (runtime/ecmare), and one it cannot match
+//     gate matches in linear time (internal/ecmare), and one it cannot match
 //     so is a warning (diag.CodePatternUntranslatable: the tool's calls
 //     fail closed; generation goes on). integer → int64, or uint64 when format
 //     is uint, uint8, uint16, uint32 or uint64 (never float64: values beyond
@@ -855,7 +855,7 @@ func (b *schemaBuilder) checkPatterns() {
 // patternWarnings are the warnings (code diag.CodePatternUntranslatable)
 // about every pattern of root (pattern, and the keys of
 // patternProperties), at pointer ptr, that the gate cannot match with its
-// ECMA-262 meaning in linear time: those runtime/ecmare's Compile refuses
+// ECMA-262 meaning in linear time: those internal/ecmare's Compile refuses
 // (lookaround, back-references, syntax ECMA-262 refuses), with its reason.
 // At run time the gate refuses every call of such a tool (fail closed);
 // generation goes on.
@@ -1104,7 +1104,7 @@ func finite(v any) bool {
 
 // PatternDiagnostics is patternWarnings for a tool's input schema: a
 // warning (code diag.CodePatternUntranslatable) naming the tool and the
-// pointer of each pattern the gate cannot match, with runtime/ecmare's
+// pointer of each pattern the gate cannot match, with internal/ecmare's
 // reason.
 func PatternDiagnostics(file string, t *load.Tool) diag.List {
 	return patternWarnings(file, t.Name, t.InputSchema, t.InputSchemaRaw, t.Pointer("inputSchema"))
