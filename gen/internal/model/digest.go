@@ -1,6 +1,10 @@
 package model
 
-import "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+import (
+	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
+
+	"github.com/ocpgen/ocpgen/internal/impl"
+)
 
 // Descriptor returns the descriptor that the generated code holds for t,
 // which the emitter prints field by field and Package.Digest covers.
@@ -51,5 +55,5 @@ func (p *Package) digest() string {
 	for i, t := range p.Tools {
 		descs[i] = t.Descriptor()
 	}
-	return ocpimpl.Digest(p.Tiers, descs...)
+	return impl.Digest(p.Tiers, descs...)
 }

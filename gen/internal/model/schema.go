@@ -16,10 +16,10 @@ import (
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
 	"github.com/ocpgen/ocpgen/gen/internal/load"
 	"github.com/ocpgen/ocpgen/gen/internal/schemakw"
+	"github.com/ocpgen/ocpgen/internal/canon"
 	"github.com/ocpgen/ocpgen/internal/ecmare"
 	"github.com/ocpgen/ocpgen/internal/jsonptr"
-	"github.com/ocpgen/ocpgen/internal/jsontext"
-	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
+	"github.com/ocpgen/ocpgen/internal/jsonscan"
 )
 
 // Type mapping rules. A JSON Schema becomes a Go type as follows. The rules
@@ -1182,7 +1182,7 @@ func (b *schemaBuilder) branchSchema(a *jsonschema.Schema) []byte {
 	for k, v := range added {
 		doc[k] = v
 	}
-	c, err := ocpimpl.CanonicalJSON(doc)
+	c, err := canon.JSON(doc)
 	if err != nil {
 		return nil
 	}
@@ -1710,7 +1710,7 @@ func (b *schemaBuilder) object(s *jsonschema.Schema, ptr, name string, top bool)
 			leftOut = true
 			continue
 		}
-		if !jsontext.IsValidTagName(k) {
+		if !jsonscan.IsValidTagName(k) {
 			b.warn(ptr+"/properties/"+jsonptr.EscapeToken(k), "property name cannot be a JSON struct tag: the property has no field, and its value is kept as sent in %s", ExtraField)
 			leftOut = true
 			continue
@@ -1769,7 +1769,7 @@ func (b *schemaBuilder) object(s *jsonschema.Schema, ptr, name string, top bool)
 		}
 		f.Doc = appendNote(f.Doc, m.notes...)
 		if ps != nil && ps.Default != nil {
-			if c, err := ocpimpl.CanonicalJSON([]byte(ps.Default)); err == nil {
+			if c, err := canon.JSON([]byte(ps.Default)); err == nil {
 				f.Doc = appendNote(f.Doc, DocLines("Default (applied by the server when the property is absent): "+string(c)+".")...)
 			}
 		}
