@@ -1088,7 +1088,8 @@ func (g *Gate) decide(ctx context.Context, peer Principal, d ConfirmDecision, re
 // not its to read. It does not look r up: whether r is still pending, its
 // digest, and whether peer's channel is the requester's are the broker's to
 // say when the decision comes, so nil does not promise that a decision will
-// be accepted. Nothing is audited; [Gate.Resolve] audits decisions.
+// be accepted. It calls Config.Reauthorize, the ACL and Config.Approver as
+// a decision does. Nothing is audited; [Gate.Resolve] audits decisions.
 func (g *Gate) MayDecide(ctx context.Context, peer Principal, r ConfirmRequest) error {
 	if ctx == nil {
 		ctx = context.Background()
