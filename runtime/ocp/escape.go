@@ -11,8 +11,8 @@ import (
 
 // escapeInvisible returns the JSON text b with every character that a
 // person cannot see, or that changes how the text around it is shown,
-// written as a \u escape: every non-ASCII character [invisible.Is] reports
-// (C1 controls, format characters such as bidi embeddings, overrides and
+// written as a \u escape ([invisible.AppendEscape]): every non-ASCII
+// character [invisible.Is] reports (C1 controls, format characters such as bidi embeddings, overrides and
 // isolates, zero-width characters, the BOM and tag characters, line and
 // paragraph separators, the rest of Unicode's Default_Ignorable_Code_Point
 // set such as U+034F, the Hangul fillers and variation selectors,
@@ -80,22 +80,11 @@ func escapeInvisibleWithin(b []byte, limit int) ([]byte, int) {
 		}
 		r, n := utf8.DecodeRune(b[i:])
 		if invisible.Is(r) {
-			if r > 0xFFFF {
-				r1, r2 := utf16.EncodeRune(r)
-				out = appendU4(appendU4(out, r1), r2)
-			} else {
-				out = appendU4(out, r)
-			}
+			out = invisible.AppendEscape(out, r)
 		} else {
 			out = append(out, b[i:i+n]...)
 		}
 		i += n
 	}
 	return out, size
-}
-
-// appendU4 appends the escape \uXXXX of r, a UTF-16 code unit.
-func appendU4(out []byte, r rune) []byte {
-	const hex = "0123456789abcdef"
-	return append(out, '\\', 'u', hex[r>>12&0xF], hex[r>>8&0xF], hex[r>>4&0xF], hex[r&0xF])
 }

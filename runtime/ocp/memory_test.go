@@ -12,9 +12,9 @@ import (
 	"testing"
 
 	"github.com/ocpgen/ocpgen/internal/argshapes"
+	"github.com/ocpgen/ocpgen/internal/canon"
 	"github.com/ocpgen/ocpgen/internal/heapmeter"
 	"github.com/ocpgen/ocpgen/runtime/internal/argengine"
-	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
 // The confirm digest hashes the arguments as it writes their JSON string,
@@ -31,7 +31,7 @@ func TestConfirmDigestIsTheFingerprintOfItsParts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got, want := confirmDigest("srv<", "sha256:p", "x_t", "t", []byte(fwd), p, "sha256:c"), ocpimpl.Fingerprint(b); got != want {
+		if got, want := confirmDigest("srv<", "sha256:p", "x_t", "t", []byte(fwd), p, "sha256:c"), canon.Fingerprint(b); got != want {
 			t.Errorf("%.40q: %s, want %s", fwd, got, want)
 		}
 	}

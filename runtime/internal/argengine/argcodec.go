@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ocpgen/ocpgen/internal/jsontext"
+	"github.com/ocpgen/ocpgen/internal/jsonscan"
 )
 
 // The typed decode and re-encoding of step 2, compiled per argument type.
@@ -232,7 +232,7 @@ func (c *codecCompiler) structFields(n *codecNode) {
 			continue
 		}
 		name, opts, _ := strings.Cut(tag, ",")
-		if !jsontext.IsValidTagName(name) {
+		if !jsonscan.IsValidTagName(name) {
 			name = ""
 		}
 		if name == "" {
@@ -476,7 +476,7 @@ func integerText(lit string) string {
 func (n *codecNode) encode(dst []byte, v reflect.Value, html bool) []byte {
 	switch n.kind {
 	case ckString:
-		return jsontext.AppendString(dst, v.String(), html)
+		return jsonscan.AppendString(dst, v.String(), html)
 	case ckBool:
 		return strconv.AppendBool(dst, v.Bool())
 	case ckInt:
@@ -571,7 +571,7 @@ func (n *codecNode) encodeMembers(dst []byte, v reflect.Value, html bool) []byte
 		if k > 0 {
 			dst = append(dst, ',')
 		}
-		dst = jsontext.AppendString(dst, key, html)
+		dst = jsonscan.AppendString(dst, key, html)
 		dst = append(dst, ':')
 		kv.SetString(key)
 		dst = n.elem.encode(dst, v.MapIndex(kv), html)
@@ -597,7 +597,7 @@ func (n *codecNode) encodeTapeMap(dst []byte, t *tape, i int) ([]byte, bool) {
 		if k > 0 {
 			dst = append(dst, ',')
 		}
-		dst = jsontext.AppendString(dst, t.key(int(p)), false)
+		dst = jsonscan.AppendString(dst, t.key(int(p)), false)
 		dst = append(dst, ':')
 		var ok bool
 		if dst, ok = n.elem.encodeTape(dst, t, int(p)); !ok {
@@ -697,7 +697,7 @@ func (n *codecNode) encodeTape(dst []byte, t *tape, i int) (out []byte, ok bool)
 	switch n.kind {
 	case ckString:
 		if x.kind() == tString {
-			return jsontext.AppendString(dst, t.str(i), false), true
+			return jsonscan.AppendString(dst, t.str(i), false), true
 		}
 	case ckBool:
 		switch x.kind() {
