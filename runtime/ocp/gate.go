@@ -668,8 +668,9 @@ func (g *Gate) currentRights(ctx context.Context, p Principal) (Principal, error
 	return cur, nil
 }
 
-// confirm is step 4, for the call of gt forwarding fwd, on resources. It returns ok only for an approval, with the bytes to forward,
-// and otherwise the fixed text of the denial.
+// confirm is step 4, for the call of gt forwarding fwd, on resources. It
+// returns ok only for an approval, with the bytes to forward, and otherwise
+// the fixed text of the denial.
 func (g *Gate) confirm(ctx context.Context, c *call, st *catState, gt *gateTool, fwd []byte, resources []string) ([]byte, string, bool) {
 	// A catalogue change voids the confirm: cancel its wait.
 	cctx, cancel := context.WithCancelCause(ctx)
