@@ -668,7 +668,7 @@ func TestClientCloseIsNoRemoval(t *testing.T) {
 	if n := len(g.Advertisement().Tools); n != 0 {
 		t.Errorf("after Close %d tools are advertised", n)
 	}
-	ev := audit.events(t, AuditSync)
+	ev := audit.events(t, "ocp.sync")
 	if len(ev) != 2 {
 		t.Fatalf("want 2 syncs (the listing, the Close), got %v", ev)
 	}
@@ -686,8 +686,8 @@ func TestClientCloseIsNoRemoval(t *testing.T) {
 		t.Errorf("a server with no tools synced %#v, want an empty, non-nil list", live)
 	}
 	h := newHarness(t, true, nil)
-	h.g.syncCatalogue([]LiveTool{})
-	last := h.audit.events(t, AuditSync)
+	h.g.one().syncCatalogue([]LiveTool{})
+	last := h.audit.events(t, "ocp.sync")
 	if got := last[len(last)-1]; got["level"] != "WARN" || got["listed"] != true || fmt.Sprint(got["removed"]) != "[create_note delete_entities get_note read_graph]" {
 		t.Errorf("empty listing: sync %v", got)
 	}

@@ -40,7 +40,7 @@ func loneGate(t *testing.T, cat *Catalogue, broker ConfirmBroker, mod func(*Conf
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.syncCatalogue(liveOf(cat))
+	g.one().syncCatalogue(liveOf(cat))
 	return g, spy
 }
 
@@ -77,7 +77,7 @@ func TestConfirmBelongsToThePolicyThatOpenedIt(t *testing.T) {
 	broker := NewMemoryBroker()
 	one, spyOne := loneGate(t, testCatalogue, broker, nil)
 	two, spyTwo := loneGate(t, laxCatalogue, broker, nil)
-	if one.CatalogueFingerprint() != two.CatalogueFingerprint() {
+	if one.one().fingerprint() != two.one().fingerprint() {
 		t.Fatal("the two gates advertise different catalogues; the test needs them equal")
 	}
 	var evOne, evTwo events
@@ -99,7 +99,7 @@ func TestConfirmBelongsToThePolicyThatOpenedIt(t *testing.T) {
 	}
 
 	// Gate two's own policy would let the guest call delete_entities.
-	if err := two.authorizeRights(guest, two.tools["delete_entities"]); err != nil {
+	if err := two.one().authorizeRights(guest, two.one().tools["delete_entities"]); err != nil {
 		t.Fatalf("gate two refuses the guest's own call: %v", err)
 	}
 	approve := ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}
@@ -144,16 +144,16 @@ func TestMuxGatesShowOnlyTheirOwnConfirms(t *testing.T) {
 	noLeaksAfter(t)
 	h := newMuxHarness(t, nil)
 	var evMem, evChat events
-	defer h.m.Gate("mem").Subscribe(evMem.record)()
-	defer h.m.Gate("chat").Subscribe(evChat.record)()
+	defer h.m.Server("mem").Subscribe(evMem.record)()
+	defer h.m.Server("chat").Subscribe(evChat.record)()
 	res, cr := h.openWrite(t, "w", "delete_entities", `{"entityNames":["a"]}`)
 	if cr.Server != "mem" {
 		t.Fatalf("confirm for %q", cr.Server)
 	}
-	if p, err := h.m.Gate("chat").Pending(t.Context()); err != nil || len(p) != 0 {
+	if p, err := h.m.Server("chat").Pending(t.Context()); err != nil || len(p) != 0 {
 		t.Errorf("chat's gate Pending() = %+v, %v: it lists mem's confirm", p, err)
 	}
-	if p, err := h.m.Gate("mem").Pending(t.Context()); err != nil || len(p) != 1 || p[0].ID != cr.ID {
+	if p, err := h.m.Server("mem").Pending(t.Context()); err != nil || len(p) != 1 || p[0].ID != cr.ID {
 		t.Errorf("mem's gate Pending() = %+v, %v", p, err)
 	}
 

@@ -50,7 +50,7 @@ func BenchmarkNumberWorst(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	g.syncCatalogue(liveOf(c))
+	g.one().syncCatalogue(liveOf(c))
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
 			r := req("b", "fid_args", tc.args)

@@ -1,6 +1,6 @@
 /*
  * confirm.pml: one write confirm's life across two Hub replicas on the Redis
- * broker (redisbroker), with the gate's steps around it (runtime/ocp gate.go).
+ * broker (redisbroker), with the gate's steps around it (runtime/ocp dispatch.go and decide.go).
  * Checked by model_test.go (spin -a; gcc; ./pan); see docs/security-model.md,
  * "The confirm protocol, checked".
  *
