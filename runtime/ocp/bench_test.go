@@ -122,7 +122,7 @@ func (n nopCaller) CallTool(context.Context, string, json.RawMessage) (*mcp.Call
 
 // autoApprove makes a peer other than the requester approve every confirm,
 // as soon as it is announced (on the requesting goroutine).
-func autoApprove(g *Gate, b *MemoryBroker) (stop func()) {
+func autoApprove(g *Gate, b *memoryBroker) (stop func()) {
 	return b.Subscribe(func(r ConfirmRequest) {
 		_ = g.Resolve(context.Background(), benchApprover, ConfirmDecision{ID: r.ID, Approve: true, Digest: r.Digest})
 	})
@@ -138,7 +138,7 @@ func benchGate(b *testing.B, c Server, audit *slog.Logger) *Gate {
 	if audit == nil {
 		audit = slog.New(slog.DiscardHandler)
 	}
-	broker := NewMemoryBroker()
+	broker := newMemoryBroker()
 	g, err := NewGate(Config{Catalogue: benchCatalogue, Server: c, ACL: AllowAllResources, Broker: broker, Audit: audit})
 	if err != nil {
 		b.Fatal(err)

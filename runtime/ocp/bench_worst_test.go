@@ -55,7 +55,7 @@ func worstGate(b *testing.B, cat *Catalogue, respond func(string, json.RawMessag
 	if audit == nil {
 		audit = slog.New(slog.DiscardHandler)
 	}
-	broker := NewMemoryBroker()
+	broker := newMemoryBroker()
 	g, err := NewGate(Config{Catalogue: cat, Server: &spyCaller{respond: respond}, ACL: AllowAllResources, Broker: broker, Audit: audit})
 	if err != nil {
 		b.Fatal(err)

@@ -186,7 +186,7 @@ func TestEmptyResultIsOutcomeUnknown(t *testing.T) {
 			t.Fatal(err)
 		}
 		audit := &syncBuffer{}
-		g, err := NewGate(Config{Catalogue: testCatalogue, Server: cl, ACL: AllowAllResources, Broker: NewMemoryBroker(),
+		g, err := NewGate(Config{Catalogue: testCatalogue, Server: cl, ACL: AllowAllResources, Broker: newMemoryBroker(),
 			Audit: slog.New(slog.NewJSONHandler(audit, nil))})
 		if err != nil {
 			t.Fatal(err)

@@ -535,7 +535,7 @@ func TestClientServesOneGate(t *testing.T) {
 	if err := c.WatchTools(func([]LiveTool) {}); err == nil {
 		t.Fatal("a second watcher was accepted")
 	}
-	if _, err := NewGate(Config{Catalogue: testCatalogue, Server: c, ACL: AllowAllResources, Broker: NewMemoryBroker()}); err == nil || !strings.Contains(err.Error(), "already serves a gate") {
+	if _, err := NewGate(Config{Catalogue: testCatalogue, Server: c, ACL: AllowAllResources, Broker: newMemoryBroker()}); err == nil || !strings.Contains(err.Error(), "already serves a gate") {
 		t.Fatalf("NewGate on a Client that serves another: %v", err)
 	}
 }
@@ -657,7 +657,7 @@ func TestClientCloseIsNoRemoval(t *testing.T) {
 	noLeaksAfter(t)
 	_, cl := muxServerSpy(t, testCatalogue)
 	audit := &syncBuffer{}
-	g, err := NewGate(Config{Catalogue: testCatalogue, Server: cl, ACL: AllowAllResources, Broker: NewMemoryBroker(),
+	g, err := NewGate(Config{Catalogue: testCatalogue, Server: cl, ACL: AllowAllResources, Broker: newMemoryBroker(),
 		Audit: slog.New(slog.NewJSONHandler(audit, nil))})
 	if err != nil {
 		t.Fatal(err)

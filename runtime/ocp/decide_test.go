@@ -74,7 +74,7 @@ func (e *events) get() (opened, ended []string) {
 // gate one announces its end.
 func TestConfirmBelongsToThePolicyThatOpenedIt(t *testing.T) {
 	noLeaksAfter(t)
-	broker := NewMemoryBroker()
+	broker := newMemoryBroker()
 	one, spyOne := loneGate(t, testCatalogue, broker, nil)
 	two, spyTwo := loneGate(t, laxCatalogue, broker, nil)
 	if one.one().fingerprint() != two.one().fingerprint() {
@@ -221,7 +221,7 @@ func bytesPerRun(runs int, f func()) uint64 {
 func TestDecisionDoesNotReadTheArguments(t *testing.T) {
 	var aclCalls atomic.Int64
 	var aclSaw atomic.Value
-	broker := NewMemoryBroker()
+	broker := newMemoryBroker()
 	g, spy := loneGate(t, testCatalogue, broker, func(c *Config) {
 		c.ACL = ACLFunc(func(_ context.Context, p Principal, _ *Descriptor, rs []string) error {
 			aclCalls.Add(1)
@@ -286,7 +286,7 @@ func TestDeciderRightsReDerived(t *testing.T) {
 	var mu sync.Mutex
 	mode := ""
 	var approverSaw Principal
-	broker := NewMemoryBroker()
+	broker := newMemoryBroker()
 	g, spy := loneGate(t, testCatalogue, broker, func(c *Config) {
 		c.Reauthorize = func(_ context.Context, p Principal) (Principal, error) {
 			mu.Lock()

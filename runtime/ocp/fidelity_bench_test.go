@@ -44,7 +44,7 @@ func BenchmarkNumberWorst(b *testing.B) {
 	}
 	c := NewCatalogue(testTiers, FidTool)
 	g, err := NewGate(Config{
-		Catalogue: c, Server: &spyCaller{}, ACL: AllowAllResources, Broker: NewMemoryBroker(),
+		Catalogue: c, Server: &spyCaller{}, ACL: AllowAllResources, Broker: newMemoryBroker(),
 		Audit: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err != nil {

@@ -125,7 +125,7 @@ func fuzzRespond(_ string, args json.RawMessage) (*mcp.CallToolResult, error) {
 // of the checker itself sets it.
 func checkDispatch(req ActionRequest, p Principal, approver *Principal) (called bool, err error) {
 	spy := &spyCaller{respond: fuzzRespond}
-	broker := NewMemoryBroker()
+	broker := newMemoryBroker()
 	g, err := NewGate(Config{
 		Catalogue: fuzzCatalogue,
 		Server:    spy,

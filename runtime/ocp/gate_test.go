@@ -91,7 +91,7 @@ func (s *syncBuffer) events(t *testing.T, msg string) []map[string]any {
 type harness struct {
 	g      *Gate
 	spy    *spyCaller
-	broker *MemoryBroker
+	broker *memoryBroker
 	audit  *syncBuffer
 
 	mu   sync.Mutex
@@ -117,7 +117,7 @@ func liveOf(c *Catalogue) []LiveTool {
 // unchanged, unless mod changes the config or sync is false.
 func newHarness(t *testing.T, sync bool, mod func(*Config)) *harness {
 	t.Helper()
-	h := &harness{spy: &spyCaller{}, broker: NewMemoryBroker(), audit: &syncBuffer{}}
+	h := &harness{spy: &spyCaller{}, broker: newMemoryBroker(), audit: &syncBuffer{}}
 	t.Cleanup(func() { checkStageOutcomes(t, h.audit) })
 	cfg := Config{
 		Catalogue: testCatalogue,
@@ -194,7 +194,7 @@ func wantNoCalls(t *testing.T, h *harness) {
 }
 
 func TestNewGateConfig(t *testing.T) {
-	base := Config{Catalogue: testCatalogue, Server: &spyCaller{}, ACL: AllowAllResources, Broker: NewMemoryBroker()}
+	base := Config{Catalogue: testCatalogue, Server: &spyCaller{}, ACL: AllowAllResources, Broker: newMemoryBroker()}
 	for _, tc := range []struct {
 		name string
 		mod  func(*Config)
@@ -554,7 +554,7 @@ func TestUnclassifiedToolNeedsConfirm(t *testing.T) {
 	d := ReadGraph.Desc
 	d.Policy.Classified = false
 	c := rawCatalogue(testTiers, &Tool{Args: (*ReadGraphArgs)(nil), Desc: d})
-	if _, err := NewGate(Config{Catalogue: c, Server: &spyCaller{}, ACL: AllowAllResources, Broker: NewMemoryBroker()}); err == nil || !strings.Contains(err.Error(), "unclassified tool must be a write") {
+	if _, err := NewGate(Config{Catalogue: c, Server: &spyCaller{}, ACL: AllowAllResources, Broker: newMemoryBroker()}); err == nil || !strings.Contains(err.Error(), "unclassified tool must be a write") {
 		t.Errorf("unclassified read served: %v", err)
 	}
 }
@@ -1178,7 +1178,7 @@ func TestToolShapeRefused(t *testing.T) {
 	mustPanic("read marker, write policy", func() { NewCatalogue(testTiers, &Tool{Args: (*ReadGraphArgs)(nil), Desc: d}) })
 
 	newGate := func(tools ...*Tool) error {
-		_, err := NewGate(Config{Catalogue: rawCatalogue(testTiers, tools...), Server: &spyCaller{}, ACL: AllowAllResources, Broker: NewMemoryBroker()})
+		_, err := NewGate(Config{Catalogue: rawCatalogue(testTiers, tools...), Server: &spyCaller{}, ACL: AllowAllResources, Broker: newMemoryBroker()})
 		return err
 	}
 	seg := func(arg string, m ocpimpl.BindMode) ocpimpl.Segment { return ocpimpl.Segment{Arg: arg, Mode: m} }
@@ -1240,7 +1240,7 @@ func TestPolicyEditedBeforeNewGateRefused(t *testing.T) {
 		d := DeleteEntities.Desc.Clone()
 		tool := &Tool{Args: (*DeleteEntitiesArgs)(nil), Desc: *d}
 		c := NewCatalogue(testTiers, tool)
-		cfg := Config{Catalogue: c, Server: &spyCaller{}, ACL: AllowAllResources, Broker: NewMemoryBroker()}
+		cfg := Config{Catalogue: c, Server: &spyCaller{}, ACL: AllowAllResources, Broker: newMemoryBroker()}
 		if _, err := NewGate(cfg); err != nil {
 			t.Fatalf("%s: before the edit: %v", name, err)
 		}

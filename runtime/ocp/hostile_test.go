@@ -224,7 +224,7 @@ func TestApproverHookIsStricter(t *testing.T) {
 }
 
 // leakyBroker fails with internal text.
-type leakyBroker struct{ MemoryBroker }
+type leakyBroker struct{ memoryBroker }
 
 const brokerCanary = "redis://admin:hunter2@redis-7.internal:6379"
 
@@ -238,7 +238,7 @@ func (*leakyBroker) Pending(context.Context) ([]ConfirmRequest, error) {
 // Refusals tell the decider nothing internal: a broker's error text goes to
 // the audit log under a reference, and the decider gets a fixed error.
 func TestBrokerErrorsDoNotReachTheDecider(t *testing.T) {
-	h := newHarness(t, true, func(cfg *Config) { cfg.Broker = &leakyBroker{MemoryBroker: *NewMemoryBroker()} })
+	h := newHarness(t, true, func(cfg *Config) { cfg.Broker = &leakyBroker{memoryBroker: *newMemoryBroker()} })
 	for name, err := range map[string]error{
 		"Resolve": h.g.Resolve(context.Background(), alicePhone, ConfirmDecision{ID: "X", Approve: true, Digest: "d"}),
 		"Pending": func() error { _, err := h.g.Pending(context.Background()); return err }(),
@@ -457,7 +457,7 @@ func TestNewGateWithoutClassificationSaysItOnce(t *testing.T) {
 		c.Desc = *tl.Desc.Clone()
 		tools = append(tools, &c)
 	}
-	_, err := NewGate(Config{Catalogue: rawCatalogue(nil, tools...), Server: &spyCaller{}, ACL: AllowAllResources, Broker: NewMemoryBroker()})
+	_, err := NewGate(Config{Catalogue: rawCatalogue(nil, tools...), Server: &spyCaller{}, ACL: AllowAllResources, Broker: newMemoryBroker()})
 	if err == nil || strings.Count(err.Error(), "\n") != 0 || !strings.Contains(err.Error(), "without a classification file") || !strings.Contains(err.Error(), "ocpgen init") {
 		t.Fatalf("NewGate = %v", err)
 	}

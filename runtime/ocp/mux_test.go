@@ -204,7 +204,7 @@ func (c *muxConfirms) counts(id string) (opened, ended int) {
 }
 
 func TestMuxRefusesNamesThatWouldCollide(t *testing.T) {
-	broker := NewMemoryBroker()
+	broker := newMemoryBroker()
 	srv := func(name, prefix string, rename map[string]string, c *Catalogue) MuxServer {
 		// The server never lists a tool: every collision below is among
 		// tools that are not advertised, and still refused.
@@ -243,7 +243,7 @@ func TestMuxRefusesNamesThatWouldCollide(t *testing.T) {
 		}()}, []string{`server "mem": Config.Advertise is set`}},
 		{"a server's own broker", []MuxServer{func() MuxServer {
 			s := srv("mem", "", nil, testCatalogue)
-			s.Config.Broker = NewMemoryBroker()
+			s.Config.Broker = newMemoryBroker()
 			return s
 		}()}, []string{`server "mem": Config.Broker is not MuxConfig.Broker`}},
 		{"one Server for two entries", func() []MuxServer {
@@ -286,14 +286,14 @@ func TestMuxRefusesNamesThatWouldCollide(t *testing.T) {
 func TestMuxRefusalRegistersNothing(t *testing.T) {
 	_, mem := muxServerSpy(t, testCatalogue)
 	_, chat := muxServerSpy(t, chatCatalogue)
-	_, err := NewMux(MuxConfig{Broker: NewMemoryBroker(), Servers: []MuxServer{
+	_, err := NewMux(MuxConfig{Broker: newMemoryBroker(), Servers: []MuxServer{
 		{Name: "mem", Config: Config{Catalogue: testCatalogue, Server: mem, ACL: AllowAllResources, Audit: quiet}},
 		{Name: "chat", Config: Config{Catalogue: chatCatalogue, Server: chat, ACL: AllowAllResources, Audit: quiet}},
 	}})
 	if err == nil {
 		t.Fatal("NewMux accepted two read_graph")
 	}
-	if _, err := NewMux(MuxConfig{Broker: NewMemoryBroker(), Servers: []MuxServer{
+	if _, err := NewMux(MuxConfig{Broker: newMemoryBroker(), Servers: []MuxServer{
 		{Name: "mem", Config: Config{Catalogue: testCatalogue, Server: mem, ACL: AllowAllResources, Audit: quiet}},
 		{Name: "chat", Prefix: "chat_", Config: Config{Catalogue: chatCatalogue, Server: chat, ACL: AllowAllResources, Audit: quiet}},
 	}}); err != nil {
@@ -309,7 +309,7 @@ type muxHarness struct {
 	mem, chat *spy
 	memC      *Client
 	chatC     *Client
-	broker    *MemoryBroker
+	broker    *memoryBroker
 	advs      *advRecorder
 	audit     *syncBuffer // the gates' audit log
 	muxAudit  *syncBuffer
@@ -320,7 +320,7 @@ var muxAllTools = []string{"chat_post_message", "chat_read_graph", "create_note"
 
 func newMuxHarness(t *testing.T, mod func(*MuxConfig)) *muxHarness {
 	t.Helper()
-	h := &muxHarness{broker: NewMemoryBroker(), advs: newAdvRecorder(), audit: &syncBuffer{}, muxAudit: &syncBuffer{}}
+	h := &muxHarness{broker: newMemoryBroker(), advs: newAdvRecorder(), audit: &syncBuffer{}, muxAudit: &syncBuffer{}}
 	h.mem, h.memC = muxServerSpy(t, testCatalogue)
 	h.chat, h.chatC = muxServerSpy(t, chatCatalogue)
 	audit := slog.New(slog.NewJSONHandler(h.audit, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -459,7 +459,7 @@ func TestMuxSamePackageTwice(t *testing.T) {
 	_, a := muxServerSpy(t, testCatalogue)
 	bs, b := muxServerSpy(t, testCatalogue)
 	audit := &syncBuffer{}
-	m, err := NewMux(MuxConfig{Broker: NewMemoryBroker(), Audit: slog.New(slog.NewJSONHandler(audit, nil)), Servers: []MuxServer{
+	m, err := NewMux(MuxConfig{Broker: newMemoryBroker(), Audit: slog.New(slog.NewJSONHandler(audit, nil)), Servers: []MuxServer{
 		{Name: "work", Config: Config{Catalogue: testCatalogue, Server: a, ACL: AllowAllResources, Audit: quiet}},
 		{Name: "home", Prefix: "home_", Config: Config{Catalogue: testCatalogue, Server: b, ACL: AllowAllResources, Audit: quiet}},
 	}})
@@ -577,7 +577,7 @@ func TestMuxServerChangeTouchesOnlyItsOwnTools(t *testing.T) {
 // the other's confirm.
 func TestMuxDigestCoversTheServer(t *testing.T) {
 	noLeaksAfter(t)
-	broker := NewMemoryBroker()
+	broker := newMemoryBroker()
 	mux := func(name string) *Gate {
 		_, c := muxServerSpy(t, testCatalogue)
 		m, err := NewMux(MuxConfig{Broker: broker, Audit: quiet, Servers: []MuxServer{{Name: name, Config: Config{Catalogue: testCatalogue, Server: c, ACL: AllowAllResources, Audit: quiet}}}})
@@ -760,7 +760,7 @@ func TestMuxAdvertisePanicIsContained(t *testing.T) {
 	noLeaksAfter(t)
 	audit := &syncBuffer{}
 	_, c := muxServerSpy(t, testCatalogue)
-	m, err := NewMux(MuxConfig{Broker: NewMemoryBroker(), Audit: slog.New(slog.NewJSONHandler(audit, nil)),
+	m, err := NewMux(MuxConfig{Broker: newMemoryBroker(), Audit: slog.New(slog.NewJSONHandler(audit, nil)),
 		Advertise: func(ToolsAdvertise) { panic("hub bug") },
 		Servers:   []MuxServer{{Name: "mem", Config: Config{Catalogue: testCatalogue, Server: c, ACL: AllowAllResources, Audit: quiet}}}})
 	if err != nil {
@@ -780,7 +780,7 @@ func TestMuxAdvertiseMayReadTheAdvertisement(t *testing.T) {
 	srv, c := muxServerSpy(t, testCatalogue)
 	var mp atomic.Pointer[Gate]
 	same := make(chan bool, 16)
-	m, err := NewMux(MuxConfig{Broker: NewMemoryBroker(), Audit: quiet,
+	m, err := NewMux(MuxConfig{Broker: newMemoryBroker(), Audit: quiet,
 		Advertise: func(a ToolsAdvertise) {
 			if m := mp.Load(); m != nil {
 				same <- slices.Equal(advNames(m.Advertisement()), advNames(a))
@@ -804,13 +804,13 @@ func TestMuxAdvertiseMayReadTheAdvertisement(t *testing.T) {
 
 // lookupCounter counts the broker's Lookups.
 type lookupCounter struct {
-	*MemoryBroker
+	*memoryBroker
 	n atomic.Int64
 }
 
 func (b *lookupCounter) Lookup(ctx context.Context, id string) (ConfirmRequest, error) {
 	b.n.Add(1)
-	return b.MemoryBroker.Lookup(ctx, id)
+	return b.memoryBroker.Lookup(ctx, id)
 }
 
 // A decision through the Mux looks its confirm up once: the Mux routes by
@@ -819,7 +819,7 @@ func TestMuxResolveLooksUpOnce(t *testing.T) {
 	noLeaksAfter(t)
 	var counter *lookupCounter
 	h := newMuxHarness(t, func(c *MuxConfig) {
-		counter = &lookupCounter{MemoryBroker: c.Broker.(*MemoryBroker)}
+		counter = &lookupCounter{memoryBroker: c.Broker.(*memoryBroker)}
 		c.Broker = counter
 	})
 	h.advs.until(t, muxAllTools...)

@@ -685,7 +685,7 @@ func (e *env) confirms(t *testing.T) map[string]int64 {
 
 // fixedBroker answers every confirm at once, with outcome or err.
 type fixedBroker struct {
-	*ocp.MemoryBroker
+	ocp.ConfirmBroker
 	outcome ocp.Outcome
 	err     error
 }
