@@ -44,14 +44,15 @@ const (
 )
 
 // stage is one stage of a call: its Step, its audit event, whether only
-// writes run it, the reasons it may end a call with, and its body, which
-// passes (true) or ends the call (false) through the call's recorder.
+// writes run it, the reasons it may end a call with, and whether its events
+// carry the call's resources (once rendered). Its body is the method of
+// call that [call.body] names.
 type stage struct {
-	step    Step
-	event   string
-	writes  bool
-	reasons []Reason
-	run     func(*call) bool
+	step      Step
+	event     string
+	writes    bool
+	reasons   []Reason
+	resources bool
 }
 
 // stages is the pipeline: every call runs these stages in this order. It is
@@ -59,13 +60,35 @@ type stage struct {
 // show it between <!-- stages --> markers, and TestStagesAreDocumented
 // holds them to it.
 var stages = [...]stage{
-	{StepCatalogue, "ocp.catalogue", false, []Reason{ReasonUnknown}, (*call).catalogue},
-	{StepRights, "ocp.rights", false, []Reason{ReasonForbidden}, (*call).rights},
-	{StepArgs, "ocp.args", false, []Reason{ReasonInvalid}, (*call).arguments},
-	{StepACL, "ocp.acl", false, []Reason{ReasonInvalid, ReasonForbidden}, (*call).acl},
-	{StepConfirm, "ocp.confirm", true, []Reason{ReasonDenied}, (*call).confirm},
-	{StepReauthorize, "ocp.reauthorize", true, []Reason{ReasonForbidden, ReasonDenied}, (*call).reauthorize},
-	{StepCall, "ocp.call", false, []Reason{ReasonFailed, ReasonOutcomeUnknown}, (*call).callServer},
+	{StepCatalogue, "ocp.catalogue", false, []Reason{ReasonUnknown}, false},
+	{StepRights, "ocp.rights", false, []Reason{ReasonForbidden}, false},
+	{StepArgs, "ocp.args", false, []Reason{ReasonInvalid}, false},
+	{StepACL, "ocp.acl", false, []Reason{ReasonInvalid, ReasonForbidden}, true},
+	{StepConfirm, "ocp.confirm", true, []Reason{ReasonDenied}, false},
+	{StepReauthorize, "ocp.reauthorize", true, []Reason{ReasonForbidden, ReasonDenied}, false},
+	{StepCall, "ocp.call", false, []Reason{ReasonFailed, ReasonOutcomeUnknown}, false},
+}
+
+// body runs the body of stage s: it passes (true) or ends the call (false)
+// through the recorder.
+func (c *call) body(s Step) bool {
+	switch s {
+	case StepCatalogue:
+		return c.catalogue()
+	case StepRights:
+		return c.rights()
+	case StepArgs:
+		return c.arguments()
+	case StepACL:
+		return c.acl()
+	case StepConfirm:
+		return c.confirm()
+	case StepReauthorize:
+		return c.reauthorize()
+	case StepCall:
+		return c.callServer()
+	}
+	return c.failAt(slog.LevelError, ReasonUnknown, textUnknown, fmt.Errorf("stage %q has no body", s))
 }
 
 // The audit events that are no stage's.
@@ -124,7 +147,7 @@ func (g *serverGate) run(c *call) ActionResult {
 			continue
 		}
 		c.begin(s)
-		if !s.run(c) {
+		if !c.body(s.step) {
 			break
 		}
 	}
@@ -223,12 +246,16 @@ func (c *call) decided(o Outcome, text string, attrs ...slog.Attr) bool {
 // place that builds a call event's attributes: "call" (the request id),
 // "tool" (the requested name), "principal", "tier", "peer" and "outcome",
 // "server" unless the call's server is "" ([withServer]), then attrs, with
-// the request id, the requested name, a "detail" and a "pointer" bounded.
+// the request id, the requested name, a "detail" and a "pointer" bounded,
+// and for a stage that says so the call's "resources", bounded.
 func (c *call) event(level slog.Level, outcome string, attrs []slog.Attr) {
 	for i, a := range attrs {
 		if (a.Key == "detail" || a.Key == "pointer") && a.Value.Kind() == slog.KindString {
 			attrs[i].Value = slog.StringValue(boundText(a.Value.String()))
 		}
+	}
+	if c.stage.resources && c.resources != nil {
+		attrs = append(attrs, slog.Any("resources", boundList(c.resources)))
 	}
 	base := withServer(c.server,
 		slog.String("call", boundText(c.id)),
@@ -276,9 +303,3 @@ func (c *call) recoverObserver(what string) {
 		c.audit.LogAttrs(c.ctx, slog.LevelError, auditPanic, withServer(c.server, slog.String("in", what), slog.String("detail", boundText(fmt.Sprintf("panic in %s: %v", what, r))))...)
 	}
 }
-
-// auditList is a list attribute of an audit event, bounded (boundList)
-// when the event is written.
-type auditList struct{ l *[]string }
-
-func (a auditList) LogValue() slog.Value { return slog.AnyValue(boundList(*a.l)) }

@@ -155,9 +155,9 @@ func (c *call) acl() bool {
 	}
 	c.resources = resources
 	if err := c.g.allow(c.sctx, c.p, c.gt, resources); err != nil {
-		return c.fail(ReasonForbidden, textForbidden, err, slog.Any("resources", auditList{&c.resources}))
+		return c.fail(ReasonForbidden, textForbidden, err)
 	}
-	return c.pass(slog.Any("resources", auditList{&c.resources}))
+	return c.pass()
 }
 
 // confirm is StepConfirm: a write waits for a peer's decision, and passes
