@@ -224,9 +224,9 @@ func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage
 	return c.callObject(ctx, name, args)
 }
 
-// callObject is CallTool for arguments known to be one JSON object: the
-// gate's, which it has parsed (see Gate.callServer). json.Valid of CallTool's
-// check cost as much as the gate's whole parse of the arguments.
+// callObject is CallTool for arguments known to be one JSON object (the
+// gate's, which it has parsed: see call.callServer), without CallTool's
+// check.
 func (c *Client) callObject(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
 	cs, err := c.current()
 	if err != nil {

@@ -404,8 +404,8 @@ func (g *serverGate) allow(ctx context.Context, p Principal, gt *gateTool, resou
 	if g.cfg.ACL == AllowAllResources {
 		return nil // it allows everything and reads nothing
 	}
-	// The scopes and the resources share one allocation; each is capped, so
-	// an append by the hook cannot write into the other.
+	// The scopes and the resources are capped, so an append by the hook
+	// cannot write into the other.
 	d := *gt.desc
 	ns, nr := len(d.Policy.Scopes), len(resources)
 	buf := make([]string, ns+nr)

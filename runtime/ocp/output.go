@@ -10,9 +10,8 @@ import (
 )
 
 // textContentJSON encodes a content list of plain text blocks (no _meta, no
-// annotations: what most tools return) exactly as json.Marshal does, with
-// one allocation instead of five per block. ok is false for any other
-// content, which the caller encodes with json.Marshal.
+// annotations: what most tools return) exactly as json.Marshal does. ok is
+// false for any other content, which the caller encodes with json.Marshal.
 func textContentJSON(content []mcp.Content) (out []byte, ok bool) {
 	n := 2
 	for _, c := range content {

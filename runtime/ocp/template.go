@@ -38,7 +38,7 @@ type segment struct {
 // bindTemplate binds a generated template to the argument struct typ.
 // resource selects the modes of resource templates, else of prompts.
 // Adjacent text segments are joined into one, so that a template without
-// placeholders is one text segment, which renders without a copy.
+// placeholders is one text segment.
 func bindTemplate(typ reflect.Type, t ocpimpl.Template, resource bool) (template, error) {
 	what := "confirm prompt"
 	if resource {
@@ -165,7 +165,7 @@ var errTooManyResources = errors.New("too many resources")
 // of the placeholders' values, each path-escaped so that a value cannot add
 // a path segment ("../x", "a/b", and "." or ".." as a whole value). A
 // template without placeholders is one text segment (bindTemplate joins
-// them), its one resource, in one allocation. A product of more than max
+// them), its one resource. A product of more than max
 // resources, or of more than maxResourceBytes, fails with an *argengine.Refusal
 // (ruleResources) wrapping errTooManyResources before it is built.
 func (t template) resources(args reflect.Value, max int) ([]string, error) {

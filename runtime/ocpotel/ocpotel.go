@@ -265,8 +265,8 @@ func stepIndex(s ocp.Step) int {
 	return -1
 }
 
-// toolAttrs are one tool's attribute sets, made once: recording a
-// measurement then allocates nothing for its attributes.
+// toolAttrs are one tool's attribute sets, made once and used by every
+// measurement of its calls.
 type toolAttrs struct {
 	span     []attribute.KeyValue // ocp.tool, ocp.write, ocp.gate
 	start    atomic.Pointer[startOpts]
