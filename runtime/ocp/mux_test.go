@@ -478,8 +478,40 @@ func TestMuxSamePackageTwice(t *testing.T) {
 	if c := bs.Calls(); len(c) != 1 || c[0].Tool != "get_note" {
 		t.Errorf("home server calls = %+v", c)
 	}
-	if m.Server("nowhere") != nil {
+	if m.Server("nowhere") != nil || m.Server("") != nil {
 		t.Error("Gate of an unknown server")
+	}
+	// A server's own gate sees only its tools, under their exposed names.
+	if res := m.Server("work").Dispatch(t.Context(), chatter, req("h", "home_get_note", `{"id":"n1"}`)); res.Reason != ReasonUnknown {
+		t.Errorf("the work gate dispatched home's tool: %+v", res)
+	}
+	if res := m.Server("home").Dispatch(t.Context(), chatter, req("h", "home_get_note", `{"id":"n1"}`)); !res.OK {
+		t.Errorf("the home gate: %+v", res)
+	}
+}
+
+// A Hub holds one type whether it fronts one server or several: the Gate of
+// NewGate is the Gate of its one server ("").
+func TestOneGateTypeForOneOrSeveralServers(t *testing.T) {
+	h := newHarness(t, true, nil)
+	if h.g.Server("") != h.g || h.g.Server("mem") != nil {
+		t.Error("NewGate's Gate is not the Gate of its server \"\"")
+	}
+	hubRead := func(g *Gate) ActionResult {
+		return g.Dispatch(t.Context(), alice, req("r", "read_graph", `{}`))
+	}
+	if res := hubRead(h.g); !res.OK {
+		t.Fatalf("one server: %+v", res)
+	}
+	_, c := muxServerSpy(t, testCatalogue)
+	m, err := NewMux(MuxConfig{Broker: newMemoryBroker(), Audit: quiet, Servers: []MuxServer{
+		{Name: "mem", Config: Config{Catalogue: testCatalogue, Server: c, ACL: AllowAllResources, Audit: quiet}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := hubRead(m); !res.OK {
+		t.Fatalf("a Mux: %+v", res)
 	}
 }
 
