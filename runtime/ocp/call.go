@@ -12,14 +12,13 @@ import (
 
 // Step names a stage of a call: what an [Observer] is told, and, after
 // "ocp.", the name of the stage's audit event. Every call runs the stages
-// in the order below, each passing or ending the call (a read skips
-// StepConfirm and StepReauthorize); docs/security-model.md says what each
-// checks. Cheap checks come before costly ones: the rights, which need no
-// arguments, before the arguments are parsed, and the server is called
-// last.
+// in one fixed order, each passing or ending the call (a read skips
+// StepConfirm and StepReauthorize), cheap checks before costly ones and
+// the server last; docs/security-model.md lists them in that order and
+// says what each checks.
 type Step string
 
-// The stages of a call, in order.
+// The stages of a call.
 const (
 	// StepCatalogue: the tool is advertised, else unknown.
 	StepCatalogue Step = "catalogue"
