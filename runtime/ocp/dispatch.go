@@ -15,7 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
+	"github.com/ocpgen/ocpgen/internal/canon"
 )
 
 var errCatalogueChanged = errors.New("the advertised catalogue changed")
@@ -458,7 +458,7 @@ func confirmDigest(server, policy, exposed, tool string, fwd []byte, p Principal
 		scopes = []string{}
 	}
 	b, _ := json.Marshal([]any{"ocp-confirm-v3", server, policy, exposed, tool, string(fwd), p.ID, p.Tier, scopes, catalogueFP})
-	return ocpimpl.Fingerprint(b)
+	return canon.Fingerprint(b)
 }
 
 // newConfirmID returns an unguessable confirm id (130 random bits).

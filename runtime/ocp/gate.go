@@ -11,6 +11,8 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/ocpgen/ocpgen/internal/canon"
+	"github.com/ocpgen/ocpgen/internal/impl"
 	"github.com/ocpgen/ocpgen/runtime/internal/argengine"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
@@ -482,7 +484,7 @@ func (g *serverGate) start() error {
 // newGateTool verifies one generated tool and precomputes what the gate
 // needs for it.
 func newGateTool(h *ocpimpl.Tool) (*gateTool, error) {
-	typ, err := ocpimpl.ArgsType(h)
+	typ, err := impl.ArgsType(h)
 	if err != nil {
 		return nil, err
 	}
@@ -519,7 +521,7 @@ func newGateTool(h *ocpimpl.Tool) (*gateTool, error) {
 	var output *argengine.Schema
 	var outputFP string
 	if d.OutputSchema != "" {
-		if outputFP, err = ocpimpl.SchemaFingerprint([]byte(d.OutputSchema)); err != nil {
+		if outputFP, err = canon.SchemaFingerprint([]byte(d.OutputSchema)); err != nil {
 			return nil, fmt.Errorf("output schema: %w", err)
 		}
 		if output, err = argengine.CompileSchema([]byte(d.OutputSchema)); err != nil {
@@ -541,7 +543,7 @@ func newGateTool(h *ocpimpl.Tool) (*gateTool, error) {
 
 // schemaFingerprintIs reports whether the schema has the fingerprint fp.
 func schemaFingerprintIs(schema, fp string) bool {
-	got, err := ocpimpl.SchemaFingerprint([]byte(schema))
+	got, err := canon.SchemaFingerprint([]byte(schema))
 	return err == nil && got == fp
 }
 

@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
+	"github.com/ocpgen/ocpgen/internal/canon"
 )
 
 // catState is one advertised catalogue of a server. It is replaced, never
@@ -93,7 +93,7 @@ func (g *serverGate) syncCatalogue(live []LiveTool) {
 		entries = append(entries, entry{name, gt.desc.Fingerprint, gt.confirm})
 	}
 	b, _ := json.Marshal(entries)
-	fp := ocpimpl.Fingerprint(b)
+	fp := canon.Fingerprint(b)
 
 	old := g.state.Load()
 	same := old != nil && old.fp == fp
@@ -155,7 +155,7 @@ func driftOf(gt *gateTool, lt LiveTool) []string {
 // hintValues are a tool's annotations with MCP's defaults for absent ones
 // (readOnly false, destructive true, idempotent false, openWorld true), so
 // an absent hint and its default compare equal.
-func hintValues(h ocpimpl.ServerHints) [4]bool {
+func hintValues(h ServerHints) [4]bool {
 	get := func(p *bool, def bool) bool {
 		if p == nil {
 			return def
