@@ -14,6 +14,7 @@ import (
 
 	"github.com/ocpgen/ocpgen/internal/argshapes"
 	"github.com/ocpgen/ocpgen/internal/heapmeter"
+	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
 // The arguments of the tools of the shapes of internal/argshapes: a read
@@ -33,7 +34,7 @@ type (
 )
 
 // heapArgs are the read's and the write's argument types of each shape.
-var heapArgs = map[string][2]Args{
+var heapArgs = map[string][2]any{
 	"tiny-numbers":     {(*heapRead[[]int64])(nil), (*heapWrite[[]int64])(nil)},
 	"shared-ref":       {(*heapRead[[]int64])(nil), (*heapWrite[[]int64])(nil)},
 	"tiny-strings":     {(*heapRead[[]string])(nil), (*heapWrite[[]string])(nil)},
@@ -57,11 +58,11 @@ func heapGate(tb testing.TB, s argshapes.Shape, mark func(Step), mod func(*Confi
 		tb.Fatalf("shape %s has no argument types here", s.Name)
 	}
 	read := &Tool{Args: types[0], Desc: mustDesc(Descriptor{Name: "read", InputSchema: s.InputSchema(),
-		Policy: Policy{Kind: KindRead, Classified: true, Tier: "member", Resource: tpl("r"), Failure: "no"}})}
+		Policy: Policy{Kind: ocpimpl.KindRead, Classified: true, Tier: "member", Resource: tpl("r"), Failure: "no"}})}
 	write := &Tool{Args: types[1], Desc: mustDesc(Descriptor{Name: "write", InputSchema: s.InputSchema(),
-		Policy: Policy{Kind: KindWrite, Classified: true, Tier: "member", Resource: tpl("w"), Failure: "no", ConfirmTTL: time.Minute}})}
+		Policy: Policy{Kind: ocpimpl.KindWrite, Classified: true, Tier: "member", Resource: tpl("w"), Failure: "no", ConfirmTTL: time.Minute}})}
 	cat := NewCatalogue(testTiers, read, write)
-	broker := NewMemoryBroker()
+	broker := newMemoryBroker()
 	cfg := Config{Catalogue: cat, ACL: AllowAllResources, Broker: waitMarks{broker, mark}, Audit: slog.New(slog.DiscardHandler),
 		Server: nopCaller{res: &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}}}
 	if mark != nil {
@@ -75,7 +76,7 @@ func heapGate(tb testing.TB, s argshapes.Shape, mark func(Step), mod func(*Confi
 		tb.Fatal(err)
 	}
 	tb.Cleanup(autoApprove(g, broker))
-	g.syncCatalogue(liveOf(cat))
+	g.one().syncCatalogue(liveOf(cat))
 	return g
 }
 
@@ -83,7 +84,7 @@ func heapGate(tb testing.TB, s argshapes.Shape, mark func(Step), mod func(*Confi
 // confirm begins to wait: what is live then is what a write holds while it
 // waits for a decision.
 type waitMarks struct {
-	*MemoryBroker
+	*memoryBroker
 	mark func(Step)
 }
 
@@ -91,7 +92,7 @@ func (b waitMarks) Request(ctx context.Context, p PendingConfirm) (Decision, err
 	if b.mark != nil {
 		b.mark("wait")
 	}
-	return b.MemoryBroker.Request(ctx, p)
+	return b.memoryBroker.Request(ctx, p)
 }
 
 // stepMarks is an Observer that calls mark at the beginning of every step
@@ -103,6 +104,7 @@ func (m stepMarks) StartCall(ctx context.Context, _ CallInfo) (context.Context, 
 }
 func (stepMarks) Synced(SyncInfo)               {}
 func (m stepMarks) Step(s Step) context.Context { m(s); return nil }
+func (stepMarks) ConfirmEnded(Outcome)          {}
 func (m stepMarks) End(Reason)                  { m("end") }
 
 // heapCall bounds the peak live heap of one call of tool with args on g,
@@ -156,16 +158,16 @@ func heapMarks(m **heapmeter.Meter) func(Step) {
 // before the call.
 func benchArgsHeap(b *testing.B) {
 	for _, s := range argshapes.All {
-		name, raw := s.Name, s.Args(DefaultMaxArgsBytes, math.MaxInt)
+		name, raw := s.Name, s.Args(defaultMaxArgsBytes, math.MaxInt)
 		b.Run(name, func(b *testing.B) { benchCallHeap(b, s, raw) })
 		switch {
 		case s.Dense():
 			// The most of the shape the bound of values takes.
-			raw := s.Args(DefaultMaxArgsBytes, DefaultMaxArgsValues)
+			raw := s.Args(defaultMaxArgsBytes, defaultMaxArgsValues)
 			b.Run(name+"-at-bound", func(b *testing.B) { benchCallHeap(b, s, raw) })
 		case s.Name == "invisible-string":
 			// The most of it the bound of forwarded bytes takes: a third.
-			raw := s.Args(DefaultMaxArgsBytes/3, math.MaxInt)
+			raw := s.Args(defaultMaxArgsBytes/3, math.MaxInt)
 			b.Run(name+"-at-bound", func(b *testing.B) { benchCallHeap(b, s, raw) })
 		}
 	}

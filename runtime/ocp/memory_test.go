@@ -15,6 +15,7 @@ import (
 	"github.com/ocpgen/ocpgen/internal/canon"
 	"github.com/ocpgen/ocpgen/internal/heapmeter"
 	"github.com/ocpgen/ocpgen/runtime/internal/argengine"
+	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
 // The confirm digest hashes the arguments as it writes their JSON string,
@@ -56,7 +57,7 @@ type BoundArgs struct {
 var boundTool = &Tool{Args: (*BoundArgs)(nil), Desc: mustDesc(Descriptor{
 	Name:        "bound",
 	InputSchema: `{"type":"object","properties":{"s":{"type":"string"},"l":{"type":"array","items":{"type":"integer"}}}}`,
-	Policy:      Policy{Kind: KindRead, Classified: true, Tier: "visitor", Resource: tpl("b"), Failure: "Could not."},
+	Policy:      Policy{Kind: ocpimpl.KindRead, Classified: true, Tier: "visitor", Resource: tpl("b"), Failure: "Could not."},
 })}
 
 // boundsHarness is a harness of boundTool with the bounds of the arguments
@@ -68,7 +69,7 @@ func boundsHarness(t *testing.T, bytes, values int) *harness {
 		cfg.Catalogue = c
 		cfg.MaxArgsBytes, cfg.MaxArgsValues = bytes, values
 	})
-	h.g.syncCatalogue(liveOf(c))
+	h.g.one().syncCatalogue(liveOf(c))
 	return h
 }
 
@@ -87,7 +88,7 @@ func argsOfValues(n int) string {
 // Config.MaxArgsBytes and MaxArgsValues bound a call's arguments: at the
 // bound they are taken, one byte or one value over it they are refused by
 // the rule, at the place it names, and the server is not called. The
-// defaults are DefaultMaxArgsBytes and DefaultMaxArgsValues; a Hub may
+// defaults are defaultMaxArgsBytes and defaultMaxArgsValues; a Hub may
 // lower them, or raise them up to argengine's limits.
 func TestArgBounds(t *testing.T) {
 	for _, tc := range []struct {
@@ -95,9 +96,9 @@ func TestArgBounds(t *testing.T) {
 		bytes, values int // the Config's
 		wantB, wantV  int // the bounds in force
 	}{
-		{"defaults", 0, 0, DefaultMaxArgsBytes, DefaultMaxArgsValues},
+		{"defaults", 0, 0, defaultMaxArgsBytes, defaultMaxArgsValues},
 		{"lowered", 1000, 50, 1000, 50},
-		{"raised", 2 * DefaultMaxArgsBytes, 2 * DefaultMaxArgsValues, 2 * DefaultMaxArgsBytes, 2 * DefaultMaxArgsValues},
+		{"raised", 2 * defaultMaxArgsBytes, 2 * defaultMaxArgsValues, 2 * defaultMaxArgsBytes, 2 * defaultMaxArgsValues},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := boundsHarness(t, tc.bytes, tc.values)
@@ -120,10 +121,10 @@ func TestArgBounds(t *testing.T) {
 				calls := len(h.spy.Calls())
 				r := call(over.args)
 				wantRefused(t, r, ReasonInvalid)
-				if !strings.Contains(r.Error, `rule "`+string(over.rule)+`"`) || !strings.Contains(r.Error, h.g.ruleWords(over.rule)) {
+				if !strings.Contains(r.Error, `rule "`+string(over.rule)+`"`) || !strings.Contains(r.Error, h.g.one().ruleWords(over.rule)) {
 					t.Errorf("%s: text %q", over.rule, r.Error)
 				}
-				ev := h.audit.events(t, AuditArgs)
+				ev := h.audit.events(t, "ocp.args")
 				if last := ev[len(ev)-1]; last["rule"] != string(over.rule) || last["pointer"] != over.pointer {
 					t.Errorf("%s: event %v, want pointer %q", over.rule, last, over.pointer)
 				}
@@ -162,13 +163,13 @@ func TestArgBoundsConfig(t *testing.T) {
 
 // tamperBroker is a MemoryBroker that changes a byte of every request's
 // arguments where they stand, before registering it.
-type tamperBroker struct{ *MemoryBroker }
+type tamperBroker struct{ *memoryBroker }
 
 func (b tamperBroker) Request(ctx context.Context, p PendingConfirm) (Decision, error) {
 	if i := bytes.IndexByte(p.Request.Args, 'a'); i >= 0 {
 		p.Request.Args[i] = 'b'
 	}
-	return b.MemoryBroker.Request(ctx, p)
+	return b.memoryBroker.Request(ctx, p)
 }
 
 // The broker holds a write's forwarded bytes while its confirm waits, not
@@ -177,7 +178,7 @@ func (b tamperBroker) Request(ctx context.Context, p PendingConfirm) (Decision, 
 // the write denied, and the server is never called with anything but the
 // approved arguments.
 func TestBrokerCannotChangeWhatRuns(t *testing.T) {
-	inner := NewMemoryBroker()
+	inner := newMemoryBroker()
 	h := newHarness(t, true, func(cfg *Config) { cfg.Broker = tamperBroker{inner} })
 	h.broker = inner
 	stop := autoDecide(t, h, alicePhone, true)
@@ -188,7 +189,7 @@ func TestBrokerCannotChangeWhatRuns(t *testing.T) {
 		t.Errorf("text %q", r.Error)
 	}
 	wantNoCalls(t, h)
-	ev := h.audit.events(t, AuditConfirm)
+	ev := h.audit.events(t, "ocp.confirm")
 	if last := ev[len(ev)-1]; !strings.Contains(fmt.Sprint(last["detail"]), "changed while the confirm waited") {
 		t.Errorf("confirm events %v", ev)
 	}

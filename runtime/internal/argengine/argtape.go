@@ -9,12 +9,10 @@ import (
 	"unicode/utf8"
 )
 
-// The gate's argument parser. It parses the arguments once into a flat
-// tape: one node per JSON value, in document order, each a fixed 16 bytes
-// of offsets into one private copy of the arguments (src). A string with
-// escapes is decoded once, into the tape's arena (dec); every other string,
-// number and member name is read from src where it stands. The tape is
-// pooled, so a small call allocates only that copy.
+// The engine's argument parser parses the arguments once into a flat tape:
+// one node per JSON value, in document order, each 16 bytes of offsets
+// into one private copy of the arguments (src); a string with escapes is
+// decoded once, into the tape's arena (dec).
 //
 // The parser accepts exactly the JSON that encoding/json accepts (RFC 8259;
 // the caller has already refused invalid UTF-8), decodes string escapes as
@@ -23,12 +21,12 @@ import (
 // more values than the tape's limit, trailing data, and numbers out of
 // float64's range (encoding/json refuses those when it decodes into an any).
 //
-// Its memory is bounded by the arguments: 16 bytes per value, and the
-// decoded escaped strings (fewer bytes than their text). Arguments larger
-// than the nodes pooled with the tape are counted first (sizeOf), so that
-// the nodes and the arena are allocated once, at their size: no array is
-// copied to grow, and the count is bounded by the limit on values before
-// anything is allocated for them.
+// Its memory is bounded by the arguments: 16 bytes a value, the decoded
+// text of the strings with escapes (fewer bytes than their text), and an
+// index of a few bytes a member for an object of more than smallObject
+// members while it is parsed. The nodes and the arena are each allocated
+// at most once a parse, no larger than the arguments and the limit of
+// values require.
 
 type tapeKind uint8
 

@@ -112,7 +112,7 @@ func (e *Engine) Check(raw []byte, needTyped bool) (any, []byte, error) {
 	t := getTape()
 	t.maxValues = e.limits.Values
 	args, fwd, err := e.checkParsed(t, raw, needTyped)
-	putTape(t) // not deferred: with this many returns a defer is not open-coded
+	putTape(t)
 	return args, fwd, err
 }
 

@@ -3,11 +3,13 @@ package ocp
 import (
 	"context"
 	"encoding/json"
-	"github.com/ocpgen/ocpgen/runtime/internal/argengine"
 	"math"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ocpgen/ocpgen/runtime/internal/argengine"
+	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
 // honest: a read whose schema is valid for values its Go type or the gate's
@@ -42,7 +44,7 @@ var honestTool = &Tool{Args: (*HonestArgs)(nil), Desc: mustDesc(Descriptor{
 		`"t":{"description":"no type: any value is valid"},` +
 		`"k":{"type":"array","items":{"type":"string"}}}}`,
 	Policy: Policy{
-		Kind: KindRead, Classified: true, Tier: "visitor",
+		Kind: ocpimpl.KindRead, Classified: true, Tier: "visitor",
 		Resource: tpl("k/{k}/{k}"), Failure: "Could not.",
 	},
 })}
@@ -74,7 +76,7 @@ var honestRawTool = &Tool{Args: (*HonestRawArgs)(nil), Desc: mustDesc(Descriptor
 	Description: "Takes what its schema allows.",
 	InputSchema: `{"type":"object","properties":{"raw":{},"o":{"type":"object","properties":{"a":{"type":"string"}}}},"additionalProperties":false}`,
 	Policy: Policy{
-		Kind: KindRead, Classified: true, Tier: "visitor",
+		Kind: ocpimpl.KindRead, Classified: true, Tier: "visitor",
 		Resource: tpl("raw"), Failure: "Could not.",
 	},
 })}
@@ -94,7 +96,7 @@ var honestClosedTool = &Tool{Args: (*HonestClosedArgs)(nil), Desc: mustDesc(Desc
 	// refuses it, so the gate has no translation.
 	InputSchema: `{"type":"object","properties":{"p":{"type":"string","pattern":"a{"}}}`,
 	Policy: Policy{
-		Kind: KindRead, Classified: true, Tier: "visitor",
+		Kind: ocpimpl.KindRead, Classified: true, Tier: "visitor",
 		Resource: tpl("closed"), Failure: "Could not.",
 	},
 })}
@@ -106,7 +108,7 @@ func honestHarness(t *testing.T) *harness {
 		cfg.Catalogue = c
 		cfg.MaxResources = 100
 	})
-	h.g.syncCatalogue(liveOf(c))
+	h.g.one().syncCatalogue(liveOf(c))
 	return h
 }
 
@@ -121,13 +123,13 @@ const honestCanary = "CANARY-4f1e"
 func TestArgumentRefusalsArePointedAndHonest(t *testing.T) {
 	deep := `{"o":{"a":` + strings.Repeat("[", argengine.MaxArgsDepth+2) + strings.Repeat("]", argengine.MaxArgsDepth+2) + `}}`
 	deepPointer := "/o/a" + strings.Repeat("/0", argengine.MaxArgsDepth-1)
-	big := `{"s":"` + strings.Repeat("x", DefaultMaxArgsBytes) + `"}`
-	many := `{"l":[` + strings.Repeat("0,", DefaultMaxArgsValues) + `0]}`
+	big := `{"s":"` + strings.Repeat("x", defaultMaxArgsBytes) + `"}`
+	many := `{"l":[` + strings.Repeat("0,", defaultMaxArgsValues) + `0]}`
 	fanOut := `{"k":["` + strings.Repeat(`a","`, 10) + `b"]}` // 11 × 11 resources
 	for _, tc := range []struct {
 		name, args     string
 		rule           argengine.Rule
-		pointer, event string // event: AuditArgs unless set
+		pointer, event string // event: "ocp.args" unless set
 	}{
 		// The gate's own rules, for values the schema may well accept.
 		{"lone surrogate", `{"s":"` + honestCanary + `\ud800"}`, argengine.RuleLoneSurrogate, "/s", ""},
@@ -142,8 +144,8 @@ func TestArgumentRefusalsArePointedAndHonest(t *testing.T) {
 		{"an exponent beyond the bound", `{"f":0e1001}`, argengine.RuleNumberExponent, "/f", ""},
 		{"nesting beyond the bound", deep, argengine.RuleDepth, deepPointer, ""},
 		{"arguments beyond the size bound", big, argengine.RuleSize, "", ""},
-		{"arguments beyond the bound of values", many, argengine.RuleValues, "/l/" + strconv.Itoa(DefaultMaxArgsValues-2), ""},
-		{"forwarded arguments beyond the size bound", `{"s":"` + strings.Repeat("\u00ad", DefaultMaxArgsBytes/4) + `"}`, ruleForwardSize, "", ""},
+		{"arguments beyond the bound of values", many, argengine.RuleValues, "/l/" + strconv.Itoa(defaultMaxArgsValues-2), ""},
+		{"forwarded arguments beyond the size bound", `{"s":"` + strings.Repeat("\u00ad", defaultMaxArgsBytes/4) + `"}`, ruleForwardSize, "", ""},
 		{"an undeclared top-level argument", `{"zz/~":"` + honestCanary + `"}`, argengine.RuleUndeclared, "/zz~1~0", ""},
 		{"a member the Go struct does not declare", `{"o":{"b":"` + honestCanary + `"}}`, argengine.RuleGoType, "/o/b", ""},
 		{"a value of a type the Go field is not", `{"t":5}`, argengine.RuleGoType, "/t", ""},
@@ -151,7 +153,7 @@ func TestArgumentRefusalsArePointedAndHonest(t *testing.T) {
 		// arguments hold (the schema's pointer is in the detail).
 		{"closed: a pattern without an ECMA-262 translation", `{"p":"` + honestCanary + `"}`, argengine.RulePatternUntranslatable, "", ""},
 		{"closed: a call that never reaches the pattern", `{}`, argengine.RulePatternUntranslatable, "", ""},
-		{"more resources than allowed", fanOut, ruleResources, "/k", AuditAuthorize},
+		{"more resources than allowed", fanOut, ruleResources, "/k", "ocp.acl"},
 		// encoding/json drops a member its struct does not declare and
 		// matches one in another case: the round trip finds either.
 		{"raw: a member the Go struct does not declare", `{"raw":1,"o":{"a":"x","b~":"` + honestCanary + `"}}`, argengine.RuleRoundTrip, "/o/b~0", ""},
@@ -193,7 +195,7 @@ func TestArgumentRefusalsArePointedAndHonest(t *testing.T) {
 				if tc.pointer != "" {
 					where = "at " + boundText(tc.pointer)
 				}
-				for _, want := range []string{`rule "` + string(tc.rule) + `"`, where, h.g.ruleWords(tc.rule), "not by the tool's input schema"} {
+				for _, want := range []string{`rule "` + string(tc.rule) + `"`, where, h.g.one().ruleWords(tc.rule), "not by the tool's input schema"} {
 					if !strings.Contains(res.Error, want) {
 						t.Errorf("text %q lacks %q", res.Error, want)
 					}
@@ -204,7 +206,7 @@ func TestArgumentRefusalsArePointedAndHonest(t *testing.T) {
 			}
 			event := tc.event
 			if event == "" {
-				event = AuditArgs
+				event = "ocp.args"
 			}
 			ev := h.audit.events(t, event)
 			if len(ev) != 1 {
@@ -252,7 +254,7 @@ func TestCallRefusalsArePointed(t *testing.T) {
 	if res.Error != textInvalid {
 		t.Errorf("text %q", res.Error)
 	}
-	ev := h.audit.events(t, AuditArgs)
+	ev := h.audit.events(t, "ocp.args")
 	if len(ev) != 2 || ev[0]["rule"] != string(ruleEncode) || ev[0]["pointer"] != "" || ev[1]["rule"] != string(argengine.RuleSchema) || ev[1]["pointer"] != "" {
 		t.Errorf("events %v", ev)
 	}
@@ -291,7 +293,7 @@ func TestDecodeRefusalIsPointed(t *testing.T) {
 	if !strings.Contains(res.Error, `rule "go-type" refused the arguments at /even`) {
 		t.Errorf("text %q", res.Error)
 	}
-	ev := h.audit.events(t, AuditArgs)
+	ev := h.audit.events(t, "ocp.args")
 	if len(ev) != 1 || ev[0]["rule"] != string(argengine.RuleGoType) || ev[0]["pointer"] != "/even" {
 		t.Errorf("events %v", ev)
 	}
