@@ -476,18 +476,17 @@ func (g *serverGate) currentRights(ctx context.Context, p Principal) (Principal,
 // arguments, or two policies for the same server, never share a digest.
 func confirmDigest(server, policy, exposed, tool string, fwd []byte, p Principal, catalogueFP string) string {
 	scopes := slices.Compact(slices.Sorted(slices.Values(p.Scopes)))
-	if scopes == nil {
-		scopes = []string{}
-	}
 	// The fingerprint of the JSON text json.Marshal writes for
 	// ["ocp-confirm-v3", server, policy, exposed, tool, string(fwd), p.ID,
 	// p.Tier, scopes, catalogueFP], hashed as it is written: the arguments
 	// are neither copied into a string nor encoded whole.
 	h := sha256.New()
-	head, _ := json.Marshal([]any{"ocp-confirm-v3", server, policy, exposed, tool})
-	h.Write(head[:len(head)-1]) // without its ']'
-	h.Write([]byte(`,"`))
-	var esc [16]byte
+	var buf [256]byte
+	b := append(buf[:0], '[')
+	for _, s := range [...]string{"ocp-confirm-v3", server, policy, exposed, tool} {
+		b = append(jsonscan.AppendString(b, s, true), ',')
+	}
+	h.Write(append(b, '"'))
 	for i := 0; i < len(fwd); {
 		start := i
 		for i < len(fwd) && jsonscan.Plain(fwd[i], true) {
@@ -496,14 +495,22 @@ func confirmDigest(server, policy, exposed, tool string, fwd []byte, p Principal
 		h.Write(fwd[start:i])
 		if i < len(fwd) {
 			_, n := utf8.DecodeRune(fwd[i:])
-			e := jsonscan.AppendString(esc[:0], string(fwd[i:i+n]), true)
+			e := jsonscan.AppendString(buf[:0], string(fwd[i:i+n]), true)
 			h.Write(e[1 : len(e)-1]) // without its quotes
 			i += n
 		}
 	}
-	h.Write([]byte(`",`))
-	tail, _ := json.Marshal([]any{p.ID, p.Tier, scopes, catalogueFP})
-	h.Write(tail[1:]) // without its '['
+	b = append(buf[:0], '"', ',')
+	b = append(jsonscan.AppendString(b, p.ID, true), ',')
+	b = append(jsonscan.AppendString(b, p.Tier, true), ',', '[')
+	for k, s := range scopes {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = jsonscan.AppendString(b, s, true)
+	}
+	b = append(b, ']', ',')
+	h.Write(append(jsonscan.AppendString(b, catalogueFP, true), ']'))
 	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 

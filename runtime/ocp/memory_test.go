@@ -26,14 +26,18 @@ func TestConfirmDigestIsTheFingerprintOfItsParts(t *testing.T) {
 		``, `{}`, `{"a":"<b>&amp;</b>"}`, "{\"a\":\"\u2028\u2029\"}", `{"a":"\u00ad"}`, "{\"a\":\"\x01\x1f\t\n\"}",
 		"{\"a\":\"\xff\xfe\"}", "{\"a\":\"\xe2\x80\"}", `{"a":"é😀"}`, strings.Repeat(`{"k":"<&>\"\\"}`, 1000),
 	} {
-		p := Principal{ID: "u<1>", Tier: "member&", Scopes: []string{"b", "a", "b"}}
-		scopes := slices.Compact(slices.Sorted(slices.Values(p.Scopes)))
-		b, err := json.Marshal([]any{"ocp-confirm-v3", "srv<", "sha256:p", "x_t", "t", fwd, p.ID, p.Tier, scopes, "sha256:c"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := confirmDigest("srv<", "sha256:p", "x_t", "t", []byte(fwd), p, "sha256:c"), canon.Fingerprint(b); got != want {
-			t.Errorf("%.40q: %s, want %s", fwd, got, want)
+		for _, p := range []Principal{{ID: "u<1>", Tier: "member&", Scopes: []string{"b", "a", "b"}}, {ID: "u\u2028", Tier: ""}} {
+			scopes := slices.Compact(slices.Sorted(slices.Values(p.Scopes)))
+			if scopes == nil {
+				scopes = []string{}
+			}
+			b, err := json.Marshal([]any{"ocp-confirm-v3", "srv<", "sha256:p", "x_t", "t", fwd, p.ID, p.Tier, scopes, "sha256:c"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := confirmDigest("srv<", "sha256:p", "x_t", "t", []byte(fwd), p, "sha256:c"), canon.Fingerprint(b); got != want {
+				t.Errorf("%.40q, %+v: %s, want %s", fwd, p, got, want)
+			}
 		}
 	}
 	// Computing it allocates nothing that grows with the arguments.
