@@ -757,8 +757,14 @@ func (n *codecNode) encodeTape(dst []byte, t *tape, i int) (out []byte, ok bool)
 		}
 		return appendCompact(dst, t.raw(i), false), true
 	case ckStruct:
-		if x.kind() != tObject || n.extra != nil || t.moreThan(i, smallObject) {
+		if x.kind() != tObject || n.extra != nil {
 			return nil, false // a struct with additional properties: the general path
+		}
+		members := 0
+		for p := i + 1; p < t.end(i); p = t.end(p) {
+			if members++; members > smallObject {
+				return nil, false
+			}
 		}
 		dst = append(dst, '{')
 		first, found := true, uint32(0)
@@ -803,7 +809,7 @@ func (n *codecNode) encodeTape(dst []byte, t *tape, i int) (out []byte, ok bool)
 				return nil, false
 			}
 		}
-		if int(found) != t.count(i) {
+		if int(found) != members {
 			return nil, false // a member that is no field's
 		}
 		return append(dst, '}'), true

@@ -43,13 +43,15 @@ const (
 // tapeNode is one JSON value. An array's or object's elements follow it;
 // the next sibling of node i is t.end(i).
 type tapeNode struct {
-	// at is the offset in src of the value's text: a string's first
-	// character (past its quote), any other value's first byte.
+	// at is the offset of the value's text: in src, a string's first
+	// character (past its quote) or any other value's first byte; in dec,
+	// for a string with escapes (meta has strEscaped), its decoded text,
+	// which the offset in src of its characters precedes (4 bytes,
+	// little-endian).
 	at uint32
 	// aux is, for an array or object, the index past its last descendant;
-	// for a number, the length of its literal; for a string without
-	// escapes, its length in src; for a string with escapes, the offset
-	// in dec of its decoded text (a 4-byte length, then the bytes).
+	// for a number, the length of its literal; for a string, the length of
+	// its text (decoded).
 	aux uint32
 	// key is a member's name: its offset in src, or in dec when meta has
 	// keyEscaped (the decoded name).
@@ -76,9 +78,11 @@ type tape struct {
 	src   string
 	pos   int
 	// dec holds the decoded text of the strings and member names that have
-	// escapes. Its strings are views of one buffer that only grows, so a
-	// string read from it stays valid after the parse appends more.
-	dec strings.Builder
+	// escapes, and decs is what it holds, as a string. Its strings are
+	// views of one buffer that only grows, so a string read from it stays
+	// valid after the parse appends more.
+	dec  strings.Builder
+	decs string
 	// maxValues, when positive, bounds the number of values (errTapeValues).
 	maxValues int
 	// strictUTF8 makes the parse refuse a string that is not valid UTF-8
@@ -100,6 +104,7 @@ func getTape() *tape { return tapePool.Get().(*tape) }
 func putTape(t *tape) {
 	t.src, t.pos, t.maxValues, t.strictUTF8 = "", 0, 0, false
 	t.dec.Reset()
+	t.decs = ""
 	for _, ix := range t.seen[:cap(t.seen)] {
 		if cap(ix.slots) > pooledNodes {
 			t.seen = nil // let unusually large tables go
@@ -134,6 +139,7 @@ func errTapeValues(limit int) error {
 func (t *tape) parse(s string) error {
 	t.nodes, t.src, t.pos = t.nodes[:0], s, 0
 	t.dec.Reset()
+	t.decs = ""
 	if len(s) > maxTapeBytes {
 		return refusal("", RuleSize, errTapeLarge)
 	}
@@ -254,7 +260,7 @@ func (t *tape) value(key, keyMeta uint32, depth int) error {
 	case '{':
 		t.pos++
 		kind = tObject
-		n := uint32(0)
+		members := uint32(0)
 		seen := -1 // t.seen's index for this object, once it is large
 		t.skipSpace()
 		if t.pos < len(t.src) && t.src[t.pos] == '}' {
@@ -268,19 +274,19 @@ func (t *tape) value(key, keyMeta uint32, depth int) error {
 				if t.src[t.pos] != '"' {
 					return errTapeSyntax
 				}
-				ka, ks, d, err := t.scanStr()
+				k, n, escaped, err := t.scanStr()
 				if err != nil {
 					if err == errLoneSurrogate {
 						return &Refusal{Rule: RuleLoneSurrogate, Err: errors.New("a member name holds " + err.Error())}
 					}
 					return err
 				}
-				k, meta := ka, (ks-ka)<<keyShift
-				if d != 0 {
-					k, meta = d-1+4, uint32(len(t.decoded(d-1)))<<keyShift|keyEscaped
+				meta := n << keyShift
+				if escaped {
+					meta |= keyEscaped
 				}
 				name := t.keyText(k, meta)
-				if t.dupKey(i, n, name, &seen) {
+				if t.dupKey(i, members, name, &seen) {
 					return &Refusal{Rule: RuleDuplicateKey, Err: errors.New("duplicate key " + truncQuote(name)), segs: []string{name}}
 				}
 				t.skipSpace()
@@ -298,7 +304,7 @@ func (t *tape) value(key, keyMeta uint32, depth int) error {
 				if seen >= 0 {
 					t.seen[seen].insert(t, m)
 				}
-				n++
+				members++
 				if more, err := t.next('}'); err != nil {
 					return err
 				} else if !more {
@@ -335,15 +341,14 @@ func (t *tape) value(key, keyMeta uint32, depth int) error {
 		}
 		t.nodes[i].aux = uint32(len(t.nodes))
 	case '"':
-		sa, ss, d, err := t.scanStr()
+		at, n, escaped, err := t.scanStr()
 		if err != nil {
 			return err
 		}
 		x := &t.nodes[i]
-		x.at, x.aux = sa, ss-sa
+		x.at, x.aux = at, n
 		x.meta |= uint32(tString)
-		if d != 0 {
-			x.aux = d - 1
+		if escaped {
 			x.meta |= strEscaped
 		}
 		return nil
@@ -423,10 +428,11 @@ func (t *tape) moreThan(i, k int) bool {
 // characters (decoded), a number's literal.
 func (t *tape) str(i int) string {
 	x := &t.nodes[i]
+	s := t.src
 	if x.meta&strEscaped != 0 {
-		return t.decoded(x.aux)
+		s = t.decs
 	}
-	return t.src[x.at : x.at+x.aux]
+	return s[x.at : x.at+x.aux]
 }
 
 // key returns the member name of node i.
@@ -436,19 +442,25 @@ func (t *tape) key(i int) string {
 }
 
 func (t *tape) keyText(key, meta uint32) string {
-	end := key + meta>>keyShift
+	s := t.src
 	if meta&keyEscaped != 0 {
-		return t.dec.String()[key:end]
+		s = t.decs
 	}
-	return t.src[key:end]
+	return s[key : key+meta>>keyShift]
 }
 
-// decoded returns the text dec holds at off: its length, 4 bytes
-// little-endian, then its bytes.
-func (t *tape) decoded(off uint32) string {
-	d := t.dec.String()
-	n := uint32(d[off]) | uint32(d[off+1])<<8 | uint32(d[off+2])<<16 | uint32(d[off+3])<<24
-	return d[off+4 : off+4+n]
+// srcAt returns the offset in src of the text of value i (a string's
+// opening quote).
+func (t *tape) srcAt(i int) int {
+	x := &t.nodes[i]
+	switch {
+	case x.kind() != tString:
+		return int(x.at)
+	case x.meta&strEscaped == 0:
+		return int(x.at) - 1
+	}
+	d := t.decs[x.at-4 : x.at]
+	return int(uint32(d[0])|uint32(d[1])<<8|uint32(d[2])<<16|uint32(d[3])<<24) - 1
 }
 
 // num returns the float64 of node i, a number, as encoding/json gives it
@@ -461,7 +473,7 @@ func (t *tape) num(i int) float64 {
 // raw returns the text of value i in src (a string with its quotes).
 func (t *tape) raw(i int) string {
 	x := &t.nodes[i]
-	at := int(x.at)
+	at := t.srcAt(i)
 	switch x.kind() {
 	case tNull, tTrue:
 		return t.src[at : at+4]
@@ -471,17 +483,17 @@ func (t *tape) raw(i int) string {
 		return t.src[at : at+int(x.aux)]
 	case tString:
 		if x.meta&strEscaped == 0 {
-			return t.src[at-1 : at+int(x.aux)+1]
+			return t.src[at : at+int(x.aux)+2]
 		}
 		// Past the escapes, to the closing quote.
-		p := at
+		p := at + 1
 		for t.src[p] != '"' {
 			if t.src[p] == '\\' {
 				p++
 			}
 			p++
 		}
-		return t.src[at-1 : p+1]
+		return t.src[at : p+1]
 	}
 	// An array or an object: past its last descendant, and the space, to
 	// the closing bracket.
@@ -491,11 +503,7 @@ func (t *tape) raw(i int) string {
 		for q := last; q < end; q = t.end(q) {
 			last = q
 		}
-		r := t.raw(last)
-		p = int(t.nodes[last].at) + len(r)
-		if t.nodes[last].kind() == tString {
-			p--
-		}
+		p = t.srcAt(last) + len(t.raw(last))
 	}
 	for t.src[p] == ' ' || t.src[p] == '\t' || t.src[p] == '\n' || t.src[p] == '\r' {
 		p++
@@ -537,35 +545,35 @@ func (t *tape) dupKey(obj int, n uint32, k string, seen *int) bool {
 	return t.seen[*seen].find(t, k) >= 0
 }
 
-// scanStr scans the string at t.pos (which is '"'): its characters are
-// src[at:stop]; when they hold escapes, dec is 1 + the offset in t.dec of
-// their decoded text (as encoding/json decodes it), else 0.
-func (t *tape) scanStr() (at, stop, dec uint32, err error) {
+// scanStr scans the string at t.pos (which is '"'): its text is n bytes
+// at at, in src, or in dec when it has escapes (escaped), decoded as
+// encoding/json decodes it.
+func (t *tape) scanStr() (at, n uint32, escaped bool, err error) {
 	start := t.pos + 1
-	end, escaped, n, err := scanString(t.src, t.pos)
+	end, escaped, size, err := scanString(t.src, t.pos)
 	if err != nil {
-		return 0, 0, 0, err
+		return 0, 0, false, err
 	}
 	t.pos = end + 1
 	if t.strictUTF8 && !utf8.ValidString(t.src[start:end]) {
-		return 0, 0, 0, errTapeUTF8
+		return 0, 0, false, errTapeUTF8
 	}
-	if escaped {
-		dec = t.unescape(t.src[start:end], n)
+	if !escaped {
+		return uint32(start), uint32(end - start), false, nil
 	}
-	return uint32(start), uint32(end), dec, nil
+	return t.unescape(t.src[start:end], start, size), uint32(size), true, nil
 }
 
-// unescape appends to t.dec the length n (4 bytes, little-endian) and the
-// decoded text of the characters s of a string with escapes, and returns
-// 1 + the offset it wrote them at.
-func (t *tape) unescape(s string, n int) uint32 {
+// unescape appends to t.dec the offset in src of the characters s of a
+// string with escapes (4 bytes, little-endian) and their decoded text, n
+// bytes, and returns the offset of the text.
+func (t *tape) unescape(s string, at, n int) uint32 {
 	d := &t.dec
-	off := d.Len()
 	d.Grow(4 + n)
 	for k := range 4 {
-		d.WriteByte(byte(n >> (8 * k)))
+		d.WriteByte(byte(at >> (8 * k)))
 	}
+	off := d.Len()
 	for run, r := range unescaped(s) {
 		if r < 0 {
 			d.WriteString(run)
@@ -573,7 +581,8 @@ func (t *tape) unescape(s string, n int) uint32 {
 			d.WriteRune(r)
 		}
 	}
-	return uint32(off) + 1
+	t.decs = d.String()
+	return uint32(off)
 }
 
 // fractionOnly reports whether a literal has no exponent and a fraction
@@ -624,10 +633,7 @@ func (t *tape) rawInput(i int) []byte {
 // same, if not nil, or a copy of the text in a buffer from buf.
 func (t *tape) rawInputTo(same []byte, i int, buf func() []byte) []byte {
 	text := t.raw(i)
-	base := int(t.nodes[i].at)
-	if t.nodes[i].kind() == tString {
-		base--
-	}
+	base := t.srcAt(i)
 	var out []byte
 	last := 0
 	for p := i; p < t.end(i); p++ {
