@@ -220,22 +220,13 @@ var strText = func() (t [256]bool) {
 	return t
 }()
 
-// next consumes what follows a member or an element: a comma (another
-// follows: true) or the closing byte of its object or array (false).
+// next consumes what follows a member or an element (scanNext).
 func (t *tape) next(closing byte) (bool, error) {
-	t.skipSpace()
-	if t.pos >= len(t.src) {
-		return false, errTapeEOF
+	p, more, err := scanNext(t.src, t.pos, closing)
+	if err == nil {
+		t.pos = p
 	}
-	switch t.src[t.pos] {
-	case ',':
-		t.pos++
-		return true, nil
-	case closing:
-		t.pos++
-		return false, nil
-	}
-	return false, errTapeSyntax
+	return more, err
 }
 
 func (t *tape) skipSpace() { t.pos = skipSpace(t.src, t.pos) }
@@ -353,14 +344,7 @@ func (t *tape) value(key, keyMeta uint32, depth int) error {
 		}
 		return nil
 	case 't', 'f', 'n':
-		lit, k := "null", tNull
-		switch c {
-		case 't':
-			lit, k = "true", tTrue
-		case 'f':
-			lit, k = "false", tFalse
-		}
-		p, err := scanLit(t.src, t.pos, lit)
+		p, k, err := scanLiteral(t.src, t.pos)
 		if err != nil {
 			return err
 		}

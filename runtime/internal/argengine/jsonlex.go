@@ -24,6 +24,20 @@ func skipSpace[S text](s S, p int) int {
 	return p
 }
 
+// scanLiteral scans the literal at s[p:], which begins with 't', 'f' or
+// 'n', and returns the offset past it and its kind.
+func scanLiteral[S text](s S, p int) (int, tapeKind, error) {
+	lit, k := "null", tNull
+	switch s[p] {
+	case 't':
+		lit, k = "true", tTrue
+	case 'f':
+		lit, k = "false", tFalse
+	}
+	q, err := scanLit(s, p, lit)
+	return q, k, err
+}
+
 // scanLit scans the literal want (true, false, null) at s[p:] and returns
 // the offset past it.
 func scanLit[S text](s S, p int, want string) (int, error) {
@@ -58,15 +72,9 @@ func scanNumber[S text](s S, p int) (int, error) {
 		return 0, errTapeSyntax
 	}
 	if p < len(s) && s[p] == '.' {
-		p++
-		if p >= len(s) {
-			return 0, errTapeEOF
-		}
-		if s[p] < '0' || s[p] > '9' {
-			return 0, errTapeSyntax
-		}
-		for p < len(s) && s[p] >= '0' && s[p] <= '9' {
-			p++
+		var err error
+		if p, err = scanDigits(s, p+1); err != nil {
+			return 0, err
 		}
 	}
 	if p < len(s) && (s[p] == 'e' || s[p] == 'E') {
@@ -74,17 +82,41 @@ func scanNumber[S text](s S, p int) (int, error) {
 		if p < len(s) && (s[p] == '+' || s[p] == '-') {
 			p++
 		}
-		if p >= len(s) {
-			return 0, errTapeEOF
-		}
-		if s[p] < '0' || s[p] > '9' {
-			return 0, errTapeSyntax
-		}
-		for p < len(s) && s[p] >= '0' && s[p] <= '9' {
-			p++
-		}
+		return scanDigits(s, p)
 	}
 	return p, nil
+}
+
+// scanDigits scans the digits at s[p:], one at least (of a fraction or an
+// exponent), and returns the offset past them.
+func scanDigits[S text](s S, p int) (int, error) {
+	if p >= len(s) {
+		return 0, errTapeEOF
+	}
+	if s[p] < '0' || s[p] > '9' {
+		return 0, errTapeSyntax
+	}
+	for p < len(s) && s[p] >= '0' && s[p] <= '9' {
+		p++
+	}
+	return p, nil
+}
+
+// scanNext scans what follows a member or an element at s[p:]: a comma
+// (another follows: true) or the closing byte of its object or array
+// (false), and returns the offset past it.
+func scanNext[S text](s S, p int, closing byte) (int, bool, error) {
+	p = skipSpace(s, p)
+	if p >= len(s) {
+		return 0, false, errTapeEOF
+	}
+	switch s[p] {
+	case ',':
+		return p + 1, true, nil
+	case closing:
+		return p + 1, false, nil
+	}
+	return 0, false, errTapeSyntax
 }
 
 // scanString scans the string whose opening quote is s[p]: its characters

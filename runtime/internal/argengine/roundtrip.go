@@ -65,7 +65,7 @@ func (c *fwdScan) value(i, depth int) (int, error) {
 	if i >= 0 {
 		kind = c.t.nodes[i].kind()
 	}
-	switch b := c.s[c.pos]; b {
+	switch c.s[c.pos] {
 	case '{':
 		if i >= 0 && kind != tObject {
 			return i, nil
@@ -95,14 +95,7 @@ func (c *fwdScan) value(i, depth int) (int, error) {
 		}
 		return -1, nil
 	case 't', 'f', 'n':
-		lit, k := "null", tNull
-		switch b {
-		case 't':
-			lit, k = "true", tTrue
-		case 'f':
-			lit, k = "false", tFalse
-		}
-		p, err := scanLit(c.s, c.pos, lit)
+		p, k, err := scanLiteral(c.s, c.pos)
 		if err != nil {
 			return 0, err
 		}
@@ -156,19 +149,11 @@ func sameText(s []byte, escaped bool, want string) bool {
 }
 
 func (c *fwdScan) next(closing byte) (bool, error) {
-	c.pos = skipSpace(c.s, c.pos)
-	if c.pos >= len(c.s) {
-		return false, errTapeEOF
+	p, more, err := scanNext(c.s, c.pos, closing)
+	if err == nil {
+		c.pos = p
 	}
-	switch c.s[c.pos] {
-	case ',':
-		c.pos++
-		return true, nil
-	case closing:
-		c.pos++
-		return false, nil
-	}
-	return false, errTapeSyntax
+	return more, err
 }
 
 // array reads an array at s[pos] against node i, an array (or none).
