@@ -34,6 +34,8 @@ const (
 	textBroker    = "Not performed: the confirm could not be obtained, so the write was denied. Nothing was changed."
 	// textOutcomeUnknown is followed by the reference.
 	textOutcomeUnknown = "Outcome unknown: the call was sent to the server but no answer came back, so it may have run. Check its effect before retrying."
+	// textInputRequired is followed by the reference.
+	textInputRequired = "Outcome unknown: the server asked for input that the Hub does not give, so the call did not complete; it may have partly run. Check its effect before retrying."
 )
 
 // Default bounds of a Gate; see [Config].
@@ -756,14 +758,10 @@ func (g *Gate) callServer(ctx context.Context, c *call, gt *gateTool, fwd []byte
 		return err
 	})
 	fail := func(detail string, attrs ...slog.Attr) ActionResult {
-		ref := newRef()
-		c.event(slog.LevelError, AuditCall, string(ReasonFailed), append(attrs, slog.String("ref", ref), slog.String("detail", detail))...)
-		return ActionResult{ID: c.id, OK: false, Reason: ReasonFailed, Error: gt.desc.Policy.Failure + " (ref " + ref + ")", Ref: ref}
+		return c.serverFailure(ReasonFailed, gt.desc.Policy.Failure, detail, attrs...)
 	}
 	unknown := func(detail string, attrs ...slog.Attr) ActionResult {
-		ref := newRef()
-		c.event(slog.LevelError, AuditCall, string(ReasonOutcomeUnknown), append(attrs, slog.String("ref", ref), slog.String("detail", detail))...)
-		return ActionResult{ID: c.id, OK: false, Reason: ReasonOutcomeUnknown, Error: textOutcomeUnknown + " (ref " + ref + ")", Ref: ref}
+		return c.serverFailure(ReasonOutcomeUnknown, textOutcomeUnknown, detail, attrs...)
 	}
 	switch {
 	case err != nil && !mayHaveRun(err):
@@ -776,12 +774,11 @@ func (g *Gate) callServer(ctx context.Context, c *call, gt *gateTool, fwd []byte
 		// An answer that says nothing ({"result":null} reaches here or as
 		// an empty result): the server may have acted, and did not say.
 		return unknown("malformed result: the call returned no result", slog.Bool("malformed", true))
+	case res.NeedsInput():
+		return c.inputRequested(gt, res)
 	case res.IsError:
 		b, _ := json.Marshal(res.Content)
 		return fail("tool error result: " + string(b))
-	case res.NeedsInput():
-		// The server is not a peer: it cannot ask anyone for input.
-		return fail("server asked for input (input_required), which the Hub does not relay")
 	case len(res.Content) == 0 && res.StructuredContent == nil:
 		// {"result":{}}: neither content nor structuredContent. Not a
 		// success with no output: the server may have acted.
@@ -816,6 +813,53 @@ func (g *Gate) callServer(ctx context.Context, c *call, gt *gateTool, fwd []byte
 		c.ok(AuditCall, slog.Int("output_bytes", len(out)))
 	}
 	return ActionResult{ID: c.id, OK: true, Output: out}
+}
+
+// serverFailure ends c, whose server call did not succeed, with reason
+// (failed or outcome_unknown) and text, followed by a fresh reference; the
+// audit event under that reference holds detail, the raw cause, which the
+// result never does.
+func (c *call) serverFailure(reason Reason, text, detail string, attrs ...slog.Attr) ActionResult {
+	ref := newRef()
+	c.event(slog.LevelError, AuditCall, string(reason), append(attrs, slog.String("ref", ref), slog.String("detail", detail))...)
+	return ActionResult{ID: c.id, OK: false, Reason: reason, Error: text + " (ref " + ref + ")", Ref: ref}
+}
+
+// inputRequested ends c, whose result asks for input (SEP-2322 input
+// requests: elicitation, sampling, roots). The server is not a peer: the
+// requests are shown to nobody, model or person, and never answered. A
+// read fails; a write ends outcome_unknown (textInputRequired), since the
+// server may have acted before it asked. The audit event names the kinds
+// of input asked for ("input_requests", the request methods).
+func (c *call) inputRequested(gt *gateTool, res *mcp.CallToolResult) ActionResult {
+	kinds := inputRequestKinds(res.InputRequests)
+	detail := "the server asked for input (input_required), which the Hub does not relay"
+	if gt.confirm {
+		return c.serverFailure(ReasonOutcomeUnknown, textInputRequired, detail, slog.Any("input_requests", kinds))
+	}
+	return c.serverFailure(ReasonFailed, gt.desc.Policy.Failure, detail, slog.Any("input_requests", kinds))
+}
+
+// inputRequestKinds are the methods of the input requests m holds, sorted,
+// each once: at most three, whatever the server sent.
+func inputRequestKinds(m mcp.InputRequestMap) []string {
+	kinds := []string{}
+	for _, ir := range m {
+		k := "unknown"
+		switch ir.(type) {
+		case *mcp.ElicitParams:
+			k = "elicitation/create"
+		case *mcp.CreateMessageParams, *mcp.CreateMessageWithToolsParams:
+			k = "sampling/createMessage"
+		case *mcp.ListRootsParams:
+			k = "roots/list"
+		}
+		if !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
+		}
+	}
+	slices.Sort(kinds)
+	return kinds
 }
 
 // syncCatalogue receives the server's tool lists (see [Server.WatchTools]).
@@ -893,6 +937,7 @@ func (g *Gate) syncCatalogue(live []LiveTool) {
 	b, _ := json.Marshal(entries)
 	fp := ocpimpl.Fingerprint(b)
 
+	protocol := protocolOf(g.cfg.Server, live)
 	old := g.state.Load()
 	same := old != nil && old.fp == fp
 	level := slog.LevelInfo
@@ -911,9 +956,10 @@ func (g *Gate) syncCatalogue(live []LiveTool) {
 		slog.Any("removed", boundNames(removed)),
 		slog.Any("drift_audited", boundList(drift)),
 		slog.Bool("listed", live != nil),
+		slog.String("protocol", protocol),
 	)...)
 	if g.cfg.Observer != nil {
-		g.observeSync(SyncInfo{Server: g.server, Catalogue: fp, Changed: !same, Advertised: len(names), ServerOnly: len(serverOnly), Withdrawn: len(changed), Removed: len(removed), Drift: len(drift)})
+		g.observeSync(SyncInfo{Server: g.server, Catalogue: fp, Changed: !same, Advertised: len(names), ServerOnly: len(serverOnly), Withdrawn: len(changed), Removed: len(removed), Drift: len(drift), Protocol: protocol})
 	}
 	if same {
 		return
