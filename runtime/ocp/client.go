@@ -247,11 +247,13 @@ func (c *Client) publish(live []LiveTool) {
 	}
 }
 
-// CallTool calls the named tool with exactly args as params.arguments (no
-// _meta, nothing else) and returns the go-sdk result or error unchanged. A
-// result with isError set is a result, not an error. args must be a JSON
-// object; empty args are sent as {}. encoding/json compacts insignificant
-// white space in args, and changes nothing else.
+// CallTool calls the named tool with exactly args as params.arguments, and
+// nothing else but the _meta that describes the Hub under [ProtocolVersion]
+// (see [Client]), and returns the go-sdk result or error unchanged. A
+// result with isError set, or one that asks for input, is a result, not an
+// error. args must be a JSON object; empty args are sent as {}.
+// encoding/json compacts insignificant white space in args, and changes
+// nothing else.
 func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
