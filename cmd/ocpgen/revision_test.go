@@ -64,3 +64,42 @@ func TestSnapshotOfEachRevision(t *testing.T) {
 		t.Errorf("the snapshots of the two revisions differ:\n%s\n---\n%s", files[0], files[1])
 	}
 }
+
+// A tool whose x-mcp-header annotation breaks SEP-2243's rules (here on a
+// number property) is left out of tools/list by the MCP client at every
+// revision, so a Hub could never call it: the snapshot fails naming it,
+// and no file is written.
+func TestSnapshotNamesAToolTheClientRefuses(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "route", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "route", InputSchema: json.RawMessage(headerToolSchema)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	})
+	s.AddTool(&mcp.Tool{Name: "ok", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{}, nil
+	})
+	// The go-sdk server refuses such a tool in AddTool: it is broken on
+	// the way out, as another server may send it.
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if lr, ok := res.(*mcp.ListToolsResult); ok {
+				for _, tool := range lr.Tools {
+					if tool.Name == "route" {
+						tool.InputSchema = json.RawMessage(`{"type":"object","properties":{"f":{"type":"number","x-mcp-header":"F"}}}`)
+					}
+				}
+			}
+			return res, err
+		}
+	})
+	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	t.Cleanup(ts.Close)
+	out := filepath.Join(t.TempDir(), "route.tools.json")
+	code, _, errs := ocpgen(t, "snapshot", "-url", ts.URL, "-o", out)
+	if code != exitTrouble || !strings.Contains(errs, `the MCP client refuses the definition of "route"`) || strings.Contains(errs, `"ok"`) {
+		t.Errorf("exit %d, stderr %q; want a refusal naming route only", code, errs)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a failed snapshot left a file")
+	}
+}
