@@ -841,7 +841,9 @@ func (c *call) inputRequested(gt *gateTool, res *mcp.CallToolResult) ActionResul
 }
 
 // inputRequestKinds are the methods of the input requests m holds, sorted,
-// each once: at most three, whatever the server sent.
+// each once, whatever the server sent: "elicitation/create",
+// "sampling/createMessage", "roots/list", and "unknown" for any other (a
+// nil one, or a kind a later go-sdk decodes).
 func inputRequestKinds(m mcp.InputRequestMap) []string {
 	kinds := []string{}
 	for _, ir := range m {
