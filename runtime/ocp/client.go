@@ -17,17 +17,8 @@ import (
 	"github.com/ocpgen/ocpgen/internal/canon"
 )
 
-// ErrNotConnected is returned by [Client.CallTool] and
-// [Client.Resync] while there is no live session with the server (it
-// ended and, for a caller made by [Dial], has not been re-established yet).
-var ErrNotConnected = errors.New("ocp client: MCP server not connected")
-
 // errNotObject refuses arguments that are not a JSON object, before sending.
 var errNotObject = errors.New("ocp client: arguments are not a JSON object")
-
-// ErrClientClosed is returned by the methods of a [Client] after
-// [Client.Close].
-var ErrClientClosed = errors.New("ocp client: MCP client closed")
 
 // ProtocolVersion is the MCP revision the client asks for first: the
 // current one. A server that speaks it is spoken to in it (SEP-2575:
@@ -87,14 +78,14 @@ type ClientOptions struct {
 	// server that changes a schema silently (or whose subscriptions/listen
 	// stream ended) is caught within it. Every listing asks the server: a
 	// list result's cache TTL (SEP-2549 ttlMs) is not honoured, so no
-	// catalogue is older than this. Zero means DefaultRelistEvery; a
-	// negative value turns it off (the client still lists on every connect
-	// and every list_changed).
+	// catalogue is older than this. Zero means 5 minutes; a negative
+	// value turns it off (the client still lists on every connect and every
+	// list_changed).
 	RelistEvery time.Duration
 }
 
-// DefaultRelistEvery is the default of ClientOptions.RelistEvery.
-const DefaultRelistEvery = 5 * time.Minute
+// defaultRelistEvery is the default of ClientOptions.RelistEvery.
+const defaultRelistEvery = 5 * time.Minute
 
 // Client is the [Server] over a go-sdk MCP client session, for [NewGate].
 // It speaks [ProtocolVersion] to a server that does, and
@@ -181,7 +172,7 @@ func start(ctx context.Context, dial func(context.Context) (mcp.Transport, error
 		impl.Version = defaultClientVersion
 	}
 	if opts.RelistEvery == 0 {
-		opts.RelistEvery = DefaultRelistEvery
+		opts.RelistEvery = defaultRelistEvery
 	}
 	c := &Client{
 		audit:   audit,
@@ -263,9 +254,9 @@ func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage
 	return c.callObject(ctx, name, args)
 }
 
-// callObject is CallTool for arguments known to be one JSON object: the
-// gate's, which it has parsed (see Gate.callServer). json.Valid of CallTool's
-// check cost as much as the gate's whole parse of the arguments.
+// callObject is CallTool for arguments known to be one JSON object (the
+// gate's, which it has parsed: see call.callServer), without CallTool's
+// check.
 func (c *Client) callObject(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
 	cs, err := c.current()
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/ocpgen/ocpgen/runtime/internal/argengine"
+	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
 // The MCP revisions the Hub speaks, over the transports it speaks them on:
@@ -247,7 +248,7 @@ var RegionLookup = &Tool{Args: (*RegionLookupArgs)(nil), Desc: mustDesc(Descript
 	Description: "Look a key up in a region.",
 	InputSchema: `{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"shard":{"type":"integer","x-mcp-header":"Shard"},"q":{"type":"string"}},"required":["region"],"additionalProperties":false}`,
 	Policy: Policy{
-		Kind: KindRead, Classified: true, Tier: "visitor", Scopes: []string{"memory.read"},
+		Kind: ocpimpl.KindRead, Classified: true, Tier: "visitor", Scopes: []string{"memory.read"},
 		Resource: tpl("region/{region}"), Failure: "Could not look it up.",
 	},
 })}
@@ -264,7 +265,7 @@ var RegionMove = &Tool{Args: (*RegionMoveArgs)(nil), Desc: mustDesc(Descriptor{
 	Description: "Move a region's data to another region.",
 	InputSchema: `{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"},"to":{"type":"string"}},"required":["region","to"],"additionalProperties":false}`,
 	Policy: Policy{
-		Kind: KindWrite, Classified: true, Tier: "member", Scopes: []string{"memory.write"},
+		Kind: ocpimpl.KindWrite, Classified: true, Tier: "member", Scopes: []string{"memory.write"},
 		Resource: tpl("region/{region}"), ConfirmPrompt: tpl("Move {region} to {to}?"), ConfirmTTL: 2 * time.Minute,
 		Failure: "Could not move the region.",
 	},
@@ -285,7 +286,7 @@ type revGate struct {
 	w      *wireSpy
 	c      *Client
 	g      *Gate
-	broker *MemoryBroker
+	broker *memoryBroker
 	audit  *syncBuffer
 	obs    *recObserver
 
@@ -300,7 +301,7 @@ func newRevGate(t *testing.T, rc revisionCase, sopts *mcp.ServerOptions, copts C
 	if len(tools) == 0 {
 		tools = spyToolsOf(regionCatalogue)
 	}
-	r := &revGate{broker: NewMemoryBroker(), audit: &syncBuffer{}, obs: &recObserver{}}
+	r := &revGate{broker: newMemoryBroker(), audit: &syncBuffer{}, obs: &recObserver{}}
 	audit := slog.New(slog.NewJSONHandler(r.audit, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	if copts.Audit == nil {
 		copts.Audit = audit
@@ -395,7 +396,7 @@ func TestClientNegotiatesEachRevision(t *testing.T) {
 			if len(syncs) == 0 || syncs[len(syncs)-1].Protocol != rc.revision {
 				t.Errorf("SyncInfo = %+v, want Protocol %s", syncs, rc.revision)
 			}
-			ev := r.audit.events(t, AuditSync)
+			ev := r.audit.events(t, "ocp.sync")
 			if len(ev) == 0 || ev[len(ev)-1]["protocol"] != rc.revision {
 				t.Errorf("sync events = %v, want protocol %s", ev, rc.revision)
 			}
@@ -766,7 +767,7 @@ func TestInputRequestsAreNeverAnswered(t *testing.T) {
 func checkInputAudit(t *testing.T, r *revGate, rc revisionCase, kinds []string) {
 	t.Helper()
 	var ends []map[string]any
-	for _, ev := range r.audit.events(t, AuditCall) {
+	for _, ev := range r.audit.events(t, "ocp.call") {
 		if ev["outcome"] != "ok" {
 			ends = append(ends, ev)
 		}
@@ -847,7 +848,7 @@ func TestCatalogueChangesUnderCurrentRevision(t *testing.T) {
 			for _, schema := range []string{moveHeaderRenamed, moveHeaderGone} {
 				r.w.AddTool(spyToolOf(RegionMove, schema))
 				r.waitAdvertised(t, "region_move withdrawn")
-				ev := r.audit.events(t, AuditSync)
+				ev := r.audit.events(t, "ocp.sync")
 				if w, _ := json.Marshal(ev[len(ev)-1]["schema_changed_withdrawn"]); string(w) != `["region_move"]` {
 					t.Errorf("the sync says %s withdrawn, want region_move", w)
 				}
@@ -934,7 +935,7 @@ func TestHeaderValueRefusedBeforeTheConfirm(t *testing.T) {
 				t.Errorf("the server was called %d times", len(calls))
 			}
 			refusals := 0
-			for _, ev := range r.audit.events(t, AuditArgs) {
+			for _, ev := range r.audit.events(t, "ocp.args") {
 				if ev["rule"] == string(argengine.RuleParamHeader) {
 					refusals++
 				}

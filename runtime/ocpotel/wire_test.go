@@ -164,7 +164,7 @@ func noTraceContextReachesTheServer(t *testing.T, stateless bool) {
 	}
 	var serverSpans int
 	for _, s := range spans.Ended() {
-		if s.Name() == "ocp.server" && s.SpanContext().TraceID().String() == traceID && s.SpanKind() == trace.SpanKindClient {
+		if s.Name() == "ocp.call" && s.SpanContext().TraceID().String() == traceID && s.SpanKind() == trace.SpanKindClient {
 			serverSpans++
 		}
 	}
