@@ -29,6 +29,7 @@ type HonestArgs struct {
 	P    *string    `json:"p,omitzero"`
 	T    *string    `json:"t,omitzero"`
 	K    []string   `json:"k,omitzero"`
+	H    *string    `json:"h,omitzero"`
 }
 
 var honestTool = &Tool{Args: (*HonestArgs)(nil), Desc: mustDesc(Descriptor{
@@ -42,7 +43,8 @@ var honestTool = &Tool{Args: (*HonestArgs)(nil), Desc: mustDesc(Descriptor{
 		`"l":{"type":"array","items":{"type":"integer"}},` +
 		`"p":{"type":"string"},` +
 		`"t":{"description":"no type: any value is valid"},` +
-		`"k":{"type":"array","items":{"type":"string"}}}}`,
+		`"k":{"type":"array","items":{"type":"string"}},` +
+		`"h":{"type":"string","x-mcp-header":"H"}}}`,
 	Policy: Policy{
 		Kind: ocpimpl.KindRead, Classified: true, Tier: "visitor",
 		Resource: tpl("k/{k}/{k}"), Failure: "Could not.",
@@ -146,6 +148,7 @@ func TestArgumentRefusalsArePointedAndHonest(t *testing.T) {
 		{"arguments beyond the size bound", big, argengine.RuleSize, "", ""},
 		{"arguments beyond the bound of values", many, argengine.RuleValues, "/l/" + strconv.Itoa(defaultMaxArgsValues-2), ""},
 		{"forwarded arguments beyond the size bound", `{"s":"` + strings.Repeat("\u00ad", defaultMaxArgsBytes/4) + `"}`, ruleForwardSize, "", ""},
+		{"an argument mirrored into an HTTP header, too long for one", `{"h":"` + honestCanary + strings.Repeat("x", argengine.MaxParamHeaderBytes) + `"}`, argengine.RuleParamHeader, "/h", ""},
 		{"an undeclared top-level argument", `{"zz/~":"` + honestCanary + `"}`, argengine.RuleUndeclared, "/zz~1~0", ""},
 		{"a member the Go struct does not declare", `{"o":{"b":"` + honestCanary + `"}}`, argengine.RuleGoType, "/o/b", ""},
 		{"a value of a type the Go field is not", `{"t":5}`, argengine.RuleGoType, "/t", ""},

@@ -54,6 +54,8 @@ type Engine struct {
 	codec  *codecNode      // typed decode and re-encoding; nil: encoding/json
 	props  map[string]bool // top-level property names of the schema
 	limits Limits
+	// headers are the schema's x-mcp-header annotations (RuleParamHeader).
+	headers []paramHeader
 }
 
 // Compile compiles the tool whose input schema is the JSON text
@@ -80,7 +82,11 @@ func Compile(inputSchema []byte, typ reflect.Type, lim Limits) (*Engine, error) 
 	for k := range top.Properties {
 		props[k] = true
 	}
-	return &Engine{typ: typ, check: check, codec: compileCodec(typ), props: props, limits: lim}, nil
+	headers, err := paramHeaders(inputSchema)
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{typ: typ, check: check, codec: compileCodec(typ), props: props, limits: lim, headers: headers}, nil
 }
 
 // Check checks a call's arguments, raw. It returns the typed arguments (a
@@ -141,8 +147,9 @@ func (e *Engine) checkParsed(t *tape, raw []byte, needTyped bool) (any, []byte, 
 	return args, fwd, nil
 }
 
-// validate checks the parsed arguments against the schema, and that they
-// hold only the schema's top-level properties.
+// validate checks the parsed arguments against the schema, that they hold
+// only the schema's top-level properties, and that those the schema
+// mirrors into HTTP headers can be headers.
 func (e *Engine) validate(t *tape) error {
 	if t.nodes[0].kind() != tObject {
 		return refusal("", RuleSchema, errors.New("arguments are not a JSON object"))
@@ -158,7 +165,7 @@ func (e *Engine) validate(t *tape) error {
 			return refusal(t.pointer(p), RuleUndeclared, fmt.Errorf("argument %s is not a property of the tool's schema", truncQuote(k)))
 		}
 	}
-	return nil
+	return checkParamHeaders(t, e.headers)
 }
 
 // reencode returns the typed arguments (nil without needTyped, when they
