@@ -5,6 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"golang.org/x/tools/go/analysis"
+
+	"github.com/ocpgen/ocpgen/vet"
 )
 
 func vetModuleRoot(t *testing.T) string {
@@ -96,4 +100,27 @@ func TestVetCommand(t *testing.T) {
 	if code, _, errs := ocpgen(t, "vet", "-bogus"); code != exitTrouble {
 		t.Errorf("ocpgen vet -bogus: exit %d\n%s", code, errs)
 	}
+}
+
+// TestVetAnalyzersUseNoFacts holds vetPackages' load mode to the analyzers
+// it runs: it type-checks dependencies from export data, without their
+// syntax, which is enough only while no analyzer (nor one it requires)
+// exchanges facts between packages. One that does needs
+// packages.LoadAllSyntax.
+func TestVetAnalyzersUseNoFacts(t *testing.T) {
+	seen := map[*analysis.Analyzer]bool{}
+	var walk func(a *analysis.Analyzer)
+	walk = func(a *analysis.Analyzer) {
+		if seen[a] {
+			return
+		}
+		seen[a] = true
+		if len(a.FactTypes) > 0 {
+			t.Errorf("analyzer %s uses facts: vetPackages must load with packages.LoadAllSyntax", a.Name)
+		}
+		for _, r := range a.Requires {
+			walk(r)
+		}
+	}
+	walk(vet.Analyzer)
 }
