@@ -27,6 +27,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
+	"github.com/ocpgen/ocpgen/internal/testcorpus"
 )
 
 // The adversarial suite: testdata/adversarial/NN-name.txtar. Each case is a
@@ -55,6 +56,11 @@ import (
 // outside comments and string literals, must generate only file names the
 // go command builds on every platform, and is type-checked against the real
 // runtime, all cases in one go/packages load.
+//
+// Under -race the cases over shortMaxSnapshot and the type check are
+// skipped (testcorpus.SkipUnderRace), saying so: the race detector finds
+// nothing in them that the smaller cases, run under -race here, do not
+// drive, and .ci/breadth.sh runs the whole test without -race.
 
 // adversarialTimeout bounds each case: a hang is a failure. It is a guard,
 // not a measurement: the largest case takes about 5 s alone, ten times that
@@ -217,8 +223,11 @@ func TestAdversarial(t *testing.T) {
 	for _, c := range cases {
 		var compiled *Result
 		ok := t.Run(c.name, func(t *testing.T) {
-			if testing.Short() && len(c.in.Snapshot) > shortMaxSnapshot {
-				t.Skipf("-short: a %d-byte input (the cases over %d bytes are the slow ones); the full suite runs it", len(c.in.Snapshot), shortMaxSnapshot)
+			if len(c.in.Snapshot) > shortMaxSnapshot {
+				if testing.Short() {
+					t.Skipf("-short: a %d-byte input (the cases over %d bytes are the slow ones); the full suite runs it", len(c.in.Snapshot), shortMaxSnapshot)
+				}
+				testcorpus.SkipUnderRace(t)
 			}
 			if bytes.Contains(c.in.Snapshot, []byte("{{remote}}")) {
 				c.remote = new(atomic.Int64)
@@ -275,6 +284,7 @@ func TestAdversarial(t *testing.T) {
 		if testing.Short() {
 			t.Skip("-short: the generated packages are not type-checked (most of this test's time); the full suite does")
 		}
+		testcorpus.SkipUnderRace(t)
 		requireTypeChecks(t, check)
 	})
 }
