@@ -17,6 +17,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ocpgen/ocpgen/internal/canon"
+	"github.com/ocpgen/ocpgen/internal/impl"
 	"github.com/ocpgen/ocpgen/runtime/internal/argengine"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
@@ -257,7 +259,7 @@ func (g *Gate) start() error {
 // newGateTool verifies one generated tool and precomputes what the gate
 // needs for it.
 func newGateTool(h *ocpimpl.Tool) (*gateTool, error) {
-	typ, err := ocpimpl.ArgsType(h)
+	typ, err := impl.ArgsType(h)
 	if err != nil {
 		return nil, err
 	}
@@ -294,7 +296,7 @@ func newGateTool(h *ocpimpl.Tool) (*gateTool, error) {
 	var output *argengine.Schema
 	var outputFP string
 	if d.OutputSchema != "" {
-		if outputFP, err = ocpimpl.SchemaFingerprint([]byte(d.OutputSchema)); err != nil {
+		if outputFP, err = canon.SchemaFingerprint([]byte(d.OutputSchema)); err != nil {
 			return nil, fmt.Errorf("output schema: %w", err)
 		}
 		if output, err = argengine.CompileSchema([]byte(d.OutputSchema)); err != nil {
@@ -722,7 +724,7 @@ func confirmDigest(server, policy, exposed, tool string, fwd []byte, p Principal
 		scopes = []string{}
 	}
 	b, _ := json.Marshal([]any{"ocp-confirm-v3", server, policy, exposed, tool, string(fwd), p.ID, p.Tier, scopes, catalogueFP})
-	return ocpimpl.Fingerprint(b)
+	return canon.Fingerprint(b)
 }
 
 // mayHaveRun reports whether a call that returned err may have run on the
@@ -891,7 +893,7 @@ func (g *Gate) syncCatalogue(live []LiveTool) {
 		entries = append(entries, entry{name, gt.desc.Fingerprint, gt.confirm})
 	}
 	b, _ := json.Marshal(entries)
-	fp := ocpimpl.Fingerprint(b)
+	fp := canon.Fingerprint(b)
 
 	old := g.state.Load()
 	same := old != nil && old.fp == fp
@@ -1073,6 +1075,31 @@ func (g *Gate) decide(ctx context.Context, peer Principal, d ConfirmDecision, re
 		return refuse(brokerError(err), err.Error())
 	}
 	g.audit.LogAttrs(ctx, slog.LevelInfo, AuditDecision, append(attrs, slog.String("tool", boundText(req.Tool)), slog.String("outcome", "accepted"))...)
+	return nil
+}
+
+// MayDecide reports whether peer may decide the confirm r (one that
+// [Gate.Pending] or [Gate.Subscribe] gave), by the rules [Gate.Resolve]
+// applies before the broker sees a decision: peer has a channel (else
+// [ErrConfirmSelf]), r was opened under this gate's policy, and peer is
+// authorized for the call r holds, with its current rights and
+// Config.Approver (else [ErrConfirmForbidden]). A page that lists confirms
+// shows a principal only those it may decide: the others' arguments are
+// not its to read. It does not look r up: whether r is still pending, its
+// digest, and whether peer's channel is the requester's are the broker's to
+// say when the decision comes, so nil does not promise that a decision will
+// be accepted. It calls Config.Reauthorize, the ACL and Config.Approver as
+// a decision does. Nothing is audited; [Gate.Resolve] audits decisions.
+func (g *Gate) MayDecide(ctx context.Context, peer Principal, r ConfirmRequest) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if peer.Peer == "" {
+		return ErrConfirmSelf
+	}
+	if !g.owns(r) || g.mayDecide(ctx, peer, r) != nil {
+		return ErrConfirmForbidden
+	}
 	return nil
 }
 
@@ -1293,6 +1320,6 @@ func newRef() string {
 
 // schemaFingerprintIs reports whether the schema has the fingerprint fp.
 func schemaFingerprintIs(schema, fp string) bool {
-	got, err := ocpimpl.SchemaFingerprint([]byte(schema))
+	got, err := canon.SchemaFingerprint([]byte(schema))
 	return err == nil && got == fp
 }
