@@ -57,10 +57,12 @@ import (
 // go command builds on every platform, and is type-checked against the real
 // runtime, all cases in one go/packages load.
 //
-// Under -race the cases over shortMaxSnapshot and the type check are
-// skipped (testcorpus.SkipUnderRace), saying so: the race detector finds
-// nothing in them that the smaller cases, run under -race here, do not
-// drive, and .ci/breadth.sh runs the whole test without -race.
+// Its value is its breadth (every hostile input, several built to cost
+// much), so it is skipped under -race (testcorpus.SkipUnderRace), where its
+// blow-up cases take ten times longer and find no race: the generator's
+// concurrency is driven under -race by TestGolden, TestDeterministic,
+// TestSynthCatalogueGenerates and TestMarker. .ci/breadth.sh runs it
+// without -race.
 
 // adversarialTimeout bounds each case: a hang is a failure. It is a guard,
 // not a measurement: the largest case takes about 5 s alone, ten times that
@@ -218,16 +220,14 @@ func adversarialSnapshot(directive string) ([]byte, error) {
 }
 
 func TestAdversarial(t *testing.T) {
+	testcorpus.SkipUnderRace(t)
 	cases := loadAdversarial(t)
 	var check []tcPackage
 	for _, c := range cases {
 		var compiled *Result
 		ok := t.Run(c.name, func(t *testing.T) {
-			if len(c.in.Snapshot) > shortMaxSnapshot {
-				if testing.Short() {
-					t.Skipf("-short: a %d-byte input (the cases over %d bytes are the slow ones); the full suite runs it", len(c.in.Snapshot), shortMaxSnapshot)
-				}
-				testcorpus.SkipUnderRace(t)
+			if testing.Short() && len(c.in.Snapshot) > shortMaxSnapshot {
+				t.Skipf("-short: a %d-byte input (the cases over %d bytes are the slow ones); the full suite runs it", len(c.in.Snapshot), shortMaxSnapshot)
 			}
 			if bytes.Contains(c.in.Snapshot, []byte("{{remote}}")) {
 				c.remote = new(atomic.Int64)
@@ -284,7 +284,6 @@ func TestAdversarial(t *testing.T) {
 		if testing.Short() {
 			t.Skip("-short: the generated packages are not type-checked (most of this test's time); the full suite does")
 		}
-		testcorpus.SkipUnderRace(t)
 		requireTypeChecks(t, check)
 	})
 }

@@ -31,7 +31,7 @@ import (
 // Its value is its breadth, so it is skipped under -race
 // (testcorpus.SkipUnderRace) and .ci/breadth.sh runs it without -race: the
 // generator's concurrency is driven under -race by TestGolden,
-// TestDeterministic and TestAdversarial's cases up to shortMaxSnapshot.
+// TestDeterministic, TestSynthCatalogueGenerates and TestMarker.
 
 var dumpEmit = flag.String("dump-emit", "", "write every output of TestEmitOutputs' inputs (files, or the error) into this directory, to compare two commits' output byte for byte")
 
