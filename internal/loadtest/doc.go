@@ -15,6 +15,7 @@
 //
 //	go test -run TestLoad -v -count 1 ./internal/loadtest
 //
-// It is skipped under -short. It needs redis-server and redis-cli; under
-// CI=true their absence fails it.
+// It is skipped under -short; under -race only the 2026-07-28 run is made
+// (.ci/breadth.sh runs both without -race). It needs redis-server and
+// redis-cli; under CI=true their absence fails it.
 package loadtest

@@ -14,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ocpgen/ocpgen/internal/redistest"
+	"github.com/ocpgen/ocpgen/internal/testcorpus"
 	"github.com/ocpgen/ocpgen/runtime/ocp"
 )
 
@@ -179,13 +180,24 @@ func (r *run) burst(ss []*session, phase string) burstResult {
 // one, to a stateless server (the replicas' requests carry no session, and
 // any of them is served alike), and the previous one, to a stateful server
 // (a session per replica). The ledger must hold under both.
+//
+// Under -race only the current revision runs: the previous one's run is
+// breadth (the same deployment, ledger and faults under the other
+// revision), which the race detector slows fivefold over again; it is
+// skipped under -race (testcorpus.SkipUnderRace) and .ci/breadth.sh runs
+// both revisions without -race, with the figures' full load.
 func TestLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: starts a Redis Cluster and five processes and runs 1,000 sessions, once per MCP revision")
 	}
 	redistest.Binaries(t)
 	for _, revision := range []string{ocp.ProtocolVersion, ocp.LegacyProtocolVersion} {
-		t.Run(revision, func(t *testing.T) { loadRun(t, revision) })
+		t.Run(revision, func(t *testing.T) {
+			if revision != ocp.ProtocolVersion {
+				testcorpus.SkipUnderRace(t)
+			}
+			loadRun(t, revision)
+		})
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocpgen/ocpgen/internal/testcorpus"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
@@ -172,7 +173,12 @@ func genExtraWith(r *rand.Rand, depth int, b *strings.Builder, first string) {
 // properties: on random arguments, the same verdict, and where both accept,
 // the same forwarded bytes and the same typed value. The fast path never
 // takes them.
+//
+// Its value is its breadth, so it is skipped under -race
+// (testcorpus.SkipUnderRace) and .ci/breadth.sh runs it without -race: no
+// test of this package runs the engine concurrently, runtime/ocp's do.
 func TestArgCodecExtraRaw(t *testing.T) {
+	testcorpus.SkipUnderRace(t)
 	typ := reflect.TypeFor[codecExtraArgs]()
 	n := compileCodec(typ)
 	if n == nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/ocpgen/ocpgen/e2e/memoryocp"
 	"github.com/ocpgen/ocpgen/examples/tickets/ticketsocp"
 	"github.com/ocpgen/ocpgen/internal/jsonscan"
+	"github.com/ocpgen/ocpgen/internal/testcorpus"
 )
 
 // Types that exercise every part of the codec.
@@ -461,7 +462,12 @@ func genString(r *rand.Rand) string { return genStrings[r.IntN(len(genStrings))]
 // random arguments shaped like each covered type (and broken in the ways
 // genFor breaks them), the gate accepts the same arguments both ways, with
 // the same typed value and the same forwarded bytes.
+//
+// Its value is its breadth, so it is skipped under -race
+// (testcorpus.SkipUnderRace) and .ci/breadth.sh runs it without -race: no
+// test of this package runs the engine concurrently, runtime/ocp's do.
 func TestArgCodecAgreesWithEncodingJSON(t *testing.T) {
+	testcorpus.SkipUnderRace(t)
 	r := rand.New(rand.NewPCG(1, 2))
 	rounds := 20000
 	if testing.Short() {
@@ -543,7 +549,12 @@ func FuzzArgCodec(f *testing.F) {
 // the same check through encoding/json alone: on random arguments for the
 // benchmark's read and write, the same verdict, the same forwarded bytes,
 // and, when asked for, the same typed arguments.
+//
+// Its value is its breadth, so it is skipped under -race
+// (testcorpus.SkipUnderRace) and .ci/breadth.sh runs it without -race: no
+// test of this package runs the engine concurrently, runtime/ocp's do.
 func TestCheckFastPathAgrees(t *testing.T) {
+	testcorpus.SkipUnderRace(t)
 	r := rand.New(rand.NewPCG(3, 4))
 	rounds := 20000
 	if testing.Short() {
