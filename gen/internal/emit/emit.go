@@ -13,7 +13,6 @@ import (
 	"go/format"
 	"go/scanner"
 	"go/token"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -21,10 +20,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/dave/jennifer/jen"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/ocpgen/ocpgen/gen/internal/model"
 	"github.com/ocpgen/ocpgen/internal/ocpfile"
+	"github.com/ocpgen/ocpgen/internal/par"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
@@ -65,26 +64,20 @@ func Files(p *model.Package) (map[string][]byte, error) {
 	for _, t := range p.Tools {
 		jobs = append(jobs, job{name: t.File, tool: t.Name, build: func(e *emitter) *jen.File { return e.toolFile(p, t) }})
 	}
-	// Files are independent: spread them over the CPUs. The output does not
+	// Files are independent: render them on all CPUs. The output does not
 	// depend on the order, and the error returned is the first in file
 	// order.
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i := range jobs {
-		g.Go(func() error {
-			j := &jobs[i]
-			j.src, j.err = render(j.build)
-			if j.err != nil {
-				where := j.name
-				if j.tool != "" {
-					where = fmt.Sprintf("%s (tool %q)", j.name, j.tool)
-				}
-				j.err = fmt.Errorf("%s: %w", where, j.err)
+	par.Each(len(jobs), func(i int) {
+		j := &jobs[i]
+		j.src, j.err = render(j.build)
+		if j.err != nil {
+			where := j.name
+			if j.tool != "" {
+				where = fmt.Sprintf("%s (tool %q)", j.name, j.tool)
 			}
-			return nil
-		})
-	}
-	g.Wait()
+			j.err = fmt.Errorf("%s: %w", where, j.err)
+		}
+	})
 	out := make(map[string][]byte, len(jobs))
 	for _, j := range jobs {
 		if j.err != nil {

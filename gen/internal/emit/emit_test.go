@@ -1,8 +1,11 @@
 package emit
 
 import (
+	"fmt"
 	doccomment "go/doc/comment"
 	"math/rand/v2"
+	"runtime"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"testing"
@@ -183,5 +186,30 @@ func TestDocCommentsKeepTheModelsLines(t *testing.T) {
 	// A line the model did not make safe still is.
 	if got := docComments([]string{"a\n*/ b\x00"}); !slices.Equal(got, []string{"// a", "// */ b"}) {
 		t.Fatalf("docComments kept an unsafe line: %q", got)
+	}
+}
+
+// TestFilesWorkersPerCPU: Files renders on a goroutine per CPU, not per
+// file (each worker's stack, grown once by go/printer, serves every file it
+// formats): rendering 40 tools starts at most GOMAXPROCS-1 goroutines.
+func TestFilesWorkersPerCPU(t *testing.T) {
+	p := pkg("GetArgs")
+	for i := range 40 {
+		tool := *p.Tools[0]
+		tool.Name, tool.GoName, tool.File = fmt.Sprintf("get%d", i), fmt.Sprintf("Get%d", i), fmt.Sprintf("get%d.go", i)
+		p.Tools = append(p.Tools, &tool)
+	}
+	p.Tools = p.Tools[1:]
+	runtime.GC() // the collector starts its workers at its first cycle
+	s := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+	metrics.Read(s)
+	before := s[0].Value.Uint64()
+	files, err := Files(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics.Read(s)
+	if started, most := s[0].Value.Uint64()-before, uint64(runtime.GOMAXPROCS(0)-1); started > most {
+		t.Fatalf("rendering %d files started %d goroutines, want at most %d (GOMAXPROCS-1)", len(files), started, most)
 	}
 }
