@@ -16,7 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/dave/jennifer/jen"
@@ -239,7 +238,7 @@ func canonicalDoc(lines []string) []string {
 		b.WriteByte('\n')
 	}
 	text := b.String()
-	for i := 0; i < 4 && !plainDoc(text); i++ {
+	for range 4 {
 		var p doccomment.Parser
 		var pr doccomment.Printer
 		next := string(pr.Comment(p.Parse(text)))
@@ -262,51 +261,6 @@ func canonicalDoc(lines []string) []string {
 		}
 	}
 	return out
-}
-
-// plainDoc reports whether text (a doc comment without its "//" markers,
-// each line ending in a line break) is, to go/doc/comment, only paragraphs
-// of plain text it prints as they are, so that canonicalDoc need not run it:
-// no indented line (code blocks, lists), no line starting with "#" (a
-// heading) or "[" (a link definition), no two backquotes or two single
-// quotes in a row (printed as curly quotes), no blank line at either end
-// or next to another, no paragraph of one line after the first (an
-// old-style heading), no control character and no line ending in white
-// space. It may say false for text the parser would also leave alone;
-// TestPlainDocAgrees and FuzzPlainDoc hold it to go/doc/comment.
-func plainDoc(text string) bool {
-	if strings.Contains(text, "``") || strings.Contains(text, "''") {
-		return false
-	}
-	// lines in the current paragraph; -1 before the first line.
-	para, first := -1, true
-	for text != "" {
-		line, rest, _ := strings.Cut(text, "\n")
-		text = rest
-		if line == "" {
-			if para <= 0 || (para == 1 && !first) {
-				return false // a blank line first or after another, or a one-line paragraph
-			}
-			para, first = 0, false
-			continue
-		}
-		switch line[0] {
-		case ' ', '\t', '#', '[':
-			return false
-		}
-		for i := 0; i < len(line); i++ {
-			if line[i] < ' ' || line[i] == 0x7f {
-				return false // control characters: white space to the parser
-			}
-		}
-		if last, _ := utf8.DecodeLastRuneInString(line); unicode.IsSpace(last) {
-			return false
-		}
-		para = max(para, 0) + 1
-	}
-	// The text ends with a line break: the last line was not blank unless
-	// text had no line at all.
-	return para > 1 || (para == 1 && first)
 }
 
 func (e *emitter) docFile(p *model.Package) *jen.File {

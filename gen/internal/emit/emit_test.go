@@ -2,8 +2,6 @@ package emit
 
 import (
 	"fmt"
-	doccomment "go/doc/comment"
-	"math/rand/v2"
 	"runtime"
 	"runtime/metrics"
 	"slices"
@@ -118,60 +116,6 @@ func TestSchemaLiteral(t *testing.T) {
 			t.Errorf("schemaLiteral(%q) = %s, want %s", tc.in, got, tc.want)
 		}
 	}
-}
-
-// docPass is one pass of go/doc/comment over text, as gofmt makes it.
-func docPass(text string) string {
-	var p doccomment.Parser
-	var pr doccomment.Printer
-	return string(pr.Comment(p.Parse(text)))
-}
-
-// TestPlainDocAgrees holds plainDoc to go/doc/comment on random doc texts
-// made of lines that trigger each of its rules (indentation, list markers,
-// headings, link definitions, doc links, URLs, quotes, blank lines) and
-// plain sentences: text plainDoc accepts must come out of the parser and
-// printer unchanged. It also checks that plainDoc accepts enough to matter.
-func TestPlainDocAgrees(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	lines := []string{"", "", "Plain sentence.", "Returns the sum", "A B", "x", "- item", "* item", "1. item", "2) item",
-		" indented", "\tcode", "# Heading", "[Go]: https://go.dev", "See [Go] and [bytes.Buffer].", "Visit https://go.dev/x.",
-		"``quoted''", "a ` b ' c", "Über alles", "名前", "{", "}", "ends with {", "ends with \\", "  - nested", "Title Case Heading",
-		"[x]", "a''b", "a``b", "//", "/* c */", "http://x", "1", "Done"}
-	accepted := 0
-	for range 200000 {
-		var b strings.Builder
-		for range 1 + r.IntN(6) {
-			b.WriteString(lines[r.IntN(len(lines))])
-			b.WriteByte('\n')
-		}
-		text := b.String()
-		if !plainDoc(text) {
-			continue
-		}
-		accepted++
-		if got := docPass(text); got != text {
-			t.Fatalf("plainDoc(%q) but go/doc/comment prints %q", text, got)
-		}
-	}
-	if accepted < 1000 {
-		t.Fatalf("plainDoc accepted only %d texts", accepted)
-	}
-}
-
-// FuzzPlainDoc: text plainDoc accepts is go/doc/comment's fixed point.
-func FuzzPlainDoc(f *testing.F) {
-	f.Add("Plain sentence.\n")
-	f.Add("First paragraph\nof two lines.\n\nSecond paragraph\nof two lines.\n")
-	f.Add("See [Go] and https://go.dev.\n")
-	f.Fuzz(func(t *testing.T, text string) {
-		if !strings.HasSuffix(text, "\n") || !plainDoc(text) {
-			return
-		}
-		if got := docPass(text); got != text {
-			t.Fatalf("plainDoc(%q) but go/doc/comment prints %q", text, got)
-		}
-	})
 }
 
 // The model settles a text's headings for the text as a whole; the
