@@ -15,6 +15,7 @@ import (
 	"go/token"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -98,8 +99,10 @@ func render(build func(*emitter) *jen.File) ([]byte, error) {
 	if e.err != nil {
 		return nil, e.err
 	}
-	var buf bytes.Buffer
-	if err := f.Render(&buf); err != nil {
+	buf := renderBufs.Get().(*bytes.Buffer)
+	defer renderBufs.Put(buf)
+	buf.Reset()
+	if err := f.Render(buf); err != nil {
 		return nil, fmt.Errorf("jennifer: %w", err)
 	}
 	src, err := format.Source(buf.Bytes())
@@ -108,6 +111,10 @@ func render(build func(*emitter) *jen.File) ([]byte, error) {
 	}
 	return src, nil
 }
+
+// renderBufs holds the buffers render has jennifer write into; go/format
+// returns a copy.
+var renderBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // badLine quotes the source line of a go/format syntax error, to find the
 // emitter bug that wrote it.
@@ -425,11 +432,11 @@ func (e *emitter) toolVar(t *model.Tool) *jen.Statement {
 		desc = append(desc, kv{"Description", jen.Lit(d.Description)})
 	}
 	desc = append(desc,
-		kv{"InputSchema", jen.Op(schemaLiteral([]byte(d.InputSchema)))},
+		kv{"InputSchema", jen.Op(schemaLiteral(d.InputSchema))},
 		kv{"Fingerprint", jen.Lit(d.Fingerprint)},
 	)
 	if d.OutputSchema != "" {
-		desc = append(desc, kv{"OutputSchema", jen.Op(schemaLiteral([]byte(d.OutputSchema)))})
+		desc = append(desc, kv{"OutputSchema", jen.Op(schemaLiteral(d.OutputSchema))})
 	}
 	desc = append(desc, kv{"Policy", e.qual("Policy").Add(values(policy))})
 	var hints []kv
@@ -660,7 +667,7 @@ func (e *emitter) unionDecl(u *model.Union) *jen.Statement {
 	// The branch list is written once, in ocpBranches, for both methods.
 	var list []jen.Code
 	for _, br := range u.Branches {
-		args := []jen.Code{jen.Op("&").Id("u").Dot(br.GoName), e.kindCode(br.Type), jen.Op(schemaLiteral(br.Schema))}
+		args := []jen.Code{jen.Op("&").Id("u").Dot(br.GoName), e.kindCode(br.Type), jen.Op(schemaLiteral(string(br.Schema)))}
 		for _, r := range br.Required {
 			args = append(args, jen.Lit(r))
 		}
@@ -719,8 +726,7 @@ func (e *emitter) enumDecl(en *model.Enum) *jen.Statement {
 // return, which a raw string would drop, no byte order mark, no
 // bidirectional control that could make the source read differently from
 // what it holds); an interpreted literal otherwise.
-func schemaLiteral(schema []byte) string {
-	s := string(schema)
+func schemaLiteral(s string) string {
 	raw := s != "" && utf8.ValidString(s) && !strings.Contains(s, "`")
 	for _, r := range s {
 		if !raw {

@@ -112,7 +112,7 @@ func TestSchemaLiteral(t *testing.T) {
 		{"{\"d\":\"\ufeff\"}", `"{\"d\":\"\ufeff\"}"`},
 		{`{"d":"é ü"}`, "`{\"d\":\"é ü\"}`"},
 	} {
-		if got := schemaLiteral([]byte(tc.in)); got != tc.want {
+		if got := schemaLiteral(tc.in); got != tc.want {
 			t.Errorf("schemaLiteral(%q) = %s, want %s", tc.in, got, tc.want)
 		}
 	}
