@@ -1,20 +1,17 @@
 package ocp
 
 import (
-	"bytes"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/ocpgen/ocpgen/internal/jsontext"
+	"github.com/ocpgen/ocpgen/internal/jsonscan"
 )
 
 // textContentJSON encodes a content list of plain text blocks (no _meta, no
-// annotations: what most tools return) exactly as json.Marshal does, with
-// one allocation instead of five per block. ok is false for any other
-// content, which the caller encodes with json.Marshal.
+// annotations: what most tools return) exactly as json.Marshal does. ok is
+// false for any other content, which the caller encodes with json.Marshal.
 func textContentJSON(content []mcp.Content) (out []byte, ok bool) {
 	n := 2
 	for _, c := range content {
@@ -31,13 +28,13 @@ func textContentJSON(content []mcp.Content) (out []byte, ok bool) {
 			out = append(out, ',')
 		}
 		out = append(out, `{"type":"text","text":`...)
-		out = jsontext.AppendString(out, c.(*mcp.TextContent).Text, true)
+		out = jsonscan.AppendString(out, c.(*mcp.TextContent).Text, true)
 		out = append(out, '}')
 	}
 	return append(out, ']'), true
 }
 
-// escapeRoom is room for the escapes of s in jsontext.AppendString: enough for
+// escapeRoom is room for the escapes of s in jsonscan.AppendString: enough for
 // any valid UTF-8 text up to 4 KiB (a short text is often JSON, full of
 // quotes), and an eighth of a longer one, which append grows if need be.
 func escapeRoom(s string) int {
@@ -46,7 +43,7 @@ func escapeRoom(s string) int {
 	}
 	n := 0
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; !jsontext.Plain(c, true) {
+		if c := s[i]; !jsonscan.Plain(c, true) {
 			if c < utf8.RuneSelf {
 				n += 5 // \u00XX for a byte
 			} else {
@@ -96,22 +93,4 @@ func mayBeTriple(text string) bool {
 		return false
 	}
 	return strings.Contains(t, `"card"`) || strings.Contains(t, `"speech"`) || strings.Contains(t, `"figures"`)
-}
-
-// DecodeOutput decodes a successful result's output into R, the generated
-// XxxResult of the tool that was called: for Hub code that calls a tool
-// with [Gate.Call] and wants its structured result typed. A result that is
-// not ok, or whose output does not decode into R (unknown fields refused),
-// is an error.
-func DecodeOutput[R any](res ActionResult) (R, error) {
-	var r R
-	if !res.OK {
-		return r, fmt.Errorf("ocp: the call was not performed or failed (%s)", res.Reason)
-	}
-	dec := json.NewDecoder(bytes.NewReader(res.Output))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
-		return r, fmt.Errorf("ocp: output: %w", err)
-	}
-	return r, nil
 }

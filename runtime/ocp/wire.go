@@ -16,12 +16,14 @@ type Reason string
 const (
 	// ReasonFailed: the call failed and did not run: the server answered
 	// with a JSON-RPC error or a result with isError, its result was
-	// refused (over the size limit, not matching the output schema), or it
+	// refused (over the size limit, not matching the output schema), a
+	// read's result asked for input (which the Hub never gives), or it
 	// could not be sent. The spec's word.
 	ReasonFailed Reason = "failed"
 	// ReasonOutcomeUnknown: the call was sent to the server but no answer
-	// came back (the caller gave up, the connection dropped), or the answer
-	// said nothing (neither content nor structuredContent): the server may
+	// came back (the caller gave up, the connection dropped), the answer
+	// said nothing (neither content nor structuredContent), or a write's
+	// result asked for input (which the Hub never gives): the server may
 	// have run it. A model must check before it retries a write.
 	ReasonOutcomeUnknown Reason = "outcome_unknown"
 	// ReasonDenied: the write's confirm was denied, expired, was cancelled,
@@ -80,11 +82,11 @@ type ActionResult struct {
 // itself. ID is issued by the Hub and unguessable (at least 128 random bits).
 type ConfirmRequest struct {
 	ID string `json:"id"`
-	// Tool is the tool's name as advertised (a [Mux] may expose it under
-	// another name than the server's).
+	// Tool is the tool's name as advertised (a Gate of [NewMux] may expose
+	// it under another name than the server's).
 	Tool string `json:"tool"`
-	// Server names the server the write is for, in a [Mux] (its
-	// [MuxServer] name); empty for a lone [Gate].
+	// Server names the server the write is for, in a Gate of [NewMux] (its
+	// [MuxServer] name); empty for a Gate of [NewGate].
 	Server string `json:"server,omitempty"`
 	Prompt string `json:"prompt"`
 	// Requester is the ID of the principal on whose behalf the write runs.

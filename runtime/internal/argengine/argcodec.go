@@ -11,17 +11,13 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ocpgen/ocpgen/internal/jsontext"
+	"github.com/ocpgen/ocpgen/internal/jsonscan"
 )
 
-// The typed decode and re-encoding of step 2, compiled per argument type.
-//
-// encoding/json was most of the gate's own work: json.Unmarshal parses the
-// arguments a second time (the tape has already parsed them) and walks its
-// reflection caches, json.Marshal walks them again, and right after a go-sdk
-// round trip that code and its data are cold. A codec decodes straight from
-// the tape into the argument struct and encodes the struct into the bytes
-// json.Marshal would produce, through a plan built once, by Compile.
+// The typed decode and re-encoding of the arguments, compiled per argument
+// type: a codec decodes straight from the tape into the argument struct and
+// encodes the struct into the bytes json.Marshal would produce, through a
+// plan built once, by Compile.
 //
 // A codec exists only for types that are made of plain parts: structs with
 // exported, uniquely named fields (an embedded field only with json:"-", the
@@ -33,7 +29,7 @@ import (
 // json.RawMessage, and a struct with additional properties
 // (ocpimpl.WithExtra: its AdditionalProperties map holds the members no
 // other field declares). Any other argument type (Nullable, unions, any)
-// is decoded and encoded by encoding/json, as before.
+// is decoded and encoded by encoding/json.
 //
 // For such a type the codec gives what encoding/json gives: the same verdict
 // and the same value (TestArgCodecAgreesWithEncodingJSON, FuzzArgCodec,
@@ -230,7 +226,7 @@ func (c *codecCompiler) structFields(n *codecNode) {
 			continue
 		}
 		name, opts, _ := strings.Cut(tag, ",")
-		if !jsontext.IsValidTagName(name) {
+		if !jsonscan.IsValidTagName(name) {
 			name = ""
 		}
 		if name == "" {
@@ -467,7 +463,7 @@ func integerText(lit string) string {
 func (n *codecNode) encode(dst []byte, v reflect.Value, t *tape) []byte {
 	switch n.kind {
 	case ckString:
-		return jsontext.AppendString(dst, v.String(), true)
+		return jsonscan.AppendString(dst, v.String(), true)
 	case ckBool:
 		return strconv.AppendBool(dst, v.Bool())
 	case ckInt:
@@ -511,7 +507,7 @@ func (n *codecNode) encode(dst []byte, v reflect.Value, t *tape) []byte {
 			if k > 0 {
 				dst = append(dst, ',')
 			}
-			dst = jsontext.AppendString(dst, m.key, true)
+			dst = jsonscan.AppendString(dst, m.key, true)
 			dst = append(dst, ':')
 			dst = n.elem.encode(dst, m.val, t)
 		}
@@ -554,7 +550,7 @@ func (n *codecNode) encode(dst []byte, v reflect.Value, t *tape) []byte {
 				dst = append(dst, ',')
 			}
 			first = false
-			dst = jsontext.AppendString(dst, k, true)
+			dst = jsonscan.AppendString(dst, k, true)
 			dst = append(dst, ':')
 			kv := reflect.New(m.Type().Key()).Elem()
 			kv.SetString(k)
@@ -609,7 +605,7 @@ func appendJSONFloat(dst []byte, f float64, bits int) []byte {
 }
 
 // encodeTape appends what n.encode writes for the value n.decode makes of
-// value i of t, without making it: no reflection and no allocation. It
+// value i of t, without making it. It
 // covers only the common case, in which the re-encoding is the arguments
 // themselves (in the plan's member order): strings, booleans, integers
 // written as plain integers, float64s written as canonical literals,
@@ -627,7 +623,7 @@ func (n *codecNode) encodeTape(dst []byte, t *tape, i int) (out []byte, ok bool)
 	switch n.kind {
 	case ckString:
 		if x.kind == tString {
-			return jsontext.AppendString(dst, x.str, true), true
+			return jsonscan.AppendString(dst, x.str, true), true
 		}
 	case ckBool:
 		switch x.kind {
