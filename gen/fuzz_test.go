@@ -25,7 +25,7 @@ import (
 	"golang.org/x/tools/go/packages"
 
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
-	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
+	"github.com/ocpgen/ocpgen/internal/canon"
 )
 
 // The generator's fuzz targets. Each runs Generate, the pure function every
@@ -208,7 +208,7 @@ func checkGenerated(in Input, res *Result) error {
 		if !ok {
 			return fmt.Errorf("no descriptor for tool %q", tl.Name)
 		}
-		canon, err := ocpimpl.CanonicalJSON(tl.InputSchema)
+		canonical, err := canon.JSON(tl.InputSchema)
 		if err != nil {
 			return fmt.Errorf("tool %q: canonical schema: %v", tl.Name, err)
 		}
@@ -217,10 +217,10 @@ func checkGenerated(in Input, res *Result) error {
 			return fmt.Errorf("tool %q: Description literal %q, want %q", tl.Name, d.Description, tl.Description)
 		case d.Title != tl.Title:
 			return fmt.Errorf("tool %q: Title literal %q, want %q", tl.Name, d.Title, tl.Title)
-		case d.InputSchema != string(canon):
-			return fmt.Errorf("tool %q: InputSchema literal\n%s\nwant the canonical schema\n%s", tl.Name, d.InputSchema, canon)
-		case d.Fingerprint != mustSchemaFingerprint(canon):
-			return fmt.Errorf("tool %q: Fingerprint %s, want %s", tl.Name, d.Fingerprint, mustSchemaFingerprint(canon))
+		case d.InputSchema != string(canonical):
+			return fmt.Errorf("tool %q: InputSchema literal\n%s\nwant the canonical schema\n%s", tl.Name, d.InputSchema, canonical)
+		case d.Fingerprint != mustSchemaFingerprint(canonical):
+			return fmt.Errorf("tool %q: Fingerprint %s, want %s", tl.Name, d.Fingerprint, mustSchemaFingerprint(canonical))
 		}
 	}
 
@@ -595,8 +595,8 @@ func TestFuzzChecker(t *testing.T) {
 	}
 }
 
-// mustSchemaFingerprint is ocpimpl.SchemaFingerprint, "" on an error.
-func mustSchemaFingerprint(canon []byte) string {
-	fp, _ := ocpimpl.SchemaFingerprint(canon)
+// mustSchemaFingerprint is canon.SchemaFingerprint, "" on an error.
+func mustSchemaFingerprint(canonical []byte) string {
+	fp, _ := canon.SchemaFingerprint(canonical)
 	return fp
 }

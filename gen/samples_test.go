@@ -13,7 +13,7 @@ import (
 	"unicode"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/ocpgen/ocpgen/internal/jsontext"
+	"github.com/ocpgen/ocpgen/internal/jsonscan"
 )
 
 // sampler derives instances of a JSON schema for the round-trip test. One
@@ -437,7 +437,7 @@ func (s *sampler) object(sc *jsonschema.Schema, depth int) (any, bool) {
 	sort.Strings(props)
 	for _, k := range props {
 		req := slices.Contains(sc.Required, k)
-		if !req && (!s.max || !jsontext.IsValidTagName(k)) {
+		if !req && (!s.max || !jsonscan.IsValidTagName(k)) {
 			// A name no struct tag can hold has no field, as the
 			// generator warns: calls that set it are refused, by design.
 			continue

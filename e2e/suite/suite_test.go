@@ -22,8 +22,8 @@ import (
 	"github.com/ocpgen/ocpgen/e2e/suite/internal/suitecases"
 	"github.com/ocpgen/ocpgen/e2e/suite/suiteocp"
 	"github.com/ocpgen/ocpgen/gen"
+	"github.com/ocpgen/ocpgen/internal/canon"
 	ocp "github.com/ocpgen/ocpgen/runtime/ocp"
-	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
 var updateExceptions = flag.Bool("update-exceptions", false, "rewrite "+exceptionsFile+" from what happens, keeping the reasons of the entries that remain")
@@ -330,11 +330,11 @@ func TestSuite(t *testing.T) {
 					t.Errorf("%s: forwarded, then failed: %+v (%s)", where, res, why)
 					continue
 				default:
-					want, err := ocpimpl.CanonicalJSON(tc.Args())
+					want, err := canon.JSON(tc.Args())
 					if err != nil {
 						t.Fatalf("%s: %v", where, err)
 					}
-					got, err := ocpimpl.CanonicalJSON(calls[0].args)
+					got, err := canon.JSON(calls[0].args)
 					if err != nil {
 						t.Errorf("%s: the server received %s, not JSON: %v", where, calls[0].args, err)
 						continue

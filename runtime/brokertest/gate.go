@@ -13,6 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/ocpgen/ocpgen/internal/canon"
+	"github.com/ocpgen/ocpgen/internal/impl"
 	"github.com/ocpgen/ocpgen/runtime/ocp"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
@@ -33,12 +35,12 @@ type snoozeTicketArgs struct {
 }
 
 func descriptor(d ocpimpl.Descriptor) ocpimpl.Descriptor {
-	c, err := ocpimpl.CanonicalJSON([]byte(d.InputSchema))
+	c, err := canon.JSON([]byte(d.InputSchema))
 	if err != nil {
 		panic(err)
 	}
 	d.InputSchema = string(c)
-	if d.Fingerprint, err = ocpimpl.SchemaFingerprint(c); err != nil {
+	if d.Fingerprint, err = canon.SchemaFingerprint(c); err != nil {
 		panic(err)
 	}
 	return d
@@ -77,14 +79,14 @@ var (
 			Failure: "Could not snooze the ticket.",
 		},
 	})}
-	catalogue = ocpimpl.NewCatalogue(ocpimpl.Digest(tiers, &closeTicket.Desc, &snoozeTicket.Desc), tiers, closeTicket, snoozeTicket)
+	catalogue = ocpimpl.NewCatalogue(impl.Digest(tiers, &closeTicket.Desc, &snoozeTicket.Desc), tiers, closeTicket, snoozeTicket)
 	// laxCatalogue is catalogue with a laxer classification of close_ticket
 	// (any visitor): the same tools, another policy.
 	laxCatalogue = func() *ocpimpl.Catalogue {
 		d := closeTicket.Desc.Clone()
 		d.Policy.Tier, d.Policy.Scopes = "visitor", nil
 		lax := &ocpimpl.Tool{Args: (*closeTicketArgs)(nil), Desc: *d}
-		return ocpimpl.NewCatalogue(ocpimpl.Digest(tiers, &lax.Desc, &snoozeTicket.Desc), tiers, lax, snoozeTicket)
+		return ocpimpl.NewCatalogue(impl.Digest(tiers, &lax.Desc, &snoozeTicket.Desc), tiers, lax, snoozeTicket)
 	}()
 )
 

@@ -9,7 +9,7 @@ type (
 	// take: a generated argument struct or a pointer to one. It is any
 	// (the markers have one method each, so no interface holds both kinds);
 	// the gate refuses, at run time, a value of any other type.
-	Args = ocpimpl.Args
+	Args = any
 	// ReadArgs is satisfied only by pointers to the arguments of tools
 	// classified as reads (&memoryocp.ReadGraphArgs{}). A Hub function
 	// that must never write takes a ReadArgs (or a type parameter
@@ -30,6 +30,10 @@ type (
 	// Catalogue is a generated package's set of tools (its Catalogue
 	// variable), for [Config].
 	Catalogue = ocpimpl.Catalogue
+	// ServerHints are the annotations an MCP server sent for a tool (a
+	// [LiveTool]'s and a [Descriptor]'s Hints): kept for display and
+	// review only, no decision reads them.
+	ServerHints = ocpimpl.ServerHints
 )
 
 // The two kinds.

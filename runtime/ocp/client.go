@@ -13,7 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
+	"github.com/ocpgen/ocpgen/internal/canon"
 )
 
 // ErrNotConnected is returned by [Client.CallTool] and
@@ -479,7 +479,7 @@ func (c *Client) listAll(ctx context.Context, cs *mcp.ClientSession) ([]LiveTool
 				}
 				continue
 			}
-			fp, err := ocpimpl.SchemaFingerprint(t.InputSchema)
+			fp, err := canon.SchemaFingerprint(t.InputSchema)
 			if err != nil {
 				index[t.Name] = -1
 				c.audit.LogAttrs(ctx, slog.LevelWarn, "mcp tool schema not encodable; left out", slog.String("tool", boundTo(t.Name, maxAuditName)), slog.String("error", boundText(err.Error())))
@@ -487,10 +487,10 @@ func (c *Client) listAll(ctx context.Context, cs *mcp.ClientSession) ([]LiveTool
 			}
 			lt := LiveTool{Name: t.Name, Fingerprint: fp, Title: t.Title, Description: t.Description}
 			if a := t.Annotations; a != nil {
-				lt.Hints = ocpimpl.ServerHints{ReadOnly: &a.ReadOnlyHint, Destructive: a.DestructiveHint, Idempotent: &a.IdempotentHint, OpenWorld: a.OpenWorldHint}
+				lt.Hints = ServerHints{ReadOnly: &a.ReadOnlyHint, Destructive: a.DestructiveHint, Idempotent: &a.IdempotentHint, OpenWorld: a.OpenWorldHint}
 			}
 			if t.OutputSchema != nil {
-				lt.OutputFingerprint, _ = ocpimpl.SchemaFingerprint(t.OutputSchema)
+				lt.OutputFingerprint, _ = canon.SchemaFingerprint(t.OutputSchema)
 			}
 			index[t.Name] = len(live)
 			live = append(live, lt)

@@ -17,6 +17,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ocpgen/ocpgen/internal/canon"
+	"github.com/ocpgen/ocpgen/internal/impl"
 	"github.com/ocpgen/ocpgen/runtime/internal/argengine"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
@@ -257,7 +259,7 @@ func (g *Gate) start() error {
 // newGateTool verifies one generated tool and precomputes what the gate
 // needs for it.
 func newGateTool(h *ocpimpl.Tool) (*gateTool, error) {
-	typ, err := ocpimpl.ArgsType(h)
+	typ, err := impl.ArgsType(h)
 	if err != nil {
 		return nil, err
 	}
@@ -294,7 +296,7 @@ func newGateTool(h *ocpimpl.Tool) (*gateTool, error) {
 	var output *argengine.Schema
 	var outputFP string
 	if d.OutputSchema != "" {
-		if outputFP, err = ocpimpl.SchemaFingerprint([]byte(d.OutputSchema)); err != nil {
+		if outputFP, err = canon.SchemaFingerprint([]byte(d.OutputSchema)); err != nil {
 			return nil, fmt.Errorf("output schema: %w", err)
 		}
 		if output, err = argengine.CompileSchema([]byte(d.OutputSchema)); err != nil {
@@ -722,7 +724,7 @@ func confirmDigest(server, policy, exposed, tool string, fwd []byte, p Principal
 		scopes = []string{}
 	}
 	b, _ := json.Marshal([]any{"ocp-confirm-v3", server, policy, exposed, tool, string(fwd), p.ID, p.Tier, scopes, catalogueFP})
-	return ocpimpl.Fingerprint(b)
+	return canon.Fingerprint(b)
 }
 
 // mayHaveRun reports whether a call that returned err may have run on the
@@ -891,7 +893,7 @@ func (g *Gate) syncCatalogue(live []LiveTool) {
 		entries = append(entries, entry{name, gt.desc.Fingerprint, gt.confirm})
 	}
 	b, _ := json.Marshal(entries)
-	fp := ocpimpl.Fingerprint(b)
+	fp := canon.Fingerprint(b)
 
 	old := g.state.Load()
 	same := old != nil && old.fp == fp
@@ -1293,6 +1295,6 @@ func newRef() string {
 
 // schemaFingerprintIs reports whether the schema has the fingerprint fp.
 func schemaFingerprintIs(schema, fp string) bool {
-	got, err := ocpimpl.SchemaFingerprint([]byte(schema))
+	got, err := canon.SchemaFingerprint([]byte(schema))
 	return err == nil && got == fp
 }

@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"time"
 
+	"github.com/ocpgen/ocpgen/internal/canon"
+	"github.com/ocpgen/ocpgen/internal/impl"
 	"github.com/ocpgen/ocpgen/internal/tmpl"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
@@ -22,9 +24,8 @@ type (
 )
 
 var (
-	CanonicalJSON     = ocpimpl.CanonicalJSON
-	Fingerprint       = ocpimpl.Fingerprint
-	SchemaFingerprint = ocpimpl.SchemaFingerprint
+	CanonicalJSON = canon.JSON
+	Fingerprint   = canon.Fingerprint
 )
 
 // modeAuto marks a fixture's placeholder whose mode newCatalogue chooses
@@ -116,7 +117,7 @@ func rawCatalogue(tiers []string, tools ...*Tool) *Catalogue {
 	for i, t := range tools {
 		descs[i] = &t.Desc
 	}
-	return ocpimpl.NewCatalogue(ocpimpl.Digest(tiers, descs...), tiers, tools...)
+	return ocpimpl.NewCatalogue(impl.Digest(tiers, descs...), tiers, tools...)
 }
 
 // NewCatalogue is ocpimpl.NewCatalogue for fixtures: it finishes each tool
@@ -129,7 +130,7 @@ func NewCatalogue(tiers []string, tools ...*Tool) *Catalogue {
 		}
 		descs[i] = &t.Desc
 	}
-	return ocpimpl.NewCatalogue(ocpimpl.Digest(tiers, descs...), tiers, tools...)
+	return ocpimpl.NewCatalogue(impl.Digest(tiers, descs...), tiers, tools...)
 }
 
 // noWatch gives a test's Server the WatchTools method: it never lists

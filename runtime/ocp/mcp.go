@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
-
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ocpgen/ocpgen/internal/canon"
 )
 
 // Server is the fronted MCP server as a [Gate] uses it. [*Client] is the
@@ -34,8 +34,8 @@ type LiveTool struct {
 	// Name is the MCP tool name.
 	Name string
 	// Fingerprint is the fingerprint of the canonical JSON of the input
-	// schema the server lists now. A tool whose fingerprint is not the
-	// generated one is withdrawn.
+	// schema the server lists now ([SchemaFingerprint]). A tool whose
+	// fingerprint is not the generated one is withdrawn.
 	Fingerprint string
 	// Title, Description, Hints (the annotations) and OutputFingerprint
 	// (the fingerprint of the output schema, as for the input schema; ""
@@ -44,6 +44,15 @@ type LiveTool struct {
 	// the model is shown the generated texts, but a changed description is
 	// how a rug pull starts.
 	Title, Description string
-	Hints              ocpimpl.ServerHints
+	Hints              ServerHints
 	OutputFingerprint  string
 }
+
+// SchemaFingerprint returns the fingerprint of a tool's input or output
+// schema, as a [LiveTool] carries it and a generated descriptor holds it:
+// schema may be JSON bytes ([]byte or json.RawMessage) or any value
+// encoding/json can marshal (such as the map[string]any a go-sdk client
+// decodes an inputSchema into). Every number counts as the float64 it
+// decodes to; a number beyond float64's range, or bytes that are not one
+// JSON value, are an error.
+func SchemaFingerprint(schema any) (string, error) { return canon.SchemaFingerprint(schema) }

@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/ocpgen/ocpgen/internal/jsontext"
+	"github.com/ocpgen/ocpgen/internal/jsonscan"
 )
 
 // textContentJSON encodes a content list of plain text blocks (no _meta, no
@@ -31,13 +31,13 @@ func textContentJSON(content []mcp.Content) (out []byte, ok bool) {
 			out = append(out, ',')
 		}
 		out = append(out, `{"type":"text","text":`...)
-		out = jsontext.AppendString(out, c.(*mcp.TextContent).Text, true)
+		out = jsonscan.AppendString(out, c.(*mcp.TextContent).Text, true)
 		out = append(out, '}')
 	}
 	return append(out, ']'), true
 }
 
-// escapeRoom is room for the escapes of s in jsontext.AppendString: enough for
+// escapeRoom is room for the escapes of s in jsonscan.AppendString: enough for
 // any valid UTF-8 text up to 4 KiB (a short text is often JSON, full of
 // quotes), and an eighth of a longer one, which append grows if need be.
 func escapeRoom(s string) int {
@@ -46,7 +46,7 @@ func escapeRoom(s string) int {
 	}
 	n := 0
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; !jsontext.Plain(c, true) {
+		if c := s[i]; !jsonscan.Plain(c, true) {
 			if c < utf8.RuneSelf {
 				n += 5 // \u00XX for a byte
 			} else {

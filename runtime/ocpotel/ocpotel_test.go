@@ -24,8 +24,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ocpgen/ocpgen/examples/tickets/ticketsocp"
+	"github.com/ocpgen/ocpgen/internal/canon"
 	"github.com/ocpgen/ocpgen/runtime/ocp"
-	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 	"github.com/ocpgen/ocpgen/runtime/ocpotel"
 )
 
@@ -83,7 +83,7 @@ func liveTools(t testing.TB) []ocp.LiveTool {
 		d := h.Desc
 		lt := ocp.LiveTool{Name: d.Name, Fingerprint: d.Fingerprint, Title: d.Title, Description: d.Description, Hints: d.Hints}
 		if d.OutputSchema != "" {
-			fp, err := ocpimpl.SchemaFingerprint([]byte(d.OutputSchema))
+			fp, err := canon.SchemaFingerprint([]byte(d.OutputSchema))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -37,7 +37,7 @@ const (
 	// client cannot do, so it is left out of the generated catalogue.
 	CodeTaskRequired Code = "task-required"
 	// CodePatternUntranslatable: a pattern (Diagnostic.Pointer) has no
-	// ECMA-262 translation the gate can match in linear time (runtime/ecmare
+	// ECMA-262 translation the gate can match in linear time (internal/ecmare
 	// says why); generation goes on, and the gate refuses every call of the
 	// tool (fail closed).
 	CodePatternUntranslatable Code = "pattern-untranslatable"

@@ -9,8 +9,8 @@ import (
 )
 
 // badStringRef is badString as it was (892dc9f), with its own scan for
-// lone surrogate escapes; badString now asks jsontext.Rewritten, which
-// jsontext.Unquote shares.
+// lone surrogate escapes; badString now asks jsonscan.Rewritten, which
+// jsonscan.Unquote shares.
 func badStringRef(quoted []byte) string {
 	s := quoted[1 : len(quoted)-1]
 	if !utf8.Valid(s) {

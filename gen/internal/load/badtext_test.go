@@ -7,19 +7,19 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/ocpgen/ocpgen/internal/jsontext"
+	"github.com/ocpgen/ocpgen/internal/jsonscan"
 )
 
 // badTextRef is badText as it was (310e77f): recursive, splitting each
 // level with members and elements.
 func badTextRef(raw []byte) (tokens []string, key bool, why string) {
-	i := jsontext.SkipSpace(raw, 0)
+	i := jsonscan.SkipSpace(raw, 0)
 	if i >= len(raw) {
 		return nil, false, ""
 	}
 	switch raw[i] {
 	case '"':
-		return nil, false, badString(raw[i:jsontext.SkipString(raw, i)])
+		return nil, false, badString(raw[i:jsonscan.SkipString(raw, i)])
 	case '[':
 		for j, v := range elements(raw) {
 			if t, k, w := badTextRef(v); w != "" {
@@ -29,20 +29,20 @@ func badTextRef(raw []byte) (tokens []string, key bool, why string) {
 	case '{':
 		i++
 		for {
-			i = jsontext.SkipSpace(raw, i)
+			i = jsonscan.SkipSpace(raw, i)
 			if i >= len(raw) || raw[i] == '}' {
 				return nil, false, ""
 			}
 			if raw[i] == ',' {
-				i = jsontext.SkipSpace(raw, i+1)
+				i = jsonscan.SkipSpace(raw, i+1)
 			}
-			end := jsontext.SkipString(raw, i)
+			end := jsonscan.SkipString(raw, i)
 			name := decodeKey(raw[i:end])
 			if w := badString(raw[i:end]); w != "" {
 				return []string{name}, true, w
 			}
-			i = jsontext.SkipSpace(raw, jsontext.SkipSpace(raw, end)+1)
-			end = jsontext.SkipValue(raw, i)
+			i = jsonscan.SkipSpace(raw, jsonscan.SkipSpace(raw, end)+1)
+			end = jsonscan.SkipValue(raw, i)
 			if t, k, w := badTextRef(raw[i:end]); w != "" {
 				return append([]string{name}, t...), k, w
 			}

@@ -6,30 +6,30 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ocpgen/ocpgen/internal/jsontext"
-	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
+	"github.com/ocpgen/ocpgen/internal/canon"
+	"github.com/ocpgen/ocpgen/internal/jsonscan"
 )
 
 // contentDigestRef is contentDigest as it was: the canonical JSON of the
-// whole, made by ocpimpl.CanonicalJSON from the tools' canonical forms.
+// whole, made by canon.JSON from the tools' canonical forms.
 func contentDigestRef(t *testing.T, server ServerInfo, tools []json.RawMessage) string {
 	t.Helper()
-	canon := make([]json.RawMessage, len(tools))
+	canonical := make([]json.RawMessage, len(tools))
 	for i, raw := range tools {
-		c, err := ocpimpl.CanonicalJSON([]byte(raw))
+		c, err := canon.JSON([]byte(raw))
 		if err != nil {
 			t.Fatal(err)
 		}
-		canon[i] = c
+		canonical[i] = c
 	}
-	b, err := ocpimpl.CanonicalJSON(struct {
+	b, err := canon.JSON(struct {
 		Server ServerInfo        `json:"server"`
 		Tools  []json.RawMessage `json:"tools"`
-	}{server, canon})
+	}{server, canonical})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ocpimpl.Fingerprint(b)
+	return canon.Fingerprint(b)
 }
 
 // checkContentDigest loads data and compares its digest with
@@ -41,7 +41,7 @@ func checkContentDigest(t *testing.T, data []byte) {
 		return
 	}
 	byIndex := elements(func() []byte {
-		keys, vals := members(data[jsontext.SkipSpace(data, 0):])
+		keys, vals := members(data[jsonscan.SkipSpace(data, 0):])
 		for i, k := range keys {
 			if k == "tools" {
 				return vals[i]
@@ -88,7 +88,7 @@ func FuzzContentDigest(f *testing.F) {
 	})
 }
 
-// decodeKeyCases are JSON string texts for TestDecodeKey (jsontext tests
+// decodeKeyCases are JSON string texts for TestDecodeKey (jsonscan tests
 // Unquote itself).
 var decodeKeyCases = []string{
 	``, `a`, `\"\\\/\b\f\n\r\t`, `\u0000\u001f\u0041\u00e9\u2028\uffff`, `\ud83d\ude00`, `\ud800`, `\udc00`, `\ud800\u0041`,
@@ -122,7 +122,7 @@ func FuzzDecodeKey(f *testing.F) {
 }
 
 // TestToolRepeatsRefused: contentDigest never sees a tool object with a
-// repeated key (so AppendCanonicalObject's substitutes are the only
+// repeated key (so canon.AppendObject's substitutes are the only
 // inputSchema and outputSchema): tool's firstRepeated check refuses every
 // repeat, the empty key and keys equal only once decoded included, before
 // anything else of the tool is read.

@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ocpgen/ocpgen/internal/jsonptr"
-	"github.com/ocpgen/ocpgen/internal/jsontext"
+	"github.com/ocpgen/ocpgen/internal/jsonscan"
 )
 
 // digest returns "sha256:<hex>" of b.
@@ -37,7 +37,7 @@ func countObjects(raw []byte) int {
 	for i := 0; i < len(raw); i++ {
 		switch raw[i] {
 		case '"':
-			i = jsontext.SkipString(raw, i) - 1
+			i = jsonscan.SkipString(raw, i) - 1
 		case '{':
 			n++
 		}
@@ -74,20 +74,20 @@ func firstRepeated(keys []string) (key string, ok bool) {
 // json.Unmarshal into a map[string]json.RawMessage sees, without checking
 // the syntax again.
 func members(raw []byte) (keys []string, vals []json.RawMessage) {
-	i := jsontext.SkipSpace(raw, 0) + 1 // past '{'
+	i := jsonscan.SkipSpace(raw, 0) + 1 // past '{'
 	for {
-		i = jsontext.SkipSpace(raw, i)
+		i = jsonscan.SkipSpace(raw, i)
 		if i >= len(raw) || raw[i] == '}' {
 			return keys, vals
 		}
 		if raw[i] == ',' {
-			i = jsontext.SkipSpace(raw, i+1)
+			i = jsonscan.SkipSpace(raw, i+1)
 		}
-		end := jsontext.SkipString(raw, i)
+		end := jsonscan.SkipString(raw, i)
 		keys = append(keys, decodeKey(raw[i:end]))
-		i = jsontext.SkipSpace(raw, end) + 1 // past ':'
-		i = jsontext.SkipSpace(raw, i)
-		end = jsontext.SkipValue(raw, i)
+		i = jsonscan.SkipSpace(raw, end) + 1 // past ':'
+		i = jsonscan.SkipSpace(raw, i)
+		end = jsonscan.SkipValue(raw, i)
 		vals = append(vals, raw[i:end:end])
 		i = end
 	}
@@ -98,16 +98,16 @@ func members(raw []byte) (keys []string, vals []json.RawMessage) {
 // would, without checking the syntax again.
 func elements(raw []byte) []json.RawMessage {
 	var vals []json.RawMessage
-	i := jsontext.SkipSpace(raw, 0) + 1 // past '['
+	i := jsonscan.SkipSpace(raw, 0) + 1 // past '['
 	for {
-		i = jsontext.SkipSpace(raw, i)
+		i = jsonscan.SkipSpace(raw, i)
 		if i >= len(raw) || raw[i] == ']' {
 			return vals
 		}
 		if raw[i] == ',' {
-			i = jsontext.SkipSpace(raw, i+1)
+			i = jsonscan.SkipSpace(raw, i+1)
 		}
-		end := jsontext.SkipValue(raw, i)
+		end := jsonscan.SkipValue(raw, i)
 		vals = append(vals, raw[i:end:end])
 		i = end
 	}
@@ -119,13 +119,13 @@ func decodeKey(quoted []byte) string {
 	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
 		return string(inner)
 	}
-	s, _ := jsontext.Unquote(nil, quoted)
+	s, _ := jsonscan.Unquote(nil, quoted)
 	return s
 }
 
 // firstByte returns the first non-space byte of a JSON value, or 0.
 func firstByte(raw []byte) byte {
-	if i := jsontext.SkipSpace(raw, 0); i < len(raw) {
+	if i := jsonscan.SkipSpace(raw, 0); i < len(raw) {
 		return raw[i]
 	}
 	return 0
@@ -172,7 +172,7 @@ func walkPath(data []byte, str func(stack []pathFrame, quoted []byte, key bool) 
 	for i := 0; i < len(data); i++ {
 		switch c := data[i]; c {
 		case '"':
-			end := jsontext.SkipString(data, i)
+			end := jsonscan.SkipString(data, i)
 			q := data[i:end]
 			i = end - 1
 			key := false

@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/ocpgen/ocpgen/internal/jsontext"
+	"github.com/ocpgen/ocpgen/internal/canon"
 )
 
 // clearDefaults sets the Default of every schema reachable from v to nil.
@@ -52,15 +52,15 @@ func checkKeysDistinct(t *testing.T, raw []byte) bool {
 	if !p.decoded {
 		return false
 	}
-	canon, _ := jsontext.AppendCanonical(nil, raw)
-	c, err := refDecode(canon)
+	canonical, _ := canon.Append(nil, raw)
+	c, err := refDecode(canonical)
 	if err != nil {
-		t.Fatalf("%q: jsonschema-go refuses the canonical form %s: %v", raw, canon, err)
+		t.Fatalf("%q: jsonschema-go refuses the canonical form %s: %v", raw, canonical, err)
 	}
 	clearDefaults(reflect.ValueOf(p.s), map[*jsonschema.Schema]bool{})
 	clearDefaults(reflect.ValueOf(c), map[*jsonschema.Schema]bool{})
 	if !reflect.DeepEqual(p.s, c) {
-		t.Fatalf("%q: decoded, but its canonical form %s parses to another schema", raw, canon)
+		t.Fatalf("%q: decoded, but its canonical form %s parses to another schema", raw, canonical)
 	}
 	return true
 }

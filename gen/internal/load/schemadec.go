@@ -7,7 +7,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/ocpgen/ocpgen/gen/internal/schemakw"
-	"github.com/ocpgen/ocpgen/internal/jsontext"
+	"github.com/ocpgen/ocpgen/internal/jsonscan"
 )
 
 // decodeSchema decodes the JSON schema raw in one pass over its bytes into
@@ -62,7 +62,7 @@ const maxDecodeDepth = 1000
 
 func (d *schemaDecoder) fail() { d.bad = true }
 
-func (d *schemaDecoder) space() { d.i = jsontext.SkipSpace(d.data, d.i) }
+func (d *schemaDecoder) space() { d.i = jsonscan.SkipSpace(d.data, d.i) }
 
 // peek returns the next non-space byte, or 0 at the end.
 func (d *schemaDecoder) peek() byte {
@@ -181,7 +181,7 @@ func (d *schemaDecoder) str() string {
 		return ""
 	}
 	start := d.i
-	end, plain, ok := jsontext.ScanString(d.data, d.i)
+	end, plain, ok := jsonscan.ScanString(d.data, d.i)
 	d.i = end
 	switch {
 	case !ok:
@@ -191,7 +191,7 @@ func (d *schemaDecoder) str() string {
 		return string(d.data[start+1 : end-1])
 	}
 	var s string
-	s, d.buf = jsontext.Unquote(d.buf, d.data[start:end])
+	s, d.buf = jsonscan.Unquote(d.buf, d.data[start:end])
 	return s
 }
 
@@ -309,7 +309,7 @@ func (d *schemaDecoder) skip() {
 
 // skipString consumes the string that comes next, checking its syntax.
 func (d *schemaDecoder) skipString() {
-	end, _, ok := jsontext.ScanString(d.data, d.i)
+	end, _, ok := jsonscan.ScanString(d.data, d.i)
 	d.i = end
 	if !ok {
 		d.fail()
@@ -459,7 +459,7 @@ func (d *schemaDecoder) optSchemaMap() map[string]*jsonschema.Schema {
 var foldedSchemaKeys = func() map[string]bool {
 	m := make(map[string]bool, len(schemakw.All))
 	for _, k := range schemakw.All {
-		m[string(jsontext.AppendFoldedName(nil, []byte(k.Name)))] = true
+		m[string(jsonscan.AppendFoldedName(nil, []byte(k.Name)))] = true
 	}
 	return m
 }()
@@ -474,7 +474,7 @@ func (d *schemaDecoder) schemaObject() *jsonschema.Schema {
 	d.object(func(key string) {
 		k := schemakw.Lookup(key)
 		if k == nil {
-			if foldedSchemaKeys[string(jsontext.AppendFoldedName(nil, []byte(key)))] {
+			if foldedSchemaKeys[string(jsonscan.AppendFoldedName(nil, []byte(key)))] {
 				d.fail() // encoding/json would fill the field too
 				return
 			}

@@ -13,8 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
-	"github.com/ocpgen/ocpgen/internal/jsontext"
-	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
+	"github.com/ocpgen/ocpgen/internal/canon"
 )
 
 // Limits on the inputs. Input over a limit is refused with an error that
@@ -90,7 +89,7 @@ type snapLoader struct {
 type parsedSchema struct {
 	s   *jsonschema.Schema
 	err error
-	// canon is the schema's canonical JSON (jsontext.AppendCanonical),
+	// canon is the schema's canonical JSON (canon.Append),
 	// float64s what the writer reported: every number written as its
 	// float64.
 	canon    []byte
@@ -240,7 +239,7 @@ func (l *snapLoader) load(data []byte) *Snapshot {
 }
 
 // contentDigest is the snapshot's [Snapshot.Digest]: "sha256:<hex>" of the
-// canonical JSON (ocpimpl.CanonicalJSON) of {"server": ..., "tools": [...]},
+// canonical JSON (canon.JSON) of {"server": ..., "tools": [...]},
 // the tools sorted by name. It is what generation reads, and nothing else:
 // not "source" (which says how, and on which machine, the snapshot was
 // made), not the file's formatting, key order or tool order.
@@ -250,20 +249,20 @@ func (l *snapLoader) load(data []byte) *Snapshot {
 // canonical forms as the loader made them (a tool object has one
 // "inputSchema" and one "outputSchema" at most: the loader refuses a
 // repeated key). Canonical JSON of canonical JSON is itself, so these are
-// the bytes CanonicalJSON gives for the whole (TestContentDigest compares
+// the bytes canon.JSON gives for the whole (TestContentDigest compares
 // them).
 func contentDigest(server ServerInfo, tools []*Tool, raws []json.RawMessage) string {
 	srv, _ := json.Marshal(server) // a struct of two strings cannot fail
 	b := make([]byte, 0, 1024)
 	b = append(b, `{"server":`...)
-	b, _ = jsontext.AppendCanonical(b, srv)
+	b, _ = canon.Append(b, srv)
 	b = append(b, `,"tools":[`...)
 	for i, raw := range raws {
 		if i > 0 {
 			b = append(b, ',')
 		}
 		t := tools[i]
-		b = jsontext.AppendCanonicalObject(b, raw, func(dst, key []byte) ([]byte, bool) {
+		b = canon.AppendObject(b, raw, func(dst, key []byte) ([]byte, bool) {
 			switch {
 			case string(key) == "inputSchema" && t.InputSchemaCanonical != nil:
 				return append(dst, t.InputSchemaCanonical...), true
@@ -274,7 +273,7 @@ func contentDigest(server ServerInfo, tools []*Tool, raws []json.RawMessage) str
 		})
 	}
 	b = append(b, "]}"...)
-	return ocpimpl.Fingerprint(b)
+	return canon.Fingerprint(b)
 }
 
 // syntaxError reports a JSON syntax error at its line and column.
@@ -503,7 +502,7 @@ func parseSchema(raw []byte) parsedSchema {
 		}
 		p.s = &s
 	}
-	p.canon, p.float64s = jsontext.AppendCanonical(make([]byte, 0, len(raw)), raw)
+	p.canon, p.float64s = canon.Append(make([]byte, 0, len(raw)), raw)
 	p.canon = slices.Clip(p.canon)
 	return p
 }

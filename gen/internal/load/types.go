@@ -51,7 +51,7 @@ type Tool struct {
 	OutputSchemaRaw json.RawMessage
 	OutputSchema    *jsonschema.Schema
 	// InputSchemaCanonical and OutputSchemaCanonical are the canonical
-	// JSON (ocpimpl.CanonicalJSON) of InputSchemaRaw and OutputSchemaRaw,
+	// JSON (canon.JSON) of InputSchemaRaw and OutputSchemaRaw,
 	// nil when the raw schema is. The loader makes them once, for the
 	// snapshot's digest, and the model reuses them for the descriptor and
 	// its fingerprint.
@@ -60,7 +60,7 @@ type Tool struct {
 	// InputSchemaFloat64s reports that every number of
 	// InputSchemaCanonical is written as encoding/json writes the float64
 	// it decodes to, as the canonical writer found when it wrote them. Its
-	// ocpimpl.SchemaFingerprint is then ocpimpl.Fingerprint of it.
+	// canon.SchemaFingerprint is then canon.Fingerprint of it.
 	InputSchemaFloat64s bool
 	// InputSchemaKeysDistinct and OutputSchemaKeysDistinct report that no
 	// two keys of one schema object of the schema fill the same field of

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/ocpgen/ocpgen/internal/jsontext"
+	"github.com/ocpgen/ocpgen/internal/jsonscan"
 )
 
 // badText finds the first string of the JSON value raw (valid JSON) that
@@ -40,10 +40,10 @@ func badText(raw []byte) (tokens []string, key bool, why string) {
 }
 
 // badString says what is wrong with the JSON string quoted (with its
-// quotes, valid JSON), "" if nothing: what jsontext.Rewritten finds.
+// quotes, valid JSON), "" if nothing: what jsonscan.Rewritten finds.
 func badString(quoted []byte) string {
 	s := quoted[1 : len(quoted)-1]
-	switch at, utf8Byte := jsontext.Rewritten(s); {
+	switch at, utf8Byte := jsonscan.Rewritten(s); {
 	case at < 0:
 		return ""
 	case utf8Byte:

@@ -16,6 +16,7 @@ import (
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
 	"github.com/ocpgen/ocpgen/gen/internal/load"
 	"github.com/ocpgen/ocpgen/gen/internal/schemakw"
+	"github.com/ocpgen/ocpgen/internal/canon"
 	"github.com/ocpgen/ocpgen/internal/invisible"
 	"github.com/ocpgen/ocpgen/internal/tmpl"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
@@ -334,16 +335,16 @@ func resolvable(t *load.Tool, canon []byte) error {
 	return resolvesLike(t.InputSchemaRaw, t.InputSchema, canon, t.InputSchemaKeysDistinct, true)
 }
 
-// schemaFingerprint is ocpimpl.SchemaFingerprint of t's canonical input
+// schemaFingerprint is canon.SchemaFingerprint of t's canonical input
 // schema. SchemaFingerprint writes it again with every number as its
 // float64; when the loader's canonical writer found every number already
 // written so (t.InputSchemaFloat64s), that gives the canonical schema back,
 // and the fingerprint is its own (TestSchemaFingerprint).
 func schemaFingerprint(t *load.Tool) (string, error) {
 	if t.InputSchemaFloat64s {
-		return ocpimpl.Fingerprint(t.InputSchemaCanonical), nil
+		return canon.Fingerprint(t.InputSchemaCanonical), nil
 	}
-	return ocpimpl.SchemaFingerprint(t.InputSchemaCanonical)
+	return canon.SchemaFingerprint(t.InputSchemaCanonical)
 }
 
 // resolvesLike is resolvable for any schema: raw as loaded, s its parse,
@@ -356,7 +357,7 @@ func schemaFingerprint(t *load.Tool) (string, error) {
 // Under anyPattern (input schemas), a pattern Go's regexp cannot parse does
 // not count: jsonschema-go compiles patterns with it when it resolves a
 // schema, but the gate matches them with their ECMA-262 meaning
-// (runtime/ecmare), and a pattern with none it can match makes only its
+// (internal/ecmare), and a pattern with none it can match makes only its
 // tool fail closed, with a warning (diag.CodePatternUntranslatable). Such
 // patterns are replaced, in a parse of canon of the generator's own,
 // before that parse is resolved. An output schema with one still does not

@@ -1,22 +1,22 @@
 package model
 
-import "github.com/ocpgen/ocpgen/runtime/ocpimpl"
+import "github.com/ocpgen/ocpgen/internal/impl"
 
 // Descriptor returns the descriptor that the generated code holds for t,
 // which the emitter prints field by field and Package.Digest covers.
-func (t *Tool) Descriptor() *ocpimpl.Descriptor {
-	kind := ocpimpl.KindWrite
+func (t *Tool) Descriptor() *impl.Descriptor {
+	kind := impl.KindWrite
 	if t.Kind == Read {
-		kind = ocpimpl.KindRead
+		kind = impl.KindRead
 	}
-	d := &ocpimpl.Descriptor{
+	d := &impl.Descriptor{
 		Name:         t.Name,
 		Title:        t.Title,
 		Description:  t.Description,
 		InputSchema:  string(t.CanonicalSchema),
 		Fingerprint:  t.Fingerprint,
 		OutputSchema: string(t.CanonicalOutputSchema),
-		Policy: ocpimpl.Policy{
+		Policy: impl.Policy{
 			Kind:       kind,
 			Classified: t.Classified,
 			Tier:       t.Policy.Tier,
@@ -25,7 +25,7 @@ func (t *Tool) Descriptor() *ocpimpl.Descriptor {
 			ConfirmTTL: t.Policy.ConfirmTTL,
 			Failure:    t.Policy.Failure,
 		},
-		Hints: ocpimpl.ServerHints{ReadOnly: t.Hints.ReadOnly, Destructive: t.Hints.Destructive, Idempotent: t.Hints.Idempotent, OpenWorld: t.Hints.OpenWorld},
+		Hints: impl.ServerHints{ReadOnly: t.Hints.ReadOnly, Destructive: t.Hints.Destructive, Idempotent: t.Hints.Idempotent, OpenWorld: t.Hints.OpenWorld},
 	}
 	if t.Kind == Write {
 		d.Policy.ConfirmPrompt = Template(t.Policy.PromptSegments)
@@ -35,10 +35,10 @@ func (t *Tool) Descriptor() *ocpimpl.Descriptor {
 
 // Template returns bound segments in the runtime's form: a field's segment
 // names the field's JSON name.
-func Template(segs []Segment) ocpimpl.Template {
-	out := make(ocpimpl.Template, len(segs))
+func Template(segs []Segment) impl.Template {
+	out := make(impl.Template, len(segs))
 	for i, sg := range segs {
-		out[i] = ocpimpl.Segment{Text: sg.Text, Mode: sg.Mode}
+		out[i] = impl.Segment{Text: sg.Text, Mode: sg.Mode}
 		if sg.Field != nil {
 			out[i].Arg = sg.Field.JSONName
 		}
@@ -47,9 +47,9 @@ func Template(segs []Segment) ocpimpl.Template {
 }
 
 func (p *Package) digest() string {
-	descs := make([]*ocpimpl.Descriptor, len(p.Tools))
+	descs := make([]*impl.Descriptor, len(p.Tools))
 	for i, t := range p.Tools {
 		descs[i] = t.Descriptor()
 	}
-	return ocpimpl.Digest(p.Tiers, descs...)
+	return impl.Digest(p.Tiers, descs...)
 }

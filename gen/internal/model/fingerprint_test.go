@@ -6,9 +6,8 @@ import (
 	"testing"
 
 	"github.com/ocpgen/ocpgen/gen/internal/load"
-	"github.com/ocpgen/ocpgen/internal/jsontext"
+	"github.com/ocpgen/ocpgen/internal/canon"
 	"github.com/ocpgen/ocpgen/internal/testcorpus"
-	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
 var fingerprintCases = []string{
@@ -19,18 +18,18 @@ var fingerprintCases = []string{
 }
 
 // checkFingerprint compares schemaFingerprint with
-// ocpimpl.SchemaFingerprint on the canonical JSON of raw, made and
-// reported on as the loader makes it (jsontext.AppendCanonical).
+// canon.SchemaFingerprint on the canonical JSON of raw, made and
+// reported on as the loader makes it (canon.Append).
 func checkFingerprint(t *testing.T, raw []byte) {
 	t.Helper()
-	if _, err := ocpimpl.CanonicalJSON(raw); err != nil {
+	if _, err := canon.JSON(raw); err != nil {
 		return
 	}
-	canon, float64s := jsontext.AppendCanonical(nil, raw)
-	want, werr := ocpimpl.SchemaFingerprint(canon)
-	got, gerr := schemaFingerprint(&load.Tool{InputSchemaCanonical: canon, InputSchemaFloat64s: float64s})
+	canonical, float64s := canon.Append(nil, raw)
+	want, werr := canon.SchemaFingerprint(canonical)
+	got, gerr := schemaFingerprint(&load.Tool{InputSchemaCanonical: canonical, InputSchemaFloat64s: float64s})
 	if got != want || (gerr == nil) != (werr == nil) || (gerr != nil && gerr.Error() != werr.Error()) {
-		t.Fatalf("%s: schemaFingerprint = %q, %v; want %q, %v", canon, got, gerr, want, werr)
+		t.Fatalf("%s: schemaFingerprint = %q, %v; want %q, %v", canonical, got, gerr, want, werr)
 	}
 }
 

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"unicode/utf8"
 
-	"github.com/ocpgen/ocpgen/internal/jsontext"
+	"github.com/ocpgen/ocpgen/internal/jsonscan"
 )
 
 // foldDistinct reports whether every JSON object in raw (valid JSON) has
@@ -27,7 +27,7 @@ func foldDistinct(raw []byte) bool {
 		switch c := raw[i]; c {
 		case '"':
 			start := i
-			end, plain, ok := jsontext.ScanString(raw, i)
+			end, plain, ok := jsonscan.ScanString(raw, i)
 			if !ok {
 				return false
 			}
@@ -43,7 +43,7 @@ func foldDistinct(raw []byte) bool {
 			key := raw[start+1 : end-1]
 			if !plain {
 				var s string
-				s, buf = jsontext.Unquote(buf, raw[start:end])
+				s, buf = jsonscan.Unquote(buf, raw[start:end])
 				key = []byte(s)
 			}
 			if top.set == nil && len(keys)-top.start < 32 {
@@ -58,10 +58,10 @@ func foldDistinct(raw []byte) bool {
 			if top.set == nil {
 				top.set = make(map[string]struct{}, 2*(len(keys)-top.start))
 				for _, k := range keys[top.start:] {
-					top.set[string(jsontext.AppendFoldedName(buf[:0], k))] = struct{}{}
+					top.set[string(jsonscan.AppendFoldedName(buf[:0], k))] = struct{}{}
 				}
 			}
-			buf = jsontext.AppendFoldedName(buf[:0], key)
+			buf = jsonscan.AppendFoldedName(buf[:0], key)
 			if _, dup := top.set[string(buf)]; dup {
 				return false
 			}
@@ -91,7 +91,7 @@ func foldEqual(a, b []byte) bool {
 		return bytes.EqualFold(a, b)
 	}
 	var x, y [64]byte
-	return bytes.Equal(jsontext.AppendFoldedName(x[:0], a), jsontext.AppendFoldedName(y[:0], b))
+	return bytes.Equal(jsonscan.AppendFoldedName(x[:0], a), jsonscan.AppendFoldedName(y[:0], b))
 }
 
 func isASCII(b []byte) bool {

@@ -10,8 +10,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/ocpgen/ocpgen/gen/internal/load"
+	"github.com/ocpgen/ocpgen/internal/canon"
 	"github.com/ocpgen/ocpgen/internal/testcorpus"
-	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
 // foldDistinctRef is foldDistinct by a json.Decoder and bytes.EqualFold.
@@ -139,16 +139,16 @@ func TestResolvable(t *testing.T) {
 		if err := json.Unmarshal([]byte(raw), &s); err != nil {
 			t.Fatalf("%s: %v", raw, err)
 		}
-		canon, err := ocpimpl.CanonicalJSON([]byte(raw))
+		canonical, err := canon.JSON([]byte(raw))
 		if err != nil {
 			t.Fatal(err)
 		}
 		tool := &load.Tool{Name: "t", InputSchemaRaw: json.RawMessage(raw), InputSchema: &s}
-		got, want := fmt.Sprint(resolvable(tool, canon)), fmt.Sprint(resolveCanonical(canon, true))
+		got, want := fmt.Sprint(resolvable(tool, canonical)), fmt.Sprint(resolveCanonical(canonical, true))
 		if got != want {
 			t.Errorf("%s:\nresolvable:   %s\ncanonical:    %s", raw, got, want)
 		}
-		if got := fmt.Sprint(resolvesLike([]byte(raw), &s, canon, false, true)); got != want {
+		if got := fmt.Sprint(resolvesLike([]byte(raw), &s, canonical, false, true)); got != want {
 			t.Errorf("%s:\nresolvesLike: %s\ncanonical:    %s", raw, got, want)
 		}
 		// As the loader hands the tool over, its report of distinct

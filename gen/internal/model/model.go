@@ -38,7 +38,7 @@ type Package struct {
 	TaskRequired []string
 	// Warnings are the diagnostics of severity Warning.
 	Warnings diag.List
-	// Digest is the digest of the package's compiled policy: ocpimpl.Digest
+	// Digest is the digest of the package's compiled policy: impl.Digest
 	// of Tiers and every tool's Descriptor. The gate recomputes it and
 	// refuses a catalogue whose tools no longer match it.
 	Digest string

@@ -12,8 +12,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
+	"github.com/ocpgen/ocpgen/internal/ecmare"
 	"github.com/ocpgen/ocpgen/internal/jsonptr"
-	"github.com/ocpgen/ocpgen/runtime/ecmare"
 )
 
 // patternWarningsRef is patternWarnings as it was: a walk of the schema

@@ -16,10 +16,10 @@ import (
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
 	"github.com/ocpgen/ocpgen/gen/internal/load"
 	"github.com/ocpgen/ocpgen/gen/internal/schemakw"
+	"github.com/ocpgen/ocpgen/internal/canon"
+	"github.com/ocpgen/ocpgen/internal/ecmare"
 	"github.com/ocpgen/ocpgen/internal/jsonptr"
-	"github.com/ocpgen/ocpgen/internal/jsontext"
-	"github.com/ocpgen/ocpgen/runtime/ecmare"
-	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
+	"github.com/ocpgen/ocpgen/internal/jsonscan"
 )
 
 // Type mapping rules. A JSON Schema becomes a Go type as follows. The rules
@@ -87,7 +87,7 @@ import (
 //   - string → string, with the format documented and never mapped: a
 //     date-time stays a string so the timestamp is forwarded byte for byte
 //     (time.Time would reformat it); a pattern is ECMA-262's, which the
-//     gate matches in linear time (runtime/ecmare), and one it cannot match
+//     gate matches in linear time (internal/ecmare), and one it cannot match
 //     so is a warning (diag.CodePatternUntranslatable: the tool's calls
 //     fail closed; generation goes on). integer → int64, or uint64 when format
 //     is uint, uint8, uint16, uint32 or uint64 (never float64: values beyond
@@ -855,7 +855,7 @@ func (b *schemaBuilder) checkPatterns() {
 // patternWarnings are the warnings (code diag.CodePatternUntranslatable)
 // about every pattern of root (pattern, and the keys of
 // patternProperties), at pointer ptr, that the gate cannot match with its
-// ECMA-262 meaning in linear time: those runtime/ecmare's Compile refuses
+// ECMA-262 meaning in linear time: those internal/ecmare's Compile refuses
 // (lookaround, back-references, syntax ECMA-262 refuses), with its reason.
 // At run time the gate refuses every call of such a tool (fail closed);
 // generation goes on.
@@ -1104,7 +1104,7 @@ func finite(v any) bool {
 
 // PatternDiagnostics is patternWarnings for a tool's input schema: a
 // warning (code diag.CodePatternUntranslatable) naming the tool and the
-// pointer of each pattern the gate cannot match, with runtime/ecmare's
+// pointer of each pattern the gate cannot match, with internal/ecmare's
 // reason.
 func PatternDiagnostics(file string, t *load.Tool) diag.List {
 	return patternWarnings(file, t.Name, t.InputSchema, t.InputSchemaRaw, t.Pointer("inputSchema"))
@@ -1182,7 +1182,7 @@ func (b *schemaBuilder) branchSchema(a *jsonschema.Schema) []byte {
 	for k, v := range added {
 		doc[k] = v
 	}
-	c, err := ocpimpl.CanonicalJSON(doc)
+	c, err := canon.JSON(doc)
 	if err != nil {
 		return nil
 	}
@@ -1710,7 +1710,7 @@ func (b *schemaBuilder) object(s *jsonschema.Schema, ptr, name string, top bool)
 			leftOut = true
 			continue
 		}
-		if !jsontext.IsValidTagName(k) {
+		if !jsonscan.IsValidTagName(k) {
 			b.warn(ptr+"/properties/"+jsonptr.EscapeToken(k), "property name cannot be a JSON struct tag: the property has no field, and its value is kept as sent in %s", ExtraField)
 			leftOut = true
 			continue
@@ -1769,7 +1769,7 @@ func (b *schemaBuilder) object(s *jsonschema.Schema, ptr, name string, top bool)
 		}
 		f.Doc = appendNote(f.Doc, m.notes...)
 		if ps != nil && ps.Default != nil {
-			if c, err := ocpimpl.CanonicalJSON([]byte(ps.Default)); err == nil {
+			if c, err := canon.JSON([]byte(ps.Default)); err == nil {
 				f.Doc = appendNote(f.Doc, DocLines("Default (applied by the server when the property is absent): "+string(c)+".")...)
 			}
 		}

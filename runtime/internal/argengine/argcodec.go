@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ocpgen/ocpgen/internal/jsontext"
+	"github.com/ocpgen/ocpgen/internal/jsonscan"
 )
 
 // The typed decode and re-encoding of step 2, compiled per argument type.
@@ -230,7 +230,7 @@ func (c *codecCompiler) structFields(n *codecNode) {
 			continue
 		}
 		name, opts, _ := strings.Cut(tag, ",")
-		if !jsontext.IsValidTagName(name) {
+		if !jsonscan.IsValidTagName(name) {
 			name = ""
 		}
 		if name == "" {
@@ -467,7 +467,7 @@ func integerText(lit string) string {
 func (n *codecNode) encode(dst []byte, v reflect.Value, t *tape) []byte {
 	switch n.kind {
 	case ckString:
-		return jsontext.AppendString(dst, v.String(), true)
+		return jsonscan.AppendString(dst, v.String(), true)
 	case ckBool:
 		return strconv.AppendBool(dst, v.Bool())
 	case ckInt:
@@ -511,7 +511,7 @@ func (n *codecNode) encode(dst []byte, v reflect.Value, t *tape) []byte {
 			if k > 0 {
 				dst = append(dst, ',')
 			}
-			dst = jsontext.AppendString(dst, m.key, true)
+			dst = jsonscan.AppendString(dst, m.key, true)
 			dst = append(dst, ':')
 			dst = n.elem.encode(dst, m.val, t)
 		}
@@ -554,7 +554,7 @@ func (n *codecNode) encode(dst []byte, v reflect.Value, t *tape) []byte {
 				dst = append(dst, ',')
 			}
 			first = false
-			dst = jsontext.AppendString(dst, k, true)
+			dst = jsonscan.AppendString(dst, k, true)
 			dst = append(dst, ':')
 			kv := reflect.New(m.Type().Key()).Elem()
 			kv.SetString(k)
@@ -627,7 +627,7 @@ func (n *codecNode) encodeTape(dst []byte, t *tape, i int) (out []byte, ok bool)
 	switch n.kind {
 	case ckString:
 		if x.kind == tString {
-			return jsontext.AppendString(dst, x.str, true), true
+			return jsonscan.AppendString(dst, x.str, true), true
 		}
 	case ckBool:
 		switch x.kind {

@@ -13,7 +13,7 @@ import (
 	"github.com/ocpgen/ocpgen/e2e/filesystemocp"
 	"github.com/ocpgen/ocpgen/e2e/memoryocp"
 	"github.com/ocpgen/ocpgen/examples/tickets/ticketsocp"
-	"github.com/ocpgen/ocpgen/internal/jsontext"
+	"github.com/ocpgen/ocpgen/internal/jsonscan"
 )
 
 // Types that exercise every part of the codec.
@@ -321,7 +321,7 @@ func genTyped(r *rand.Rand, typ reflect.Type, depth int, b *strings.Builder, rat
 				continue
 			}
 			name, _, _ := strings.Cut(tag, ",")
-			if !jsontext.IsValidTagName(name) || mistake() {
+			if !jsonscan.IsValidTagName(name) || mistake() {
 				name = sf.Name
 			}
 			if mistake() {

@@ -23,7 +23,7 @@
 //     never through float64; an integer is a number with no fractional
 //     part (1.0 is one).
 //   - ECMA-262 patterns. A pattern means what ECMA-262 says it means
-//     (runtime/ecmare), \p{…} and \c included. A pattern with no
+//     (internal/ecmare), \p{…} and \c included. A pattern with no
 //     translation the engine can run does not fail Compile: every call of
 //     that tool is then refused, at the root ([RulePatternUntranslatable]),
 //     because no verdict that depends on the pattern could be trusted.

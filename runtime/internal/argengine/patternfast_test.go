@@ -10,8 +10,8 @@ import (
 
 	"encoding/json"
 
+	"github.com/ocpgen/ocpgen/internal/ecmare"
 	"github.com/ocpgen/ocpgen/internal/testcorpus"
-	"github.com/ocpgen/ocpgen/runtime/ecmare"
 )
 
 var fastPatterns = []string{

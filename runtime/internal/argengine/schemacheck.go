@@ -15,8 +15,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ocpgen/ocpgen/internal/ecmare"
 	"github.com/ocpgen/ocpgen/internal/jsonptr"
-	"github.com/ocpgen/ocpgen/runtime/ecmare"
 )
 
 // A schemaCheck is a JSON Schema compiled, once (by Compile or
@@ -40,7 +40,7 @@ import (
 // with the schema's literal as a decimal (decimal.go) against the
 // instance's literal, also inside enum and const arrays and objects; an
 // integer is a number with no fractional part (1.0 is one). Patterns have
-// their ECMA-262 meaning (runtime/ecmare). A schema with a pattern that has
+// their ECMA-262 meaning (internal/ecmare). A schema with a pattern that has
 // no ECMA-262 translation still compiles, and then every value is refused
 // with a *patternRefusal naming the pattern's pointer: the tool fails
 // closed, because no verdict that depends on the pattern could be trusted

@@ -17,15 +17,15 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	jsv "github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/ocpgen/ocpgen/internal/ecmare"
 	"github.com/ocpgen/ocpgen/internal/testcorpus"
-	"github.com/ocpgen/ocpgen/runtime/ecmare"
 )
 
 // The compiled validator is held to two references: the JSON Schema Test
 // Suite's expected verdicts (TestSchemaCheckSuite) and
 // santhosh-tekuri/jsonschema v6, configured to mean what the gate means:
 // numbers exact (its UnmarshalJSON keeps json.Number) and patterns
-// ECMA-262 through runtime/ecmare. They are compared on the suite, on the
+// ECMA-262 through internal/ecmare. They are compared on the suite, on the
 // real schemas of the corpus (testdata/corpus) and on random schemas, with
 // instances generated from each schema (mostly valid, then perturbed), and
 // FuzzSchemaCheck lets the fuzzer look for a disagreement.

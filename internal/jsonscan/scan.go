@@ -1,4 +1,4 @@
-package jsontext
+package jsonscan
 
 import (
 	"encoding/json"

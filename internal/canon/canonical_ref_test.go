@@ -1,4 +1,4 @@
-package ocpimpl
+package canon
 
 import (
 	"bytes"
@@ -9,14 +9,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ocpgen/ocpgen/internal/jsontext"
 	"github.com/ocpgen/ocpgen/internal/testcorpus"
 )
 
-// canonicalJSONRef is CanonicalJSON by encoding/json alone: v, which must
+// canonicalJSONRef is JSON by encoding/json alone: v, which must
 // be exactly one JSON value, decoded into maps (numbers kept as json.Number, each made canonical by
-// CanonicalNumber) and encoded again. It is the oracle of the one-pass
-// writer (internal/jsontext) that CanonicalJSON now uses.
+// Number) and encoded again. It is the oracle of the one-pass
+// writer ([Append]) that JSON uses.
 func canonicalJSONRef(v any) ([]byte, error) {
 	raw, err := jsonBytes(v)
 	if err != nil {
@@ -73,7 +72,7 @@ func canonicalNumbersRef(v any) any {
 			x[i] = canonicalNumbersRef(e)
 		}
 	case json.Number:
-		return json.Number(CanonicalNumber(string(x)))
+		return json.Number(Number(string(x)))
 	}
 	return v
 }
@@ -95,13 +94,13 @@ var canonicalCases = []string{
 // error, whatever they are (json.Decoder alone would read `{} }` as {}).
 func TestCanonicalJSONRefusesTrailingData(t *testing.T) {
 	for _, c := range []string{`{} }`, `1]`, `[1]]`, `1 2`, `{}x`, `{} {}`, `"a""b"`} {
-		if got, err := CanonicalJSON([]byte(c)); err == nil || !strings.Contains(err.Error(), "after top-level value") {
-			t.Errorf("CanonicalJSON(%#q) = %#q, %v; want the syntax error of data after the value", c, got, err)
+		if got, err := JSON([]byte(c)); err == nil || !strings.Contains(err.Error(), "after top-level value") {
+			t.Errorf("JSON(%#q) = %#q, %v; want the syntax error of data after the value", c, got, err)
 		}
 	}
 }
 
-// TestCanonicalJSONMatchesRef compares CanonicalJSON and SchemaFingerprint
+// TestCanonicalJSONMatchesRef compares JSON and SchemaFingerprint
 // with the map-based oracles on canonicalCases and the corpus.
 func TestCanonicalJSONMatchesRef(t *testing.T) {
 	for _, c := range canonicalCases {
@@ -132,24 +131,24 @@ func FuzzCanonicalJSON(f *testing.F) {
 	})
 }
 
-// checkCanonicalRef compares CanonicalJSON(v) with canonicalJSONRef(v),
+// checkCanonicalRef compares JSON(v) with canonicalJSONRef(v),
 // and SchemaFingerprint with schemaFingerprintRef on v and on its
 // canonical form: the same bytes, the same error text.
 func checkCanonicalRef(t *testing.T, v any) {
 	t.Helper()
-	got, gerr := CanonicalJSON(v)
+	got, gerr := JSON(v)
 	want, werr := canonicalJSONRef(v)
 	if !bytes.Equal(got, want) || fmt.Sprint(gerr) != fmt.Sprint(werr) {
-		t.Fatalf("CanonicalJSON(%q) = %q, %v; want %q, %v", v, got, gerr, want, werr)
+		t.Fatalf("JSON(%q) = %q, %v; want %q, %v", v, got, gerr, want, werr)
 	}
 	fps := []any{v}
 	if werr == nil {
 		fps = append(fps, want)
 		// The writer's report that lets the generator skip
 		// SchemaFingerprint: every number already as its float64.
-		if canon, float64s := jsontext.AppendCanonical(nil, want); float64s {
+		if canon, float64s := Append(nil, want); float64s {
 			if fp, err := schemaFingerprintRef(canon); err != nil || fp != Fingerprint(canon) {
-				t.Fatalf("%q: AppendCanonical reports every number as its float64, but its fingerprint is %q, %v, not %q", want, fp, err, Fingerprint(canon))
+				t.Fatalf("%q: Append reports every number as its float64, but its fingerprint is %q, %v, not %q", want, fp, err, Fingerprint(canon))
 			}
 		}
 	}

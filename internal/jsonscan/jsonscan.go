@@ -1,7 +1,8 @@
-// Package jsontext holds the rules of encoding/json's text that the
-// generator and the runtime reproduce by hand where a benchmark needs it,
-// each in one place and tested against encoding/json.
-package jsontext
+// Package jsonscan holds the rules of encoding/json's text that the
+// generator and the runtime reproduce by hand: scanning, unquoting and
+// writing JSON strings, folding object keys and reading struct tags, each
+// in one place and tested against encoding/json.
+package jsonscan
 
 import (
 	"strings"
@@ -40,27 +41,6 @@ func foldRune(r rune) rune {
 		}
 		r = r2
 	}
-}
-
-// IsPlainInteger reports whether lit is an integer literal that
-// encoding/json writes back unchanged from its float64: at most 15 digits
-// (a float64 holds it exactly, and it is written without an exponent) and
-// no leading zero. -0 is left out, for the caller's general path: a
-// float64 keeps it as a value of its own, an integer does not.
-func IsPlainInteger(lit []byte) bool {
-	d := lit
-	if len(d) > 0 && d[0] == '-' {
-		d = d[1:]
-	}
-	if len(d) == 0 || len(d) > 15 || (d[0] == '0' && (len(d) > 1 || len(lit) > 1)) {
-		return false
-	}
-	for _, c := range d {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // AppendString appends s as a JSON string exactly as encoding/json writes

@@ -1,4 +1,4 @@
-package ocpimpl
+package canon
 
 import (
 	"encoding/json"
@@ -27,24 +27,24 @@ func corpusSchemas(tb testing.TB) [][]byte {
 	return out
 }
 
-// BenchmarkCanonicalCorpus: CanonicalJSON of every corpus schema as
+// BenchmarkCanonicalCorpus: JSON of every corpus schema as
 // written, and SchemaFingerprint of every canonical one (what NewGate
 // computes for each descriptor).
 func BenchmarkCanonicalCorpus(b *testing.B) {
 	raws := corpusSchemas(b)
 	canons := make([][]byte, len(raws))
 	for i, r := range raws {
-		c, err := CanonicalJSON(r)
+		c, err := JSON(r)
 		if err != nil {
 			b.Fatal(err)
 		}
 		canons[i] = c
 	}
-	b.Run("CanonicalJSON", func(b *testing.B) {
+	b.Run("JSON", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			for _, r := range raws {
-				if _, err := CanonicalJSON(r); err != nil {
+				if _, err := JSON(r); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -62,7 +62,7 @@ func BenchmarkCanonicalCorpus(b *testing.B) {
 	})
 }
 
-// BenchmarkCanonicalOutOfOrder: CanonicalJSON of objects out of key order
+// BenchmarkCanonicalOutOfOrder: JSON of objects out of key order
 // nested n deep around a 1 MiB string. The writer reads each object's
 // members before writing them in order, so the cost stays linear in the
 // input: compare depth-4000 with depth-1000 (same size but for 3,000
@@ -73,7 +73,7 @@ func BenchmarkCanonicalOutOfOrder(b *testing.B) {
 		b.Run(fmt.Sprintf("depth-%d", n), func(b *testing.B) {
 			b.SetBytes(int64(len(raw)))
 			for b.Loop() {
-				if _, err := CanonicalJSON(raw); err != nil {
+				if _, err := JSON(raw); err != nil {
 					b.Fatal(err)
 				}
 			}

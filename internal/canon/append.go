@@ -1,4 +1,4 @@
-package jsontext
+package canon
 
 import (
 	"bytes"
@@ -8,56 +8,58 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/ocpgen/ocpgen/internal/jsonscan"
 )
 
-// AppendCanonical appends the canonical JSON of the valid JSON value raw
-// (ocpimpl.CanonicalJSON's): object keys sorted (a repeated key keeps its
+// Append appends the canonical JSON of the valid JSON value raw
+// ([JSON]'s): object keys sorted (a repeated key keeps its
 // last value), no insignificant white space, strings written as
 // encoding/json writes them without HTML escaping, numbers as
-// [CanonicalNumber] writes them. It writes from the bytes, each value
+// [Number] writes them. It writes from the bytes, each value
 // once however deeply objects out of key order nest
 // (BenchmarkCanonicalOutOfOrder), not by decoding into maps and encoding
-// them: TestCanonicalJSONMatchesRef and FuzzCanonicalJSON (runtime/ocpimpl)
-// compare it, through ocpimpl.CanonicalJSON and SchemaFingerprint, with
-// that encoding/json implementation.
+// them: TestCanonicalJSONMatchesRef and FuzzCanonicalJSON compare it,
+// through [JSON] and [SchemaFingerprint], with that encoding/json
+// implementation.
 //
 // float64s reports that every number was written as encoding/json writes
-// the float64 it decodes to: then [AppendFloat64Canonical] of the result
+// the float64 it decodes to: then [AppendFloat64] of the result
 // is the result itself.
 //
 // raw must be valid JSON (json.Valid), as for the other Append functions
 // here: every caller checks it first, and other bytes may panic.
-func AppendCanonical(dst, raw []byte) (out []byte, float64s bool) {
+func Append(dst, raw []byte) (out []byte, float64s bool) {
 	w := getWriter(raw)
 	w.float64s = true
-	dst, _ = w.value(dst, raw, SkipSpace(raw, 0))
+	dst, _ = w.value(dst, raw, jsonscan.SkipSpace(raw, 0))
 	float64s = w.float64s
 	putWriter(w)
 	return dst, float64s
 }
 
-// AppendFloat64Canonical is [AppendCanonical] with every number written as
-// encoding/json writes the float64 it decodes to (ocpimpl.SchemaFingerprint's
+// AppendFloat64 is [Append] with every number written as
+// encoding/json writes the float64 it decodes to ([SchemaFingerprint]'s
 // form: what a client that decodes JSON into float64s sees). bad is the
 // first number, in raw's order, that a float64 cannot hold (encoding/json
 // refuses it), nil if none; end is the offset just past it.
-func AppendFloat64Canonical(dst, raw []byte) (out, bad []byte, end int) {
+func AppendFloat64(dst, raw []byte) (out, bad []byte, end int) {
 	w := getWriter(raw)
 	w.toFloat = true
-	dst, _ = w.value(dst, raw, SkipSpace(raw, 0))
+	dst, _ = w.value(dst, raw, jsonscan.SkipSpace(raw, 0))
 	bad, end = w.bad, w.badEnd
 	putWriter(w)
 	return dst, bad, end
 }
 
-// AppendCanonicalObject is [AppendCanonical] of the valid JSON object raw,
+// AppendObject is [Append] of the valid JSON object raw,
 // except that member writes the value of each of its members that it
 // chooses to (ok true): member appends it to dst, canonical, given the
 // member's key (decoded).
-func AppendCanonicalObject(dst, raw []byte, member func(dst, key []byte) ([]byte, bool)) []byte {
+func AppendObject(dst, raw []byte, member func(dst, key []byte) ([]byte, bool)) []byte {
 	w := getWriter(raw)
 	w.float64s, w.member = true, member
-	dst, _ = w.object(dst, raw, SkipSpace(raw, 0))
+	dst, _ = w.object(dst, raw, jsonscan.SkipSpace(raw, 0))
 	putWriter(w)
 	return dst
 }
@@ -131,7 +133,7 @@ func (w *canonWriter) index(raw []byte) {
 	for i := 0; i < len(raw); {
 		switch c := raw[i]; {
 		case c == '"':
-			i = SkipString(raw, i)
+			i = jsonscan.SkipString(raw, i)
 			continue
 		case c == '{' || c == '[':
 			open = append(open, len(w.opens))
@@ -158,11 +160,11 @@ func (w *canonWriter) noteBadIn(raw []byte, i, to int) {
 	for i < to {
 		switch c := raw[i]; {
 		case c == '"':
-			i = SkipString(raw, i)
+			i = jsonscan.SkipString(raw, i)
 			continue
 		case c == '-' || '0' <= c && c <= '9':
-			end := SkipValue(raw, i)
-			if lit := raw[i:end]; !IsPlainInteger(lit) {
+			end := jsonscan.SkipValue(raw, i)
+			if lit := raw[i:end]; !isPlainInteger(lit) {
 				if _, err := strconv.ParseFloat(string(lit), 64); err != nil {
 					w.noteBad(lit, end)
 				}
@@ -181,7 +183,7 @@ func (w *canonWriter) skip(raw []byte, i int) int {
 		k, _ := slices.BinarySearch(w.opens, i)
 		return w.ends[k]
 	}
-	return SkipValue(raw, i)
+	return jsonscan.SkipValue(raw, i)
 }
 
 // value appends the canonical form of the value at raw[i] (valid JSON, no
@@ -195,41 +197,41 @@ func (w *canonWriter) value(dst, raw []byte, i int) ([]byte, int) {
 		return w.object(dst, raw, i)
 	case c == '[':
 		dst = append(dst, '[')
-		i = SkipSpace(raw, i+1)
+		i = jsonscan.SkipSpace(raw, i+1)
 		for n := 0; i < len(raw) && raw[i] != ']'; n++ {
 			if raw[i] == ',' {
-				i = SkipSpace(raw, i+1)
+				i = jsonscan.SkipSpace(raw, i+1)
 			}
 			if n > 0 {
 				dst = append(dst, ',')
 			}
 			dst, i = w.value(dst, raw, i)
-			i = SkipSpace(raw, i)
+			i = jsonscan.SkipSpace(raw, i)
 		}
 		return append(dst, ']'), i + 1
 	case c == '"':
-		end := SkipString(raw, i)
+		end := jsonscan.SkipString(raw, i)
 		q := raw[i:end]
 		if plainString(q) {
 			return append(dst, q...), end
 		}
-		return AppendString(dst, w.decode(q), false), end
+		return jsonscan.AppendString(dst, w.decode(q), false), end
 	case c == '-' || '0' <= c && c <= '9':
-		end := SkipValue(raw, i)
+		end := jsonscan.SkipValue(raw, i)
 		return w.number(dst, raw[i:end], end), end
 	}
 	// true, false, null
-	end := SkipValue(raw, i)
+	end := jsonscan.SkipValue(raw, i)
 	return append(dst, raw[i:end]...), end
 }
 
 // number appends the number literal lit, which ends at raw offset end.
 func (w *canonWriter) number(dst, lit []byte, end int) []byte {
-	if IsPlainInteger(lit) {
+	if isPlainInteger(lit) {
 		return append(dst, lit...)
 	}
 	if !w.toFloat {
-		s, float := canonicalNumber(string(lit))
+		s, float := numberOf(string(lit))
 		w.float64s = w.float64s && float
 		return append(dst, s...)
 	}
@@ -251,12 +253,12 @@ func (w *canonWriter) object(dst, raw []byte, i int) ([]byte, int) {
 	end := w.skip(raw, i)
 	base := len(w.members)
 	ordered := true
-	j := SkipSpace(raw, i+1)
+	j := jsonscan.SkipSpace(raw, i+1)
 	for j < len(raw) && raw[j] != '}' {
 		if raw[j] == ',' {
-			j = SkipSpace(raw, j+1)
+			j = jsonscan.SkipSpace(raw, j+1)
 		}
-		kend := SkipString(raw, j)
+		kend := jsonscan.SkipString(raw, j)
 		m := canonMember{quoted: raw[j:kend]}
 		if m.plain = plainString(m.quoted); m.plain {
 			m.key = m.quoted[1 : len(m.quoted)-1]
@@ -266,9 +268,9 @@ func (w *canonWriter) object(dst, raw []byte, i int) ([]byte, int) {
 		if len(w.members) > base && bytes.Compare(w.members[len(w.members)-1].key, m.key) >= 0 {
 			ordered = false
 		}
-		m.value = SkipSpace(raw, SkipSpace(raw, kend)+1) // past ':'
+		m.value = jsonscan.SkipSpace(raw, jsonscan.SkipSpace(raw, kend)+1) // past ':'
 		w.members = append(w.members, m)
-		j = SkipSpace(raw, w.skip(raw, m.value))
+		j = jsonscan.SkipSpace(raw, w.skip(raw, m.value))
 	}
 	ms := w.members[base:] // nested objects append past it, and truncate back
 	if !ordered {
@@ -292,7 +294,7 @@ func (w *canonWriter) object(dst, raw []byte, i int) ([]byte, int) {
 		if m.plain {
 			dst = append(dst, m.quoted...)
 		} else {
-			dst = AppendString(dst, string(m.key), false)
+			dst = jsonscan.AppendString(dst, string(m.key), false)
 		}
 		dst = append(dst, ':')
 		if member != nil {
@@ -311,7 +313,7 @@ func (w *canonWriter) object(dst, raw []byte, i int) ([]byte, int) {
 // encoding/json does.
 func (w *canonWriter) decode(quoted []byte) string {
 	var s string
-	s, w.buf = Unquote(w.buf, quoted)
+	s, w.buf = jsonscan.Unquote(w.buf, quoted)
 	return s
 }
 
@@ -339,17 +341,16 @@ func plainString(quoted []byte) bool {
 	return true
 }
 
-// CanonicalNumber returns the canonical form of a JSON number literal
-// (ocpimpl.CanonicalNumber documents it). A string that is not a JSON
-// number comes back as is.
-func CanonicalNumber(lit string) string {
-	s, _ := canonicalNumber(lit)
+// Number returns the canonical form of a JSON number literal (see
+// [JSON]). A string that is not a JSON number comes back as is.
+func Number(lit string) string {
+	s, _ := numberOf(lit)
 	return s
 }
 
-// canonicalNumber is CanonicalNumber; float reports that the result is
+// numberOf is Number; float reports that the result is
 // encoding/json's encoding of the float64 lit decodes to.
-func canonicalNumber(lit string) (canon string, float bool) {
+func numberOf(lit string) (canon string, float bool) {
 	neg, digits, exp, ok := decimal(lit)
 	if !ok {
 		return lit, false
@@ -436,6 +437,27 @@ func decimal(lit string) (neg bool, digits string, exp int, ok bool) {
 func allDigits(s string) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// isPlainInteger reports whether lit is an integer literal that
+// encoding/json writes back unchanged from its float64: at most 15 digits
+// (a float64 holds it exactly, and it is written without an exponent) and
+// no leading zero. -0 is left out, for the caller's general path: a
+// float64 keeps it as a value of its own, an integer does not.
+func isPlainInteger(lit []byte) bool {
+	d := lit
+	if len(d) > 0 && d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) == 0 || len(d) > 15 || (d[0] == '0' && (len(d) > 1 || len(lit) > 1)) {
+		return false
+	}
+	for _, c := range d {
+		if c < '0' || c > '9' {
 			return false
 		}
 	}

@@ -1,4 +1,4 @@
-package ocpimpl
+package impl
 
 import (
 	"strings"

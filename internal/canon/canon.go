@@ -1,4 +1,8 @@
-package ocpimpl
+// Package canon writes the canonical JSON of tool schemas and the
+// fingerprints computed over it: the one encoding that the generator
+// writes into a generated descriptor and the gate recomputes from a live
+// tools/list, so that both sides compare the same bytes.
+package canon
 
 import (
 	"crypto/sha256"
@@ -6,11 +10,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-
-	"github.com/ocpgen/ocpgen/internal/jsontext"
 )
 
-// CanonicalJSON returns the canonical encoding of a JSON value: object keys
+// JSON returns the canonical encoding of a JSON value: object keys
 // sorted, no insignificant white space, no HTML escaping, and every number
 // kept exactly. v may be JSON bytes ([]byte or json.RawMessage) or any value
 // encoding/json can marshal (such as the map[string]any a go-sdk client
@@ -23,7 +25,7 @@ import (
 // with no leading or trailing zeros, as an integer or decimal fraction when
 // that takes at most 64 digits, else as D.DDDe±N. Two literals with the same
 // decimal value give the same bytes; none is rounded.
-func CanonicalJSON(v any) ([]byte, error) {
+func JSON(v any) ([]byte, error) {
 	raw, err := jsonBytes(v)
 	if err != nil {
 		return nil, err
@@ -33,7 +35,7 @@ func CanonicalJSON(v any) ([]byte, error) {
 		// error, trailing data after the value included.
 		return nil, fmt.Errorf("canonical JSON: %w", json.Unmarshal(raw, new(json.RawMessage)))
 	}
-	out, _ := jsontext.AppendCanonical(make([]byte, 0, len(raw)), raw)
+	out, _ := Append(make([]byte, 0, len(raw)), raw)
 	return out, nil
 }
 
@@ -54,7 +56,7 @@ func SchemaFingerprint(v any) (string, error) {
 		// json.Unmarshal's syntax error, whatever it decodes into.
 		return "", fmt.Errorf("schema fingerprint: %w", json.Unmarshal(raw, new(json.RawMessage)))
 	}
-	b, bad, end := jsontext.AppendFloat64Canonical(make([]byte, 0, len(raw)), raw)
+	b, bad, end := AppendFloat64(make([]byte, 0, len(raw)), raw)
 	if bad != nil {
 		// The error json.Unmarshal into an any returns.
 		return "", fmt.Errorf("schema fingerprint: %w", &json.UnmarshalTypeError{Value: "number " + string(bad), Type: reflect.TypeFor[float64](), Offset: int64(end) + 1})
@@ -73,10 +75,6 @@ func jsonBytes(v any) ([]byte, error) {
 	}
 	return json.Marshal(v)
 }
-
-// CanonicalNumber returns the canonical form of a JSON number literal (see
-// [CanonicalJSON]). A string that is not a JSON number comes back as is.
-func CanonicalNumber(lit string) string { return jsontext.CanonicalNumber(lit) }
 
 // Fingerprint returns "sha256:" and the hex SHA-256 of canonical bytes.
 func Fingerprint(canonical []byte) string {

@@ -1,4 +1,4 @@
-package ocpimpl
+package canon
 
 import (
 	"encoding/json"
@@ -22,8 +22,8 @@ func TestCanonicalNumber(t *testing.T) {
 		"-12.5e-400":               "-1.25e-399",
 		"1e99999999999":            "1e99999999999", // exponent beyond int32: kept as written
 	} {
-		if got := CanonicalNumber(lit); got != want {
-			t.Errorf("CanonicalNumber(%s) = %s, want %s", lit, got, want)
+		if got := Number(lit); got != want {
+			t.Errorf("Number(%s) = %s, want %s", lit, got, want)
 		}
 	}
 }
@@ -32,13 +32,13 @@ func TestCanonicalNumber(t *testing.T) {
 // exactly (issue 15 item 7), and the canonical form is still valid JSON.
 func TestCanonicalJSONKeepsNumbers(t *testing.T) {
 	in := `{"type":"object","properties":{"n":{"type":"integer","maximum":9007199254740993,"minimum":-9223372036854775808,"multipleOf":1.0}}}`
-	got, err := CanonicalJSON([]byte(in))
+	got, err := JSON([]byte(in))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := `{"properties":{"n":{"maximum":9007199254740993,"minimum":-9223372036854775808,"multipleOf":1,"type":"integer"}},"type":"object"}`
 	if string(got) != want {
-		t.Fatalf("CanonicalJSON =\n%s\nwant\n%s", got, want)
+		t.Fatalf("JSON =\n%s\nwant\n%s", got, want)
 	}
 	if !json.Valid(got) {
 		t.Fatal("not valid JSON")
@@ -50,7 +50,7 @@ func TestCanonicalJSONKeepsNumbers(t *testing.T) {
 // go-sdk client into float64s (the live side).
 func TestSchemaFingerprintLiveAndGenerated(t *testing.T) {
 	in := `{"type":"object","properties":{"n":{"type":"integer","maximum":9007199254740993}}}`
-	canon, err := CanonicalJSON([]byte(in))
+	canon, err := JSON([]byte(in))
 	if err != nil {
 		t.Fatal(err)
 	}
