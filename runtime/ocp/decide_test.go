@@ -359,3 +359,117 @@ func TestDeciderRightsReDerived(t *testing.T) {
 		t.Errorf("Config.Approver saw %+v, not bob's current rights", approverSaw)
 	}
 }
+
+// MayDecide gives, for every decider, the verdict of Resolve's own rules
+// (a channel, the policy that opened the confirm, the approver rule with
+// current rights and Config.Approver): a decider it allows has its denial
+// accepted, except on the requester's channel, which only the broker knows;
+// a decider it refuses is refused by Resolve with the same error and leaves
+// the confirm pending. On a Mux it asks the gate of the confirm's server.
+func TestMayDecideIsResolvesRule(t *testing.T) {
+	noLeaksAfter(t)
+	broker := NewMemoryBroker()
+	var mu sync.Mutex
+	refuseBob := false
+	one, spy := loneGate(t, testCatalogue, broker, func(c *Config) {
+		c.Reauthorize = func(_ context.Context, p Principal) (Principal, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if p.Peer == "desk-bob-revoked" {
+				p.Scopes = []string{"memory.read"}
+			}
+			return p, nil
+		}
+		c.Approver = func(_ context.Context, p Principal, _ ConfirmRequest) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if refuseBob && p.ID == bob.ID {
+				return errors.New("bob is on leave")
+			}
+			return nil
+		}
+	})
+	two, _ := loneGate(t, laxCatalogue, broker, nil)
+	noPeer := bob
+	noPeer.Peer = ""
+	revoked := bob
+	revoked.Peer = "desk-bob-revoked"
+	ch := make(chan ConfirmRequest, 1)
+	defer broker.Subscribe(func(r ConfirmRequest) { ch <- r })()
+
+	for _, c := range []struct {
+		name    string
+		gate    *Gate
+		decider Principal
+		onLeave bool
+		want    error // of MayDecide
+		resolve error // of Resolve, when it differs
+	}{
+		{"the requester's phone", one, alicePhone, false, nil, nil},
+		{"another authorized peer", one, bob, false, nil, nil},
+		{"the requester's own channel", one, alice, false, nil, ErrConfirmSelf},
+		{"no channel", one, noPeer, false, ErrConfirmSelf, nil},
+		{"a peer without the tier and scopes", one, guest, false, ErrConfirmForbidden, nil},
+		{"current rights revoked", one, revoked, false, ErrConfirmForbidden, nil},
+		{"Config.Approver refuses", one, bob, true, ErrConfirmForbidden, nil},
+		{"a gate of another policy", two, guest, false, ErrConfirmForbidden, nil},
+		{"a gate of another policy, an authorized peer", two, bob, false, ErrConfirmForbidden, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			mu.Lock()
+			refuseBob = c.onLeave
+			mu.Unlock()
+			res := make(chan ActionResult, 1)
+			go func() {
+				res <- one.Dispatch(context.Background(), alice, req("w", "delete_entities", `{"entityNames":["a"]}`))
+			}()
+			var cr ConfirmRequest
+			select {
+			case cr = <-ch:
+			case <-time.After(hangGuard):
+				t.Fatal("no confirm was announced")
+			}
+			if err := c.gate.MayDecide(t.Context(), c.decider, cr); !errors.Is(err, c.want) || (c.want == nil && err != nil) {
+				t.Errorf("MayDecide: %v, want %v", err, c.want)
+			}
+			wantResolve := c.want
+			if c.resolve != nil {
+				wantResolve = c.resolve
+			}
+			err := c.gate.Resolve(t.Context(), c.decider, ConfirmDecision{ID: cr.ID, Digest: cr.Digest})
+			if !errors.Is(err, wantResolve) || (wantResolve == nil && err != nil) {
+				t.Errorf("Resolve: %v, want %v", err, wantResolve)
+			}
+			if err != nil {
+				if err := one.Resolve(t.Context(), alicePhone, ConfirmDecision{ID: cr.ID, Digest: cr.Digest}); err != nil {
+					t.Fatalf("the confirm was not left pending: %v", err)
+				}
+			}
+			wantRefused(t, awaitResult(t, res), ReasonDenied)
+		})
+	}
+	if c := spy.Calls(); len(c) != 0 {
+		t.Fatalf("server calls %+v", c)
+	}
+
+	h := newMuxHarness(t, nil)
+	resM, cr := h.openWrite(t, "w", "delete_entities", `{"entityNames":["a"]}`)
+	if err := h.m.MayDecide(t.Context(), guest, cr); !errors.Is(err, ErrConfirmForbidden) {
+		t.Errorf("mux, guest: %v", err)
+	}
+	if err := h.m.MayDecide(t.Context(), noPeer, cr); !errors.Is(err, ErrConfirmSelf) {
+		t.Errorf("mux, no channel: %v", err)
+	}
+	other := cr
+	other.Server = "nowhere"
+	if err := h.m.MayDecide(t.Context(), chatPhone, other); !errors.Is(err, ErrConfirmForbidden) {
+		t.Errorf("mux, a confirm of no server of the mux: %v", err)
+	}
+	if err := h.m.MayDecide(t.Context(), chatPhone, cr); err != nil {
+		t.Errorf("mux, the requester's phone: %v", err)
+	}
+	if err := h.m.Resolve(t.Context(), chatPhone, ConfirmDecision{ID: cr.ID, Digest: cr.Digest}); err != nil {
+		t.Fatal(err)
+	}
+	wantRefused(t, awaitResult(t, resM), ReasonDenied)
+}

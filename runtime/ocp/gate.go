@@ -1078,6 +1078,31 @@ func (g *Gate) decide(ctx context.Context, peer Principal, d ConfirmDecision, re
 	return nil
 }
 
+// MayDecide reports whether peer may decide the confirm r (one that
+// [Gate.Pending] or [Gate.Subscribe] gave), by the rules [Gate.Resolve]
+// applies before the broker sees a decision: peer has a channel (else
+// [ErrConfirmSelf]), r was opened under this gate's policy, and peer is
+// authorized for the call r holds, with its current rights and
+// Config.Approver (else [ErrConfirmForbidden]). A page that lists confirms
+// shows a principal only those it may decide: the others' arguments are
+// not its to read. It does not look r up: whether r is still pending, its
+// digest, and whether peer's channel is the requester's are the broker's to
+// say when the decision comes, so nil does not promise that a decision will
+// be accepted. It calls Config.Reauthorize, the ACL and Config.Approver as
+// a decision does. Nothing is audited; [Gate.Resolve] audits decisions.
+func (g *Gate) MayDecide(ctx context.Context, peer Principal, r ConfirmRequest) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if peer.Peer == "" {
+		return ErrConfirmSelf
+	}
+	if !g.owns(r) || g.mayDecide(ctx, peer, r) != nil {
+		return ErrConfirmForbidden
+	}
+	return nil
+}
+
 // decisionAttrs are the audit attributes of a decision that peer sent.
 func decisionAttrs(peer Principal, d ConfirmDecision) []slog.Attr {
 	return []slog.Attr{

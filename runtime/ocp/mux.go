@@ -369,6 +369,19 @@ func (m *Mux) Resolve(ctx context.Context, peer Principal, d ConfirmDecision) er
 	return g.decide(ctx, peer, d, req)
 }
 
+// MayDecide is [Gate.MayDecide] on the gate of the server r is for; a
+// confirm for no server of the mux is [ErrConfirmForbidden].
+func (m *Mux) MayDecide(ctx context.Context, peer Principal, r ConfirmRequest) error {
+	if peer.Peer == "" {
+		return ErrConfirmSelf
+	}
+	g := m.byName[r.Server]
+	if g == nil {
+		return ErrConfirmForbidden
+	}
+	return g.MayDecide(ctx, peer, r)
+}
+
 // shown is the gate of this mux that shows r to peers: the gate of
 // r.Server, if r was opened under its policy (see [Gate.Pending]).
 func (m *Mux) shown(r ConfirmRequest) *Gate {
