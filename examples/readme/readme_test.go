@@ -29,6 +29,7 @@ var mustShow = map[string]string{
 	"examples/hub/replica/replica.go":       "docs/production.md",
 	"examples/hub/redismodes/redismodes.go": "docs/production.md",
 	"examples/hub/telemetry/telemetry.go":   "docs/production.md",
+	"examples/hub/cmd/approve/main.go":      "docs/approving.md",
 }
 
 // docs returns README.md, BENCHMARKS.md and every docs/*.md, by their
