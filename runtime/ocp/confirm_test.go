@@ -29,7 +29,7 @@ type requestResult struct {
 
 // startRequest runs Request in a goroutine and returns once the confirm is
 // registered.
-func startRequest(ctx context.Context, t *testing.T, b *MemoryBroker, p PendingConfirm) <-chan requestResult {
+func startRequest(ctx context.Context, t *testing.T, b *memoryBroker, p PendingConfirm) <-chan requestResult {
 	t.Helper()
 	registered := make(chan struct{})
 	stop := b.Subscribe(func(r ConfirmRequest) {
@@ -49,7 +49,7 @@ func startRequest(ctx context.Context, t *testing.T, b *MemoryBroker, p PendingC
 
 func TestMemoryBrokerApproveOnce(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	b := NewMemoryBroker()
+	b := newMemoryBroker()
 	res := startRequest(context.Background(), t, b, pendingFor("c1", time.Hour))
 	if err := b.Resolve(context.Background(), phone, ConfirmDecision{ID: "c1", Approve: true, Digest: "sha256:good"}); err != nil {
 		t.Fatalf("first resolve: %v", err)
@@ -70,7 +70,7 @@ func TestMemoryBrokerApproveOnce(t *testing.T) {
 
 func TestMemoryBrokerDeny(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	b := NewMemoryBroker()
+	b := newMemoryBroker()
 	res := startRequest(context.Background(), t, b, pendingFor("c1", time.Hour))
 	if err := b.Resolve(context.Background(), phone, ConfirmDecision{ID: "c1", Approve: false, Digest: "sha256:good"}); err != nil {
 		t.Fatal(err)
@@ -82,7 +82,7 @@ func TestMemoryBrokerDeny(t *testing.T) {
 
 func TestMemoryBrokerRefusalsKeepPending(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	b := NewMemoryBroker()
+	b := newMemoryBroker()
 	ctx := context.Background()
 	res := startRequest(ctx, t, b, pendingFor("c1", time.Hour))
 	for _, tc := range []struct {
@@ -119,7 +119,7 @@ func TestMemoryBrokerRefusalsKeepPending(t *testing.T) {
 
 func TestMemoryBrokerExpires(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	b := NewMemoryBroker()
+	b := newMemoryBroker()
 	r := <-startRequest(context.Background(), t, b, pendingFor("c1", 50*time.Millisecond))
 	if r.err != nil || r.d.Outcome != OutcomeExpired {
 		t.Fatalf("decision = %+v, %v", r.d, r.err)
@@ -133,7 +133,7 @@ func TestMemoryBrokerExpires(t *testing.T) {
 // when the expiry timer has not fired yet.
 func TestMemoryBrokerApprovalAfterExpiryIsExpiry(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	b := NewMemoryBroker()
+	b := newMemoryBroker()
 	var skew atomic.Int64
 	b.now = func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
 	p := pendingFor("c1", time.Hour)
@@ -149,7 +149,7 @@ func TestMemoryBrokerApprovalAfterExpiryIsExpiry(t *testing.T) {
 
 func TestMemoryBrokerContextDoneDenies(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	b := NewMemoryBroker()
+	b := newMemoryBroker()
 	ctx, cancel := context.WithCancel(context.Background())
 	res := startRequest(ctx, t, b, pendingFor("c1", time.Hour))
 	cancel()
@@ -163,7 +163,7 @@ func TestMemoryBrokerContextDoneDenies(t *testing.T) {
 
 func TestMemoryBrokerRequestErrors(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	b := NewMemoryBroker()
+	b := newMemoryBroker()
 	if _, err := b.Request(context.Background(), PendingConfirm{}); err == nil {
 		t.Error("empty id accepted")
 	}
@@ -182,7 +182,7 @@ func TestMemoryBrokerRequestErrors(t *testing.T) {
 
 func TestMemoryBrokerSubscribers(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	b := NewMemoryBroker()
+	b := newMemoryBroker()
 	var seen []string
 	stopPanic := b.Subscribe(func(ConfirmRequest) { panic("subscriber bug") })
 	stop := b.Subscribe(func(r ConfirmRequest) {
@@ -210,7 +210,7 @@ func TestMemoryBrokerSubscribers(t *testing.T) {
 
 func TestMemoryBrokerPendingOrderAndExpiry(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	b := NewMemoryBroker()
+	b := newMemoryBroker()
 	var skew atomic.Int64
 	b.now = func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
 	ctx, cancel := context.WithCancel(context.Background())

@@ -40,7 +40,7 @@ func loneGate(t *testing.T, cat *Catalogue, broker ConfirmBroker, mod func(*Conf
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.syncCatalogue(liveOf(cat))
+	g.one().syncCatalogue(liveOf(cat))
 	return g, spy
 }
 
@@ -74,10 +74,10 @@ func (e *events) get() (opened, ended []string) {
 // gate one announces its end.
 func TestConfirmBelongsToThePolicyThatOpenedIt(t *testing.T) {
 	noLeaksAfter(t)
-	broker := NewMemoryBroker()
+	broker := newMemoryBroker()
 	one, spyOne := loneGate(t, testCatalogue, broker, nil)
 	two, spyTwo := loneGate(t, laxCatalogue, broker, nil)
-	if one.CatalogueFingerprint() != two.CatalogueFingerprint() {
+	if one.one().fingerprint() != two.one().fingerprint() {
 		t.Fatal("the two gates advertise different catalogues; the test needs them equal")
 	}
 	var evOne, evTwo events
@@ -99,7 +99,7 @@ func TestConfirmBelongsToThePolicyThatOpenedIt(t *testing.T) {
 	}
 
 	// Gate two's own policy would let the guest call delete_entities.
-	if err := two.authorizeRights(guest, two.tools["delete_entities"]); err != nil {
+	if err := two.one().authorizeRights(guest, two.one().tools["delete_entities"]); err != nil {
 		t.Fatalf("gate two refuses the guest's own call: %v", err)
 	}
 	approve := ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}
@@ -144,16 +144,16 @@ func TestMuxGatesShowOnlyTheirOwnConfirms(t *testing.T) {
 	noLeaksAfter(t)
 	h := newMuxHarness(t, nil)
 	var evMem, evChat events
-	defer h.m.Gate("mem").Subscribe(evMem.record)()
-	defer h.m.Gate("chat").Subscribe(evChat.record)()
+	defer h.m.Server("mem").Subscribe(evMem.record)()
+	defer h.m.Server("chat").Subscribe(evChat.record)()
 	res, cr := h.openWrite(t, "w", "delete_entities", `{"entityNames":["a"]}`)
 	if cr.Server != "mem" {
 		t.Fatalf("confirm for %q", cr.Server)
 	}
-	if p, err := h.m.Gate("chat").Pending(t.Context()); err != nil || len(p) != 0 {
+	if p, err := h.m.Server("chat").Pending(t.Context()); err != nil || len(p) != 0 {
 		t.Errorf("chat's gate Pending() = %+v, %v: it lists mem's confirm", p, err)
 	}
-	if p, err := h.m.Gate("mem").Pending(t.Context()); err != nil || len(p) != 1 || p[0].ID != cr.ID {
+	if p, err := h.m.Server("mem").Pending(t.Context()); err != nil || len(p) != 1 || p[0].ID != cr.ID {
 		t.Errorf("mem's gate Pending() = %+v, %v", p, err)
 	}
 
@@ -221,7 +221,7 @@ func bytesPerRun(runs int, f func()) uint64 {
 func TestDecisionDoesNotReadTheArguments(t *testing.T) {
 	var aclCalls atomic.Int64
 	var aclSaw atomic.Value
-	broker := NewMemoryBroker()
+	broker := newMemoryBroker()
 	g, spy := loneGate(t, testCatalogue, broker, func(c *Config) {
 		c.ACL = ACLFunc(func(_ context.Context, p Principal, _ *Descriptor, rs []string) error {
 			aclCalls.Add(1)
@@ -286,7 +286,7 @@ func TestDeciderRightsReDerived(t *testing.T) {
 	var mu sync.Mutex
 	mode := ""
 	var approverSaw Principal
-	broker := NewMemoryBroker()
+	broker := newMemoryBroker()
 	g, spy := loneGate(t, testCatalogue, broker, func(c *Config) {
 		c.Reauthorize = func(_ context.Context, p Principal) (Principal, error) {
 			mu.Lock()

@@ -65,7 +65,7 @@ func signIn(r *http.Request) (ocp.Principal, error) {
 	return ocp.Principal{}, fmt.Errorf("%q is not a person's sign-in", c.Value)
 }
 
-// hubAPI is what the tests use of a Hub: a Gate or a Mux.
+// hubAPI is what the tests use of a Hub: a Gate of NewGate or of NewMux.
 type hubAPI interface {
 	Confirms
 	Dispatch(ctx context.Context, p ocp.Principal, req ocp.ActionRequest) ocp.ActionResult

@@ -20,8 +20,8 @@ import (
 
 // Confirms is what the page needs of a Hub: its pending confirms, their
 // changes, who may decide them, the decisions, and the advertised tools
-// (for the arguments a call leaves out). [*ocp.Gate] and [*ocp.Mux]
-// satisfy it.
+// (for the arguments a call leaves out). [*ocp.Gate] satisfies it, whether
+// it fronts one server or several.
 type Confirms interface {
 	Pending(ctx context.Context) ([]ocp.ConfirmRequest, error)
 	Subscribe(fn func(ocp.ConfirmEvent)) (stop func())
@@ -30,10 +30,7 @@ type Confirms interface {
 	Advertisement() ocp.ToolsAdvertise
 }
 
-var (
-	_ Confirms = (*ocp.Gate)(nil)
-	_ Confirms = (*ocp.Mux)(nil)
-)
+var _ Confirms = (*ocp.Gate)(nil)
 
 // Options configure the page.
 type Options struct {

@@ -236,8 +236,8 @@ func without(v url.Values, k string) url.Values {
 	return out
 }
 
-// A Mux is a Confirms too: its page names each confirm's server, and
-// decides through the Mux.
+// A Gate of NewMux: its page names each confirm's server, and decides
+// through that Gate.
 func TestMuxPage(t *testing.T) {
 	h := startHub(t, nil, true)
 	w := h.ask(t, `{"title":"via the mux"}`)

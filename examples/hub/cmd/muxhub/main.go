@@ -63,6 +63,6 @@ func main() {
 	fmt.Println(res.OK, string(res.Output))
 
 	// Typed calls go to one server's gate: the type names the tool, not the server.
-	res = mux.Gate("eu").Call(ctx, ann, &ticketsocp.ListTicketsArgs{})
+	res = mux.Server("eu").Call(ctx, ann, &ticketsocp.ListTicketsArgs{})
 	fmt.Println(res.OK, string(res.Output))
 }
