@@ -188,6 +188,7 @@ func TestTicketsHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Dial: %v", err)
 	}
+	t.Logf("the tickets server (stateful Streamable HTTP) negotiated MCP revision %s", client.ProtocolVersion())
 	g, err := ocp.NewGate(ocp.Config{
 		Server:    client,
 		Catalogue: ticketsocp.Catalogue,

@@ -4,7 +4,9 @@
 // 1,000 concurrent model sessions mixing reads and writes, decisions
 // arriving through other replicas, some denied, some expiring, some
 // withdrawn, one replica killed and the confirms' Redis master failed over
-// mid-run.
+// mid-run. It runs once per MCP revision the Hub speaks: 2026-07-28, the
+// server stateless (no session: the replicas share it without affinity),
+// and 2025-11-25, the server stateful (a session per replica).
 //
 // The test asserts the ledger (every write the model was told ran, ran
 // exactly once; no denied, expired, withdrawn or forbidden write ran; no

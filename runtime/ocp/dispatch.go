@@ -283,12 +283,11 @@ func (c *call) callServer() bool {
 		// An answer that says nothing ({"result":null} reaches here or as
 		// an empty result): the server may have acted, and did not say.
 		return c.failRef(ReasonOutcomeUnknown, textOutcomeUnknown, "malformed result: the call returned no result", slog.Bool("malformed", true))
+	case res.NeedsInput():
+		return c.inputRequested(res)
 	case res.IsError:
 		b, _ := json.Marshal(res.Content)
 		return c.failRef(ReasonFailed, failure, "tool error result: "+string(b))
-	case res.NeedsInput():
-		// The server is not a peer: it cannot ask anyone for input.
-		return c.failRef(ReasonFailed, failure, "server asked for input (input_required), which the Hub does not relay")
 	case len(res.Content) == 0 && res.StructuredContent == nil:
 		// {"result":{}}: neither content nor structuredContent. Not a
 		// success with no output: the server may have acted.
@@ -321,6 +320,45 @@ func (c *call) callServer() bool {
 	}
 	c.res = ActionResult{ID: c.id, OK: true, Output: out}
 	return c.pass(slog.Int("output_bytes", len(out)))
+}
+
+// inputRequested ends the call, whose result asks for input (SEP-2322
+// input requests: elicitation, sampling, roots). The server is not a peer:
+// the requests are shown to nobody, model or person, and never answered. A
+// read fails; a write ends outcome_unknown (textInputRequired), since the
+// server may have acted before it asked. The audit event names the kinds
+// of input asked for ("input_requests", the request methods).
+func (c *call) inputRequested(res *mcp.CallToolResult) bool {
+	kinds := slog.Any("input_requests", inputRequestKinds(res.InputRequests))
+	detail := "the server asked for input (input_required), which the Hub does not relay"
+	if c.gt.confirm {
+		return c.failRef(ReasonOutcomeUnknown, textInputRequired, detail, kinds)
+	}
+	return c.failRef(ReasonFailed, c.gt.desc.Policy.Failure, detail, kinds)
+}
+
+// inputRequestKinds are the methods of the input requests m holds, sorted,
+// each once, whatever the server sent: "elicitation/create",
+// "sampling/createMessage", "roots/list", and "unknown" for any other (a
+// nil one, or a kind a later go-sdk decodes).
+func inputRequestKinds(m mcp.InputRequestMap) []string {
+	kinds := []string{}
+	for _, ir := range m {
+		k := "unknown"
+		switch ir.(type) {
+		case *mcp.ElicitParams:
+			k = "elicitation/create"
+		case *mcp.CreateMessageParams, *mcp.CreateMessageWithToolsParams:
+			k = "sampling/createMessage"
+		case *mcp.ListRootsParams:
+			k = "roots/list"
+		}
+		if !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
+		}
+	}
+	slices.Sort(kinds)
+	return kinds
 }
 
 // mayHaveRun reports whether a call that returned err may have run on the

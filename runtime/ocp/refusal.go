@@ -22,6 +22,8 @@ const (
 	textBroker    = "Not performed: the confirm could not be obtained, so the write was denied. Nothing was changed."
 	// textOutcomeUnknown is followed by the reference.
 	textOutcomeUnknown = "Outcome unknown: the call was sent to the server but no answer came back, so it may have run. Check its effect before retrying."
+	// textInputRequired is followed by the reference.
+	textInputRequired = "Outcome unknown: the server asked for input that the Hub does not give, so the call did not complete; it may have partly run. Check its effect before retrying."
 )
 
 // An argument refusal is an *argengine.Refusal: the rule and the pointer.
@@ -64,6 +66,7 @@ var ruleWords = map[argengine.Rule]string{
 	argengine.RuleGoType:                "the Hub's typed form of the tool's arguments cannot hold this value (for example an integer beyond 64 bits)",
 	argengine.RuleRoundTrip:             "the Hub cannot forward this value exactly (for example a number a 64-bit float does not hold exactly)",
 	argengine.RulePatternUntranslatable: "the tool's schema has a pattern the Hub cannot evaluate as ECMA-262, so the Hub refuses every call of this tool",
+	argengine.RuleParamHeader:           "the tool's schema sends this argument in an HTTP header too (x-mcp-header), and a header cannot carry this value (only a string of at most " + strconv.Itoa(argengine.MaxParamHeaderBytes) + " bytes in its header form, an integer within ±(2^53−1) or a boolean)",
 	ruleResources:                       "the argument names more resources than the Hub allows in one call",
 	ruleEncode:                          "the typed arguments have no JSON encoding",
 }

@@ -28,6 +28,7 @@ type HonestArgs struct {
 	P    *string    `json:"p,omitzero"`
 	T    *string    `json:"t,omitzero"`
 	K    []string   `json:"k,omitzero"`
+	H    *string    `json:"h,omitzero"`
 }
 
 var honestTool = &Tool{Args: (*HonestArgs)(nil), Desc: mustDesc(Descriptor{
@@ -41,7 +42,8 @@ var honestTool = &Tool{Args: (*HonestArgs)(nil), Desc: mustDesc(Descriptor{
 		`"l":{"type":"array","items":{"type":"integer"}},` +
 		`"p":{"type":"string"},` +
 		`"t":{"description":"no type: any value is valid"},` +
-		`"k":{"type":"array","items":{"type":"string"}}}}`,
+		`"k":{"type":"array","items":{"type":"string"}},` +
+		`"h":{"type":"string","x-mcp-header":"H"}}}`,
 	Policy: Policy{
 		Kind: ocpimpl.KindRead, Classified: true, Tier: "visitor",
 		Resource: tpl("k/{k}/{k}"), Failure: "Could not.",
@@ -142,6 +144,7 @@ func TestArgumentRefusalsArePointedAndHonest(t *testing.T) {
 		{"an exponent beyond the bound", `{"f":0e1001}`, argengine.RuleNumberExponent, "/f", ""},
 		{"nesting beyond the bound", deep, argengine.RuleDepth, deepPointer, ""},
 		{"arguments beyond the size bound", big, argengine.RuleSize, "", ""},
+		{"an argument mirrored into an HTTP header, too long for one", `{"h":"` + honestCanary + strings.Repeat("x", argengine.MaxParamHeaderBytes) + `"}`, argengine.RuleParamHeader, "/h", ""},
 		{"an undeclared top-level argument", `{"zz/~":"` + honestCanary + `"}`, argengine.RuleUndeclared, "/zz~1~0", ""},
 		{"a member the Go struct does not declare", `{"o":{"b":"` + honestCanary + `"}}`, argengine.RuleGoType, "/o/b", ""},
 		{"a value of a type the Go field is not", `{"t":5}`, argengine.RuleGoType, "/t", ""},

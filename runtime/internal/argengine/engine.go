@@ -24,6 +24,8 @@ type Engine struct {
 	check *schemaCheck
 	codec *codecNode      // typed decode and re-encoding; nil: encoding/json
 	props map[string]bool // top-level property names of the schema
+	// headers are the schema's x-mcp-header annotations (RuleParamHeader).
+	headers []paramHeader
 }
 
 // Compile compiles the tool whose input schema is the JSON text
@@ -46,7 +48,11 @@ func Compile(inputSchema []byte, typ reflect.Type) (*Engine, error) {
 	for k := range top.Properties {
 		props[k] = true
 	}
-	return &Engine{typ: typ, check: check, codec: compileCodec(typ), props: props}, nil
+	headers, err := paramHeaders(inputSchema)
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{typ: typ, check: check, codec: compileCodec(typ), props: props, headers: headers}, nil
 }
 
 // Check checks a call's arguments, raw. It returns the typed arguments (a
@@ -99,6 +105,9 @@ func (e *Engine) checkParsed(t *tape, raw []byte, needTyped bool) (any, []byte, 
 		if k := t.nodes[p].key; !e.props[k] {
 			return nil, nil, refusal(t.pointer(p), RuleUndeclared, fmt.Errorf("argument %s is not a property of the tool's schema", truncQuote(k)))
 		}
+	}
+	if err := checkParamHeaders(t, e.headers); err != nil {
+		return nil, nil, err
 	}
 	// What the caller reads of the typed arguments must be what is
 	// forwarded: then the bytes are the typed arguments' own encoding.

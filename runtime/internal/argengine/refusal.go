@@ -61,13 +61,19 @@ const (
 	// ECMA-262 translation the engine can run, so every call of the tool
 	// is refused, at the root (fail closed).
 	RulePatternUntranslatable Rule = "pattern-untranslatable"
+	// RuleParamHeader: an argument the tool's schema mirrors into an HTTP
+	// header (x-mcp-header, MCP 2026-07-28) holds a value no such header
+	// can carry: not a string, an integer within ±(2^53−1) or a boolean,
+	// or a string whose header form exceeds [MaxParamHeaderBytes]
+	// (paramheader.go).
+	RuleParamHeader Rule = "mcp-header-value"
 )
 
 // Rules returns the engine's rules, in the order above.
 func Rules() []Rule {
 	return []Rule{RuleSchema, RuleSyntax, RuleLoneSurrogate, RuleDuplicateKey, RuleNumberRange,
 		RuleNumberLength, RuleNumberExponent, RuleDepth, RuleSize, RuleUndeclared, RuleGoType,
-		RuleRoundTrip, RulePatternUntranslatable}
+		RuleRoundTrip, RulePatternUntranslatable, RuleParamHeader}
 }
 
 // SchemaRule reports whether r is of the first kind: the arguments fail
