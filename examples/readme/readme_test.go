@@ -187,3 +187,24 @@ func TestDocsLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestStagesBlocksAgree: README.md and docs/security-model.md show the same
+// list of a call's stages (the block between <!-- stages --> and
+// <!-- /stages -->, which runtime/ocp's TestStagesAreDocumented holds to the
+// declaration), but for the paths of their links.
+func TestStagesBlocksAgree(t *testing.T) {
+	root := filepath.Join("..", "..")
+	all := docs(t, root)
+	block := func(doc string) string {
+		text := string(all[doc])
+		i, j := strings.Index(text, "<!-- stages -->"), strings.Index(text, "<!-- /stages -->")
+		if i < 0 || j < i {
+			t.Fatalf("%s has no block between <!-- stages --> and <!-- /stages -->", doc)
+		}
+		return text[i:j]
+	}
+	readme := strings.ReplaceAll(block("README.md"), "](docs/", "](")
+	if sm := block("docs/security-model.md"); readme != sm {
+		t.Errorf("README.md's stages differ from docs/security-model.md's: copy the block (links from docs/ lose their \"docs/\")")
+	}
+}
