@@ -924,7 +924,7 @@ func TestHeaderValueRefusedBeforeTheConfirm(t *testing.T) {
 				{"region_lookup", `{"region":"eu","shard":-1e16}`, "/shard"},
 			} {
 				res := r.g.Dispatch(t.Context(), canaryUser, ActionRequest{ID: "h", Tool: c.tool, Args: json.RawMessage(c.args)})
-				if res.OK || res.Reason != ReasonInvalid || res.Error != ruleText(argengine.RuleParamHeader, c.pointer) {
+				if res.OK || res.Reason != ReasonInvalid || res.Error != r.g.one().ruleText(argengine.RuleParamHeader, c.pointer) {
 					t.Errorf("%s %.60s: %+v, want invalid by %s at %s", c.tool, c.args, res, argengine.RuleParamHeader, c.pointer)
 				}
 			}

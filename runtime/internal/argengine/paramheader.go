@@ -94,7 +94,7 @@ func checkParamHeaders(t *tape, headers []paramHeader) error {
 	for _, h := range headers {
 		i := 0
 		for _, name := range h.path {
-			if t.nodes[i].kind != tObject {
+			if t.nodes[i].kind() != tObject {
 				i = -1
 				break
 			}
@@ -105,21 +105,21 @@ func checkParamHeaders(t *tape, headers []paramHeader) error {
 		if i < 0 {
 			continue // absent: no header
 		}
-		if err := headerValue(&t.nodes[i]); err != nil {
+		if err := headerValue(t, i); err != nil {
 			return refusal(t.pointer(i), RuleParamHeader, fmt.Errorf("the tool's schema mirrors this argument into an HTTP header (x-mcp-header %s), and %w", truncQuote(h.header), err))
 		}
 	}
 	return nil
 }
 
-// headerValue reports why n, an argument's value, cannot be a mirrored
-// header's value (nil if it can).
-func headerValue(n *tapeNode) error {
-	switch n.kind {
+// headerValue reports why value i of t, an argument's value, cannot be a
+// mirrored header's value (nil if it can).
+func headerValue(t *tape, i int) error {
+	switch t.nodes[i].kind() {
 	case tNull, tTrue, tFalse:
 		return nil
 	case tNumber:
-		d, ok := parseDecimal(n.str)
+		d, ok := parseDecimal(t.str(i))
 		if !ok || !d.isInteger() {
 			return errors.New("a header carries an integer, not a number with a fraction")
 		}
@@ -128,7 +128,7 @@ func headerValue(n *tapeNode) error {
 		}
 		return nil
 	case tString:
-		if n := headerLen(n.str); n > MaxParamHeaderBytes {
+		if n := headerLen(t.str(i)); n > MaxParamHeaderBytes {
 			return fmt.Errorf("its header would be %d bytes, over the limit of %d", n, MaxParamHeaderBytes)
 		}
 		return nil

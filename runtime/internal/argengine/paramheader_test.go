@@ -36,7 +36,7 @@ const routeSchema = `{"type":"object","properties":{` +
 	`"any":{"x-mcp-header":"Any"}}}`
 
 func TestParamHeaderRule(t *testing.T) {
-	e, err := Compile([]byte(routeSchema), reflect.TypeFor[RouteArgs]())
+	e, err := Compile([]byte(routeSchema), reflect.TypeFor[RouteArgs](), testLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
