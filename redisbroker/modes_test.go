@@ -23,7 +23,7 @@ import (
 // internal/redistest for the variables.
 
 // clusterOptions are the cluster client options the tests use, and the
-// README advises: a dead master's slots are looked up again within a
+// docs/production.md advises: a dead master's slots are looked up again within a
 // second, not the 60 s go-redis defaults to.
 func clusterOptions(name string) *redis.ClusterOptions {
 	return &redis.ClusterOptions{ClientName: name, ClusterStateReloadInterval: time.Second}

@@ -37,7 +37,7 @@ const (
 )
 
 // config is how much each session does. The race detector slows every
-// process about fivefold: under it (the README's go test -race ./...),
+// process about fivefold: under it (.ci/run's go test -race ./...),
 // each session makes one read and one write in the mixed run, and the
 // warm-up burst is left out; the figures come from a run without it.
 type config struct {
