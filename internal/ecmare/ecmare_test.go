@@ -523,13 +523,13 @@ var unicodeDrift = map[string][]rune{
 func TestProperties(t *testing.T) {
 	testcorpus.SkipUnderRace(t)
 	var names []string
-	for n := range generalCategories {
+	for n := range generalCategories() {
 		names = append(names, n, "gc="+n, "General_Category="+n)
 	}
-	for n := range scripts {
+	for n := range scripts() {
 		names = append(names, "sc="+n, "Script="+n)
 	}
-	for n := range binaryProperties {
+	for n := range binaryProperties() {
 		names = append(names, n)
 	}
 	sort.Strings(names)
@@ -549,14 +549,14 @@ func TestProperties(t *testing.T) {
 			canon[s] = n
 		}
 	}
-	for n := range missingProperties {
+	for n := range missingProperties() {
 		differ(t, &c, `\p{`+n+`}`, nil)
 	}
 	for _, n := range []string{"scx=Latn", "Script_Extensions=Greek", "scx=Zyyy"} {
 		differ(t, &c, `\p{`+n+`}`, nil)
 	}
-	if c.refused != len(missingProperties)+3 {
-		t.Errorf("%d of %d refused properties are refused", c.refused, len(missingProperties)+3)
+	if c.refused != len(missingProperties())+3 {
+		t.Errorf("%d of %d refused properties are refused", c.refused, len(missingProperties())+3)
 	}
 
 	// The sets, one pattern each, on the samples less those whose general
@@ -689,13 +689,13 @@ func TestGoTables(t *testing.T) {
 			t.Errorf("Go's regexp \\p{%s} is not unicode.Categories[%q]", name, name)
 		}
 	}
-	for name := range scriptAliases {
+	for name := range scriptAliases() {
 		if unicode.Scripts[name] == nil {
 			t.Errorf("script %s: not in Go's unicode.Scripts", name)
 		}
 	}
 	for name := range unicode.Scripts {
-		if _, ok := scriptAliases[name]; !ok {
+		if _, ok := scriptAliases()[name]; !ok {
 			t.Errorf("script %s: no aliases listed", name)
 		}
 	}

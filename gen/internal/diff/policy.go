@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/ocpgen/ocpgen/gen/internal/load"
 	"github.com/ocpgen/ocpgen/gen/internal/model"
@@ -40,13 +41,15 @@ var ClassificationKinds = []ClassificationKind{
 	{"failure-changed", false, false, "the safe failure text changed"},
 }
 
-var classificationKinds = func() map[string]ClassificationKind {
+// classificationKinds is ClassificationKinds by name, built on its first
+// call.
+var classificationKinds = sync.OnceValue(func() map[string]ClassificationKind {
 	m := make(map[string]ClassificationKind, len(ClassificationKinds))
 	for _, k := range ClassificationKinds {
 		m[k.Name] = k
 	}
 	return m
-}()
+})
 
 type policyDiff struct {
 	old, new model.Resolved
@@ -54,7 +57,7 @@ type policyDiff struct {
 }
 
 func (d *policyDiff) add(kind string, field model.PolicyField, msg string, old, nw any) {
-	k := classificationKinds[kind]
+	k := classificationKinds()[kind]
 	ptr := d.new.Source[field]
 	if ptr == "" {
 		ptr = d.old.Source[field]

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ocpgen/ocpgen/internal/jsonptr"
 )
@@ -72,13 +73,15 @@ var HeaderKinds = []SchemaKind{
 	{"mcp-header-changed", false, false, true, "an x-mcp-header annotation changed: the argument's value travels in another HTTP header"},
 }
 
-var schemaKinds = func() map[string]SchemaKind {
+// schemaKinds is SchemaKinds and HeaderKinds by name, built on its first
+// call.
+var schemaKinds = sync.OnceValue(func() map[string]SchemaKind {
 	m := make(map[string]SchemaKind, len(SchemaKinds)+len(HeaderKinds))
 	for _, k := range append(slices.Clone(SchemaKinds), HeaderKinds...) {
 		m[k.Name] = k
 	}
 	return m
-}()
+})
 
 // Schema compares two versions of a tool's input schema (output false) or
 // output schema (output true), given as raw JSON. base is the pointer of the
@@ -104,7 +107,7 @@ type walker struct {
 }
 
 func (w *walker) add(kind, ptr, msg string, old, nw any) {
-	k, ok := schemaKinds[kind]
+	k, ok := schemaKinds()[kind]
 	if !ok {
 		// Every kind used below is in the table; an unknown one is counted
 		// as breaking rather than lost.

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"text/template"
 	"unicode"
 	"unicode/utf8"
@@ -135,12 +136,14 @@ func commentText(s string, max int) string {
 	return s
 }
 
-var plainKey = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.\-]*$`)
+// plainKey matches the names yamlKey may leave unquoted; compiled on its
+// first call, as only the skeleton needs it.
+var plainKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_.\-]*$`) })
 
 // yamlKey returns name as a YAML mapping key: plain when YAML reads it back
 // as the same string, double-quoted otherwise ("true", "1e3", "a: b").
 func yamlKey(name string) string {
-	if plainKey.MatchString(name) {
+	if plainKey().MatchString(name) {
 		var n yaml.Node
 		if yaml.Unmarshal([]byte(name), &n) == nil && len(n.Content) == 1 &&
 			n.Content[0].Tag == "!!str" && n.Content[0].Value == name {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -171,7 +172,9 @@ func (l *classLoader) document(data []byte) *yaml.Node {
 	return root
 }
 
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
+// yamlLine matches the line yaml names in its error text; compiled on its
+// first call, as only a classification file with a syntax error needs it.
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): `) })
 
 // yamlError reports a YAML syntax error at the line yaml gives. yaml gives
 // no column, and for a parser error ("did not find expected ...") it gives
@@ -180,7 +183,7 @@ var yamlLine = regexp.MustCompile(`^yaml: line (\d+): `)
 func (l *classLoader) yamlError(err error) {
 	msg := err.Error()
 	d := diag.Diagnostic{Severity: diag.Error, File: l.file}
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+	if m := yamlLine().FindStringSubmatch(msg); m != nil {
 		d.Line, _ = strconv.Atoi(m[1])
 		msg = msg[len(m[0]):]
 	} else {
