@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ocpgen/ocpgen/internal/testwait"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 	"go.uber.org/goleak"
 )
@@ -168,10 +169,42 @@ func announced(h *harness) (<-chan ConfirmRequest, func()) {
 	return ch, stop
 }
 
-func dispatchAsync(h *harness, p Principal, req ActionRequest) <-chan ActionResult {
+func dispatchAsync(h *harness, p Principal, req ActionRequest) chan ActionResult {
 	out := make(chan ActionResult, 1)
 	go func() { out <- h.g.Dispatch(context.Background(), p, req) }()
 	return out
+}
+
+// awaitResult returns the result of an asynchronous call (see
+// dispatchAsync).
+func awaitResult(t *testing.T, ch <-chan ActionResult) ActionResult {
+	t.Helper()
+	return testwait.Recv(t, ch, "the result of the call")
+}
+
+// awaitConfirm returns the next announcement on ch (a confirm, or a gate's
+// event) of the write whose result arrives on res. A write that returns
+// without an announcement fails the test at once, with its result;
+// otherwise its result stays on res.
+func awaitConfirm[E any](t *testing.T, ch <-chan E, res chan ActionResult) E {
+	t.Helper()
+	timer := time.NewTimer(testwait.Guard)
+	defer timer.Stop()
+	select {
+	case e := <-ch:
+		return e
+	case r := <-res:
+		select {
+		case e := <-ch: // announced, then ended (a short TTL) before this looked
+			res <- r
+			return e
+		default:
+		}
+		t.Fatalf("the write returned without announcing a confirm: ok %v, reason %q, output %s", r.OK, r.Reason, r.Output)
+	case <-timer.C:
+		t.Fatalf("waited %v for a confirm to be announced: it never came", testwait.Guard)
+	}
+	panic("unreachable")
 }
 
 func req(id, tool, args string) ActionRequest {
@@ -419,7 +452,7 @@ func TestWriteApprovedByAnotherPeer(t *testing.T) {
 	ch, stop := announced(h)
 	defer stop()
 	res := dispatchAsync(h, alice, req("w1", "delete_entities", `{"entityNames":["a","b"]}`))
-	cr := <-ch
+	cr := awaitConfirm(t, ch, res)
 	if cr.Tool != "delete_entities" || cr.Prompt != `Delete ["a","b"]?` || cr.Requester != alice.ID || string(cr.Args) != `{"entityNames":["a","b"]}` || len(cr.ID) < 22 {
 		t.Fatalf("confirm request = %+v", cr)
 	}
@@ -438,7 +471,7 @@ func TestWriteApprovedByAnotherPeer(t *testing.T) {
 	if err := h.g.Resolve(context.Background(), alicePhone, ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}); err != nil {
 		t.Fatal(err)
 	}
-	r := <-res
+	r := awaitResult(t, res)
 	if !r.OK || r.ID != "w1" {
 		t.Fatalf("result = %+v", r)
 	}
@@ -486,7 +519,7 @@ func TestWritesNotApprovedNeverReachTheServer(t *testing.T) {
 		}
 		out := make(chan ActionResult, 1)
 		go func() { out <- h.g.Dispatch(ctx, alice, r) }()
-		cr := <-ch
+		cr := awaitConfirm(t, ch, out)
 		switch mode {
 		case "deny":
 			if err := h.g.Resolve(context.Background(), bob, ConfirmDecision{ID: cr.ID, Approve: false, Digest: cr.Digest}); err != nil {
@@ -499,7 +532,7 @@ func TestWritesNotApprovedNeverReachTheServer(t *testing.T) {
 	}
 	texts := map[string]string{}
 	for _, p := range all {
-		r := <-p.res
+		r := awaitResult(t, p.res)
 		p.cancel()
 		wantRefused(t, r, ReasonDenied)
 		if strings.Contains(strings.ToLower(r.Error), "success") || !strings.HasPrefix(r.Error, "Not performed") {
@@ -529,7 +562,7 @@ func TestUnclassifiedToolNeedsConfirm(t *testing.T) {
 	ch, stop := announced(h)
 	defer stop()
 	res := dispatchAsync(h, alice, req("n", "create_note", `{"title":"hello","body":null}`))
-	cr := <-ch
+	cr := awaitConfirm(t, ch, res)
 	wantNoCalls(t, h)
 	if cr.Prompt != `Run create_note with title "hello"?` {
 		t.Errorf("prompt %q", cr.Prompt)
@@ -537,7 +570,7 @@ func TestUnclassifiedToolNeedsConfirm(t *testing.T) {
 	if err := h.g.Resolve(context.Background(), alicePhone, ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}); err != nil {
 		t.Fatal(err)
 	}
-	if r := <-res; !r.OK {
+	if r := awaitResult(t, res); !r.OK {
 		t.Fatalf("%+v", r)
 	}
 	// An explicit null reaches the server as null.
@@ -567,7 +600,7 @@ func TestForgedDecisionsAreRefused(t *testing.T) {
 	ctx := context.Background()
 
 	res := dispatchAsync(h, alice, req("w", "delete_entities", `{"entityNames":["a"]}`))
-	cr := <-ch
+	cr := awaitConfirm(t, ch, res)
 	for _, tc := range []struct {
 		name string
 		peer Principal
@@ -590,7 +623,7 @@ func TestForgedDecisionsAreRefused(t *testing.T) {
 	if err := h.g.Resolve(ctx, alicePhone, ConfirmDecision{ID: cr.ID, Approve: false, Digest: cr.Digest}); err != nil {
 		t.Fatal(err)
 	}
-	wantRefused(t, <-res, ReasonDenied)
+	wantRefused(t, awaitResult(t, res), ReasonDenied)
 	// Replays of an ended confirm are refused, approvals included.
 	if err := h.g.Resolve(ctx, alicePhone, ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}); !errors.Is(err, ErrConfirmNotPending) {
 		t.Errorf("replay: %v", err)
@@ -607,8 +640,8 @@ func TestExpiredConfirmCannotBeApproved(t *testing.T) {
 	ch, stop := announced(h)
 	defer stop()
 	res := dispatchAsync(h, alice, req("w", "delete_entities", `{"entityNames":["a"]}`))
-	cr := <-ch
-	r := <-res
+	cr := awaitConfirm(t, ch, res)
+	r := awaitResult(t, res)
 	wantRefused(t, r, ReasonDenied)
 	if err := h.g.Resolve(context.Background(), alicePhone, ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}); !errors.Is(err, ErrConfirmNotPending) {
 		t.Errorf("approval of an expired confirm: %v", err)
@@ -636,7 +669,7 @@ func TestRightsRevokedWhilePending(t *testing.T) {
 		ch, stop := announced(h)
 		defer stop()
 		res := dispatchAsync(h, alice, req("w", "delete_entities", `{"entityNames":["a"]}`))
-		cr := <-ch
+		cr := awaitConfirm(t, ch, res)
 		mu.Lock()
 		revoked = true
 		mu.Unlock()
@@ -645,7 +678,7 @@ func TestRightsRevokedWhilePending(t *testing.T) {
 		if err := h.g.Resolve(context.Background(), bob, ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}); err != nil {
 			t.Fatal(err)
 		}
-		wantRefused(t, <-res, ReasonForbidden)
+		wantRefused(t, awaitResult(t, res), ReasonForbidden)
 		wantNoCalls(t, h)
 		if e := h.audit.events(t, AuditReauthorize); len(e) != 1 || e[0]["outcome"] != "forbidden" {
 			t.Errorf("reauthorize events = %v", e)
@@ -671,14 +704,14 @@ func TestRightsRevokedWhilePending(t *testing.T) {
 		ch, stop := announced(h)
 		defer stop()
 		res := dispatchAsync(h, alice, req("w", "delete_entities", `{"entityNames":["a"]}`))
-		cr := <-ch
+		cr := awaitConfirm(t, ch, res)
 		mu.Lock()
 		locked[alice.Peer+" graph/a"] = true
 		mu.Unlock()
 		if err := h.g.Resolve(context.Background(), alicePhone, ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}); err != nil {
 			t.Fatal(err)
 		}
-		wantRefused(t, <-res, ReasonForbidden)
+		wantRefused(t, awaitResult(t, res), ReasonForbidden)
 		wantNoCalls(t, h)
 	})
 	t.Run("hook fails, panics or swaps the principal", func(t *testing.T) {
@@ -805,7 +838,7 @@ func TestCatalogueChangeDeniesPendingConfirm(t *testing.T) {
 	ch, stop := announced(h)
 	defer stop()
 	res := dispatchAsync(h, alice, req("w", "delete_entities", `{"entityNames":["a"]}`))
-	cr := <-ch
+	cr := awaitConfirm(t, ch, res)
 	// A rug pull: the server's list changes while the write waits.
 	live := liveOf(c)
 	live[1].Fingerprint = "sha256:changed"
@@ -1347,10 +1380,10 @@ func TestConcurrentDispatch(t *testing.T) {
 			}
 		}()
 	}
-	wg.Wait()
+	testwait.Wait(t, &wg, "the %d calls to return", n)
 	stop()
 	close(confirms)
-	peers.Wait()
+	testwait.Wait(t, &peers, "the peers to decide every confirm")
 
 	wantCalls := map[string]bool{}
 	for i, r := range results {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ocpgen/ocpgen/internal/testwait"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
@@ -164,7 +165,7 @@ func TestPromptEscapesInvisibleText(t *testing.T) {
 	evil := "report\u202etxt.exe\u0085\u0085Hub: safe\u200b\u2066x\u2069"
 	args, _ := json.Marshal(map[string]any{"entityNames": []string{evil}})
 	res := dispatchAsync(h, alice, req("w", "delete_entities", string(args)))
-	cr := <-ch
+	cr := awaitConfirm(t, ch, res)
 	for _, r := range []rune{'\u202e', '\u0085', '\u200b', '\u2066', '\u2069'} {
 		if strings.ContainsRune(cr.Prompt, r) || strings.ContainsRune(string(cr.Args), r) {
 			t.Errorf("U+%04X shown raw: prompt %q args %s", r, cr.Prompt, cr.Args)
@@ -176,7 +177,7 @@ func TestPromptEscapesInvisibleText(t *testing.T) {
 	if err := h.g.Resolve(context.Background(), alicePhone, ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}); err != nil {
 		t.Fatal(err)
 	}
-	if r := <-res; !r.OK {
+	if r := awaitResult(t, res); !r.OK {
 		t.Fatalf("%+v", r)
 	}
 	calls := h.spy.Calls()
@@ -208,14 +209,14 @@ func TestApproverHookIsStricter(t *testing.T) {
 	ch, stop := announced(h)
 	defer stop()
 	res := dispatchAsync(h, alice, req("w", "delete_entities", `{"entityNames":["a"]}`))
-	cr := <-ch
+	cr := awaitConfirm(t, ch, res)
 	if err := h.g.Resolve(context.Background(), bob, ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}); !errors.Is(err, ErrConfirmForbidden) {
 		t.Errorf("bob's approval: %v", err)
 	}
 	if err := h.g.Resolve(context.Background(), alicePhone, ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}); err != nil {
 		t.Fatal(err)
 	}
-	if r := <-res; !r.OK {
+	if r := awaitResult(t, res); !r.OK {
 		t.Fatalf("%+v", r)
 	}
 	if !strings.Contains(h.audit.String(), "only the requester's own devices") {
@@ -265,9 +266,9 @@ func TestOutcomeUnknownWhenTheCallerGivesUp(t *testing.T) {
 	}
 	res := make(chan ActionResult, 1)
 	go func() { res <- h.g.Dispatch(ctx, alice, req("r", "read_graph", `{}`)) }()
-	<-sent
+	testwait.Closed(t, sent, "the server to receive the call")
 	cancel()
-	r := <-res
+	r := awaitResult(t, res)
 	wantRefused(t, r, ReasonOutcomeUnknown)
 	if !strings.Contains(r.Error, "may have run") || r.Ref == "" {
 		t.Errorf("result = %+v", r)
@@ -322,15 +323,15 @@ func TestGateSubscribeOpenedAndEnded(t *testing.T) {
 	stop := h.g.Subscribe(func(e ConfirmEvent) { events <- e })
 	defer stop()
 	res := dispatchAsync(h, alice, req("w", "delete_entities", `{"entityNames":["a"]}`))
-	opened := <-events
+	opened := awaitConfirm(t, events, res)
 	if opened.Opened == nil || opened.Ended != nil || opened.Opened.Tool != "delete_entities" {
 		t.Fatalf("first event = %+v", opened)
 	}
 	if err := h.g.Resolve(context.Background(), bob, ConfirmDecision{ID: opened.Opened.ID, Approve: false, Digest: opened.Opened.Digest}); err != nil {
 		t.Fatal(err)
 	}
-	wantRefused(t, <-res, ReasonDenied)
-	ended := <-events
+	wantRefused(t, awaitResult(t, res), ReasonDenied)
+	ended := testwait.Recv(t, events, "the event of the confirm ended")
 	if ended.Ended == nil || *ended.Ended != (ConfirmEnded{ID: opened.Opened.ID, Outcome: OutcomeDenied}) {
 		t.Fatalf("second event = %+v", ended)
 	}

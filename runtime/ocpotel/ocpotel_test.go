@@ -25,6 +25,7 @@ import (
 
 	"github.com/ocpgen/ocpgen/examples/tickets/ticketsocp"
 	"github.com/ocpgen/ocpgen/internal/canon"
+	"github.com/ocpgen/ocpgen/internal/testwait"
 	"github.com/ocpgen/ocpgen/runtime/ocp"
 	"github.com/ocpgen/ocpgen/runtime/ocpotel"
 )
@@ -174,12 +175,12 @@ func (e *env) write(t *testing.T, args string, approve bool) (ocp.ActionResult, 
 	go func() {
 		done <- e.gate.Dispatch(context.Background(), alice, req("w-SECRET-call-id", "create_ticket", args))
 	}()
-	r := <-opened
+	r := testwait.Recv(t, opened, "the write's confirm to open")
 	during := e.pending(t, "create_ticket")
 	if err := e.gate.Resolve(context.Background(), phone, ocp.ConfirmDecision{ID: r.ID, Approve: approve, Digest: r.Digest}); err != nil {
 		t.Fatal(err)
 	}
-	res := <-done
+	res := testwait.Recv(t, done, "the write's result")
 	return res, during, e.pending(t, "create_ticket")
 }
 
@@ -635,7 +636,7 @@ func TestPendingEndsWithTheCall(t *testing.T) {
 		t.Fatalf("pending = %d while waiting", n)
 	}
 	cancel()
-	if res := <-done; res.Reason != ocp.ReasonDenied {
+	if res := testwait.Recv(t, done, "the cancelled write's result"); res.Reason != ocp.ReasonDenied {
 		t.Fatalf("%+v", res)
 	}
 	if n := e.pending(t, "create_ticket"); n != 0 {
