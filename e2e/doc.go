@@ -19,7 +19,7 @@
 // version or the classification. filesystemocp (server-filesystem) and
 // notesocp (the go-sdk note store of package notesserver, whose read_graph
 // shares server-memory's name) are made the same way, for the test that
-// fronts all three servers through one ocp.Mux.
+// fronts all three servers through one ocp.NewMux.
 package e2e
 
 //go:generate go run github.com/ocpgen/ocpgen/cmd/ocpgen snapshot -command "node node/node_modules/@modelcontextprotocol/server-memory/dist/index.js" -o memory.tools.json

@@ -33,7 +33,7 @@ var (
 )
 
 // TestThreeServersOneHub fronts three MCP servers at once through one
-// ocp.Mux: the pinned server-memory and server-filesystem over stdio, and
+// Gate of ocp.NewMux: the pinned server-memory and server-filesystem over stdio, and
 // the go-sdk note store over Streamable HTTP (in-process), whose read_graph
 // has server-memory's name. Without a prefix the Mux refuses to start,
 // naming both servers and the tool; with "notes_" for the note store, the

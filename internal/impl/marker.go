@@ -28,15 +28,13 @@ func (k Kind) String() string {
 // nothing else can.
 //
 // Each marker has one method, with a pointer receiver, so an argument struct
-// has no methods and its pointer one promoted method: one compiled wrapper
-// per tool (BENCHMARKS.md §3). Each also holds a field named after the other
-// marker's method: a struct that embeds both has neither method (the
-// selector is ambiguous), so it satisfies neither ReadArgs nor WriteArgs.
-// The field is a [0]func(), so argument structs are not comparable with ==
-// (like protobuf messages): whether a struct of fields is comparable would
-// otherwise change with the schema (an array property makes it not), and
-// the compiler would build an equality function for every tool whose
-// schema happens to allow it.
+// has no methods and its pointer one promoted method. Each also holds a
+// field named after the other marker's method: a struct that embeds both
+// has neither method (the selector is ambiguous), so it satisfies neither
+// ReadArgs nor WriteArgs. The field is a [0]func(), so argument structs are
+// not comparable with == (like protobuf messages): whether a struct of
+// fields is comparable would otherwise change with the schema (an array
+// property makes it not).
 type Read struct{ ocpWrite [0]func() }
 
 // Write is embedded by the generated argument struct of every tool classified

@@ -149,12 +149,6 @@ type Tool struct {
 
 // ArgsType returns the struct type of t's arguments, or an error when
 // t.Args is not a nil pointer to a struct whose marker matches the policy.
-//
-// It is a function, not a method of Tool, so that no method of a type that
-// generated code uses mentions reflect.Type: since Go 1.26 reflect.Type's
-// method set holds generic iterator types (iter.Seq[reflect.Type]), and every
-// package whose types reach reflect.Type compiles their 41 shape methods
-// again (BENCHMARKS.md §3).
 func ArgsType(t *Tool) (reflect.Type, error) {
 	if t.Args == nil {
 		return nil, fmt.Errorf("tool %q: Args is nil", t.Desc.Name)

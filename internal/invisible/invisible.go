@@ -1,10 +1,15 @@
 // Package invisible decides which characters a person reading a text cannot
 // see: the one rule behind what the gate escapes in a confirm's prompt and
-// arguments, what ocpgen init escapes in a classification skeleton, and the
-// generator's warning about tool names.
+// arguments, what the approval page (runtime/ocpweb) shows escaped, what
+// ocpgen init escapes in a classification skeleton, and the generator's
+// warning about tool names.
 package invisible
 
-import "unicode"
+import (
+	"fmt"
+	"unicode"
+	"unicode/utf16"
+)
 
 // DefaultIgnorable is Unicode's Default_Ignorable_Code_Point property
 // (DerivedCoreProperties.txt, unchanged from Unicode 14.0 to 16.0; 4,174
@@ -46,4 +51,15 @@ func Is(r rune) bool {
 		return r < 0x20 || r == 0x7F
 	}
 	return !unicode.IsGraphic(r) || unicode.Is(DefaultIgnorable, r)
+}
+
+// AppendEscape appends r as the gate writes an invisible character: a JSON
+// \u escape of its UTF-16 code unit in lower-case hex (\u202e), or of its
+// surrogate pair for a character beyond U+FFFF (\udb40\udc41).
+func AppendEscape(dst []byte, r rune) []byte {
+	if r > 0xFFFF {
+		r1, r2 := utf16.EncodeRune(r)
+		return fmt.Appendf(dst, `\u%04x\u%04x`, r1, r2)
+	}
+	return fmt.Appendf(dst, `\u%04x`, r)
 }

@@ -60,3 +60,17 @@ func TestIs(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendEscape(t *testing.T) {
+	for r, want := range map[rune]string{
+		0x202E:   `\u202e`,
+		0x3164:   `\u3164`,
+		0x0085:   `\u0085`,
+		0xE0041:  `\udb40\udc41`,
+		0x10FFFF: `\udbff\udfff`,
+	} {
+		if got := string(AppendEscape([]byte("x"), r)); got != "x"+want {
+			t.Errorf("U+%04X: %s, want x%s", r, got, want)
+		}
+	}
+}

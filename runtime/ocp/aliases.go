@@ -5,11 +5,6 @@ import "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 // The names of the generated-code package that Hub code uses. They are
 // aliases: a generated package's types are these types.
 type (
-	// Args is what [Gate.Call], [Gate.Resources] and [Gate.ConfirmPrompt]
-	// take: a generated argument struct or a pointer to one. It is any
-	// (the markers have one method each, so no interface holds both kinds);
-	// the gate refuses, at run time, a value of any other type.
-	Args = any
 	// ReadArgs is satisfied only by pointers to the arguments of tools
 	// classified as reads (&memoryocp.ReadGraphArgs{}). A Hub function
 	// that must never write takes a ReadArgs (or a type parameter
@@ -19,13 +14,11 @@ type (
 	// WriteArgs is satisfied only by pointers to the arguments of tools
 	// classified as writes (every unclassified tool is one).
 	WriteArgs = ocpimpl.WriteArgs
-	// Kind says whether a tool is a read or a write, as the classification
-	// decides.
-	Kind = ocpimpl.Kind
 	// Nullable is an optional argument whose schema allows null: absent,
 	// explicitly null, or a value. Build one with [Null] or [Value].
 	Nullable[T any] = ocpimpl.Nullable[T]
-	// Descriptor describes one generated tool, as the [ACL] hook sees it.
+	// Descriptor describes one generated tool, as the [ACL] hook sees it
+	// (Descriptor.Write reports whether it is a write).
 	Descriptor = ocpimpl.Descriptor
 	// Catalogue is a generated package's set of tools (its Catalogue
 	// variable), for [Config].
@@ -34,12 +27,6 @@ type (
 	// [LiveTool]'s and a [Descriptor]'s Hints): kept for display and
 	// review only, no decision reads them.
 	ServerHints = ocpimpl.ServerHints
-)
-
-// The two kinds.
-const (
-	KindRead  = ocpimpl.KindRead
-	KindWrite = ocpimpl.KindWrite
 )
 
 // Null returns a Nullable holding an explicit null: the argument is sent as

@@ -217,19 +217,19 @@ func BenchmarkInmemSplit(b *testing.B) {
 func BenchmarkInmemAfterRaw(b *testing.B) {
 	nop := nopCaller{res: &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: `{"entities":[{"name":"Ada Lovelace","entityType":"person"}]}`}}}}
 	g := benchGate(b, nop, nil)
-	gt := g.tools["search_nodes"]
+	gt := g.one().tools["search_nodes"]
 	ctx := context.Background()
-	args, _, err := gt.checkArgs(benchReadArgs)
+	args, _, err := gt.args.Check(benchReadArgs, true)
 	if err != nil {
 		b.Fatal(err)
 	}
-	// The parse and the validation of checkArgs, by the engine's validator
+	// The parse and the validation of the engine's Check, by its's validator
 	// compiled from the same schema.
 	schema, err := argengine.CompileSchema([]byte(gt.desc.InputSchema))
 	if err != nil {
 		b.Fatal(err)
 	}
-	// The typed decode and re-encoding of checkArgs, as encoding/json does
+	// The typed decode and re-encoding of Check, as encoding/json does
 	// them into a new value of the argument struct.
 	typ := reflect.TypeOf(args)
 	if typ.Kind() == reflect.Pointer {
@@ -254,13 +254,13 @@ func BenchmarkInmemAfterRaw(b *testing.B) {
 				b.Fatal(err)
 			}
 		}},
-		{"checkArgs", func() {
-			if _, _, err := gt.checkArgs(benchReadArgs); err != nil {
+		{"check", func() {
+			if _, _, err := gt.args.Check(benchReadArgs, true); err != nil {
 				b.Fatal(err)
 			}
 		}},
 		{"authorize", func() {
-			if _, err := g.authorize(ctx, benchPrincipal, gt, args); err != nil {
+			if _, err := g.one().authorize(ctx, benchPrincipal, gt, args); err != nil {
 				b.Fatal(err)
 			}
 		}},

@@ -46,7 +46,7 @@ func corpusCatalogues(b *testing.B) []*Catalogue {
 				continue
 			}
 			d := Descriptor{Name: st.Name, InputSchema: string(in), Fingerprint: fp, Policy: Policy{
-				Kind: KindRead, Classified: true, Tier: "member", Failure: "failed",
+				Kind: ocpimpl.KindRead, Classified: true, Tier: "member", Failure: "failed",
 				Resource: ocpimpl.Template{{Text: "r"}},
 			}}
 			if len(st.OutputSchema) > 0 && string(st.OutputSchema) != "null" {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
 // search_nodes: a read whose arguments hold a nested object (with an enum
@@ -57,7 +58,7 @@ var benchSearchNodes = &Tool{Args: (*SearchNodesArgs)(nil), Desc: mustDesc(Descr
 	Description: "Search the knowledge graph.",
 	InputSchema: searchNodesSchema,
 	Policy: Policy{
-		Kind: KindRead, Classified: true, Tier: "visitor", Scopes: []string{"memory.read"},
+		Kind: ocpimpl.KindRead, Classified: true, Tier: "visitor", Scopes: []string{"memory.read"},
 		Resource: tpl("graph"), Failure: "Could not search the graph.",
 	},
 })}
@@ -81,7 +82,7 @@ var benchAddObservations = &Tool{Args: (*AddObservationsArgs)(nil), Desc: mustDe
 		`"entityName":{"type":"string","minLength":1},"contents":{"type":"array","items":{"type":"string"}}},` +
 		`"required":["entityName","contents"],"additionalProperties":false}}},"required":["observations"],"additionalProperties":false}`,
 	Policy: Policy{
-		Kind: KindWrite, Classified: true, Tier: "member", Scopes: []string{"memory.write"},
+		Kind: ocpimpl.KindWrite, Classified: true, Tier: "member", Scopes: []string{"memory.write"},
 		Resource: tpl("graph"), ConfirmPrompt: tpl("Add observations {observations}?"), ConfirmTTL: time.Minute,
 	},
 })}
@@ -121,7 +122,7 @@ func (n nopCaller) CallTool(context.Context, string, json.RawMessage) (*mcp.Call
 
 // autoApprove makes a peer other than the requester approve every confirm,
 // as soon as it is announced (on the requesting goroutine).
-func autoApprove(g *Gate, b *MemoryBroker) (stop func()) {
+func autoApprove(g *Gate, b *memoryBroker) (stop func()) {
 	return b.Subscribe(func(r ConfirmRequest) {
 		_ = g.Resolve(context.Background(), benchApprover, ConfirmDecision{ID: r.ID, Approve: true, Digest: r.Digest})
 	})
@@ -137,13 +138,13 @@ func benchGate(b *testing.B, c Server, audit *slog.Logger) *Gate {
 	if audit == nil {
 		audit = slog.New(slog.DiscardHandler)
 	}
-	broker := NewMemoryBroker()
+	broker := newMemoryBroker()
 	g, err := NewGate(Config{Catalogue: benchCatalogue, Server: c, ACL: AllowAllResources, Broker: broker, Audit: audit})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(autoApprove(g, broker))
-	g.syncCatalogue(liveOf(benchCatalogue))
+	g.one().syncCatalogue(liveOf(benchCatalogue))
 	return g
 }
 
@@ -268,7 +269,7 @@ func BenchmarkCall(b *testing.B) {
 	// With a real ACL hook (which the gate must hand copies).
 	b.Run("gate-nop-acl", func(b *testing.B) {
 		g := benchGate(b, nop, nil)
-		g.cfg.ACL = ACLFunc(func(_ context.Context, p Principal, _ *Descriptor, rs []string) error {
+		g.one().cfg.ACL = ACLFunc(func(_ context.Context, p Principal, _ *Descriptor, rs []string) error {
 			for _, r := range rs {
 				if r != "graph" {
 					return errors.New("no")

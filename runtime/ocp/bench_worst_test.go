@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ocpgen/ocpgen/internal/benchpair"
+	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
 // SmallLevelArgs and HugeLevelArgs are the arguments of tools with one enum
@@ -36,7 +37,7 @@ type (
 	}
 )
 
-func enumTool(name string, args Args, values int) *Tool {
+func enumTool(name string, args any, values int) *Tool {
 	vals := make([]string, values)
 	for i := range vals {
 		vals[i] = fmt.Sprintf("value-%06d", i)
@@ -45,7 +46,7 @@ func enumTool(name string, args Args, values int) *Tool {
 	return &Tool{Args: args, Desc: mustDesc(Descriptor{
 		Name:        name,
 		InputSchema: `{"type":"object","properties":{"level":{"type":"string","enum":` + string(enum) + `}},"required":["level"]}`,
-		Policy:      Policy{Kind: KindWrite, Classified: true, Tier: "member"},
+		Policy:      Policy{Kind: ocpimpl.KindWrite, Classified: true, Tier: "member"},
 	})}
 }
 
@@ -54,7 +55,7 @@ func worstGate(b *testing.B, cat *Catalogue, respond func(string, json.RawMessag
 	if audit == nil {
 		audit = slog.New(slog.DiscardHandler)
 	}
-	broker := NewMemoryBroker()
+	broker := newMemoryBroker()
 	g, err := NewGate(Config{Catalogue: cat, Server: &spyCaller{respond: respond}, ACL: AllowAllResources, Broker: broker, Audit: audit})
 	if err != nil {
 		b.Fatal(err)
@@ -62,7 +63,7 @@ func worstGate(b *testing.B, cat *Catalogue, respond func(string, json.RawMessag
 	b.Cleanup(broker.Subscribe(func(r ConfirmRequest) {
 		_ = g.Resolve(context.Background(), alicePhone, ConfirmDecision{ID: r.ID, Approve: true, Digest: r.Digest})
 	}))
-	g.syncCatalogue(liveOf(cat))
+	g.one().syncCatalogue(liveOf(cat))
 	return g
 }
 
@@ -96,7 +97,7 @@ func BenchmarkWorstInput(b *testing.B) {
 	}
 	b.Run("resources-at-limit", func(b *testing.B) {
 		g := worstGate(b, resCat, nil, nil)
-		args := names(16) // 16 × 16 = 256 = DefaultMaxResources
+		args := names(16) // 16 × 16 = 256 = defaultMaxResources
 		benchpair.Run(b, dispatchWant(b, g, "delete_entities", args, true, ""), dispatchWant(b, g, "grid", args, true, ""))
 	})
 	b.Run("resources-over-limit", func(b *testing.B) {
@@ -118,8 +119,8 @@ func BenchmarkWorstInput(b *testing.B) {
 			res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("r", n)}}}
 			return func(string, json.RawMessage) (*mcp.CallToolResult, error) { return res, nil }
 		}
-		ga := worstGate(b, testCatalogue, big(DefaultMaxResultBytes-64), nil)
-		gb := worstGate(b, testCatalogue, big(3*DefaultMaxResultBytes), nil)
+		ga := worstGate(b, testCatalogue, big(defaultMaxResultBytes-64), nil)
+		gb := worstGate(b, testCatalogue, big(3*defaultMaxResultBytes), nil)
 		benchpair.Run(b, dispatchWant(b, ga, "read_graph", `{}`, true, ""), dispatchWant(b, gb, "read_graph", `{}`, false, ReasonFailed))
 	})
 }

@@ -71,8 +71,8 @@ func TestAuditSyncListsAreBounded(t *testing.T) {
 	for i := range 300 {
 		live = append(live, LiveTool{Name: fmt.Sprintf("%04d%s", i, strings.Repeat("n", 8<<10)), Fingerprint: "x"})
 	}
-	h.g.syncCatalogue(live)
-	ev := h.audit.events(t, AuditSync)
+	h.g.one().syncCatalogue(live)
+	ev := h.audit.events(t, "ocp.sync")
 	if len(ev) != 1 {
 		t.Fatalf("%d sync events", len(ev))
 	}
@@ -186,7 +186,7 @@ func TestEmptyResultIsOutcomeUnknown(t *testing.T) {
 			t.Fatal(err)
 		}
 		audit := &syncBuffer{}
-		g, err := NewGate(Config{Catalogue: testCatalogue, Server: cl, ACL: AllowAllResources, Broker: NewMemoryBroker(),
+		g, err := NewGate(Config{Catalogue: testCatalogue, Server: cl, ACL: AllowAllResources, Broker: newMemoryBroker(),
 			Audit: slog.New(slog.NewJSONHandler(audit, nil))})
 		if err != nil {
 			t.Fatal(err)
@@ -203,7 +203,7 @@ func TestEmptyResultIsOutcomeUnknown(t *testing.T) {
 		if r.Error != textOutcomeUnknown+" (ref "+r.Ref+")" {
 			t.Errorf("result %s: error %q", tc.result, r.Error)
 		}
-		ev := audit.events(t, AuditCall)
+		ev := audit.events(t, "ocp.call")
 		if len(ev) != 1 || ev[0]["outcome"] != string(ReasonOutcomeUnknown) || ev[0]["malformed"] != true || ev[0]["ref"] != r.Ref ||
 			!strings.Contains(fmt.Sprint(ev[0]["detail"]), "malformed result") {
 			t.Errorf("result %s: audit %v, want one ocp.call event, outcome_unknown, malformed", tc.result, ev)

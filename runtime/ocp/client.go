@@ -16,17 +16,8 @@ import (
 	"github.com/ocpgen/ocpgen/internal/canon"
 )
 
-// ErrNotConnected is returned by [Client.CallTool] and
-// [Client.Resync] while there is no live session with the server (it
-// ended and, for a caller made by [Dial], has not been re-established yet).
-var ErrNotConnected = errors.New("ocp client: MCP server not connected")
-
 // errNotObject refuses arguments that are not a JSON object, before sending.
 var errNotObject = errors.New("ocp client: arguments are not a JSON object")
-
-// ErrClientClosed is returned by the methods of a [Client] after
-// [Client.Close].
-var ErrClientClosed = errors.New("ocp client: MCP client closed")
 
 // ProtocolVersion is the MCP protocol version the client requests. It is
 // pinned to the last version with the initialize handshake: from 2026-07-28
@@ -65,14 +56,14 @@ type ClientOptions struct {
 	LogLevel mcp.LoggingLevel
 	// RelistEvery is how often the client lists the server's tools again
 	// although the server sent no notifications/tools/list_changed, so a
-	// server that changes a schema silently is caught. Zero means
-	// DefaultRelistEvery; a negative value turns it off (the client still
-	// lists on every connect and every list_changed).
+	// server that changes a schema silently is caught. Zero means 5
+	// minutes; a negative value turns it off (the client still lists on
+	// every connect and every list_changed).
 	RelistEvery time.Duration
 }
 
-// DefaultRelistEvery is the default of ClientOptions.RelistEvery.
-const DefaultRelistEvery = 5 * time.Minute
+// defaultRelistEvery is the default of ClientOptions.RelistEvery.
+const defaultRelistEvery = 5 * time.Minute
 
 // Client is the [Server] over a go-sdk MCP client session, for [NewGate].
 // It keeps the gate's catalogue in step with the server (see
@@ -153,7 +144,7 @@ func start(ctx context.Context, dial func(context.Context) (mcp.Transport, error
 		impl.Version = defaultClientVersion
 	}
 	if opts.RelistEvery == 0 {
-		opts.RelistEvery = DefaultRelistEvery
+		opts.RelistEvery = defaultRelistEvery
 	}
 	c := &Client{
 		audit:   audit,
@@ -233,9 +224,9 @@ func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage
 	return c.callObject(ctx, name, args)
 }
 
-// callObject is CallTool for arguments known to be one JSON object: the
-// gate's, which it has parsed (see Gate.callServer). json.Valid of CallTool's
-// check cost as much as the gate's whole parse of the arguments.
+// callObject is CallTool for arguments known to be one JSON object (the
+// gate's, which it has parsed: see call.callServer), without CallTool's
+// check.
 func (c *Client) callObject(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
 	cs, err := c.current()
 	if err != nil {

@@ -534,7 +534,7 @@ func TestClientServesOneGate(t *testing.T) {
 	if err := c.WatchTools(func([]LiveTool) {}); err == nil {
 		t.Fatal("a second watcher was accepted")
 	}
-	if _, err := NewGate(Config{Catalogue: testCatalogue, Server: c, ACL: AllowAllResources, Broker: NewMemoryBroker()}); err == nil || !strings.Contains(err.Error(), "already serves a gate") {
+	if _, err := NewGate(Config{Catalogue: testCatalogue, Server: c, ACL: AllowAllResources, Broker: newMemoryBroker()}); err == nil || !strings.Contains(err.Error(), "already serves a gate") {
 		t.Fatalf("NewGate on a Client that serves another: %v", err)
 	}
 }
@@ -656,7 +656,7 @@ func TestClientCloseIsNoRemoval(t *testing.T) {
 	noLeaksAfter(t)
 	_, cl := muxServerSpy(t, testCatalogue)
 	audit := &syncBuffer{}
-	g, err := NewGate(Config{Catalogue: testCatalogue, Server: cl, ACL: AllowAllResources, Broker: NewMemoryBroker(),
+	g, err := NewGate(Config{Catalogue: testCatalogue, Server: cl, ACL: AllowAllResources, Broker: newMemoryBroker(),
 		Audit: slog.New(slog.NewJSONHandler(audit, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -667,7 +667,7 @@ func TestClientCloseIsNoRemoval(t *testing.T) {
 	if n := len(g.Advertisement().Tools); n != 0 {
 		t.Errorf("after Close %d tools are advertised", n)
 	}
-	ev := audit.events(t, AuditSync)
+	ev := audit.events(t, "ocp.sync")
 	if len(ev) != 2 {
 		t.Fatalf("want 2 syncs (the listing, the Close), got %v", ev)
 	}
@@ -685,8 +685,8 @@ func TestClientCloseIsNoRemoval(t *testing.T) {
 		t.Errorf("a server with no tools synced %#v, want an empty, non-nil list", live)
 	}
 	h := newHarness(t, true, nil)
-	h.g.syncCatalogue([]LiveTool{})
-	last := h.audit.events(t, AuditSync)
+	h.g.one().syncCatalogue([]LiveTool{})
+	last := h.audit.events(t, "ocp.sync")
 	if got := last[len(last)-1]; got["level"] != "WARN" || got["listed"] != true || fmt.Sprint(got["removed"]) != "[create_note delete_entities get_note read_graph]" {
 		t.Errorf("empty listing: sync %v", got)
 	}

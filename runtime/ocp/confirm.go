@@ -44,8 +44,9 @@ type PendingConfirm struct {
 	RequesterPeer string `json:"requesterPeer"`
 }
 
-// Refusals of [ConfirmBroker.Resolve]. A refused decision changes nothing
-// unless it says otherwise.
+// The errors of this package: the refusals of a confirm decision
+// ([Gate.Resolve], [ConfirmBroker.Resolve]), which change nothing unless
+// they say otherwise, then the [Client]'s.
 var (
 	// ErrConfirmNotPending: no confirm is pending under the id. It is
 	// unknown, already resolved, or has ended. Replays get this.
@@ -65,6 +66,14 @@ var (
 	// ErrConfirmDigest: the decision's digest is not the request's. The
 	// confirm stays pending.
 	ErrConfirmDigest = errors.New("ocp confirm: the decision's digest does not match the request")
+
+	// ErrNotConnected is returned by [Client.CallTool] and [Client.Resync]
+	// while there is no live session with the server (it ended and, for a
+	// caller made by [Dial], has not been re-established yet).
+	ErrNotConnected = errors.New("ocp client: MCP server not connected")
+	// ErrClientClosed is returned by the methods of a [Client] after
+	// [Client.Close].
+	ErrClientClosed = errors.New("ocp client: MCP client closed")
 )
 
 // ConfirmBroker holds pending confirms until a peer decides. The gate owns
@@ -123,8 +132,8 @@ type ConfirmEvent struct {
 	Ended *ConfirmEnded
 }
 
-// MemoryBroker is the in-process [ConfirmBroker].
-type MemoryBroker struct {
+// memoryBroker is the broker of [NewMemoryBroker].
+type memoryBroker struct {
 	now func() time.Time // replaced in tests
 
 	mu      sync.Mutex
@@ -141,9 +150,15 @@ type memConfirm struct {
 	by      Principal
 }
 
-// NewMemoryBroker returns an in-process broker.
-func NewMemoryBroker() *MemoryBroker {
-	return &MemoryBroker{
+// NewMemoryBroker returns the in-process [ConfirmBroker], for a Hub of one
+// replica. Its subscribers run on the requesting goroutine, outside its
+// lock: Subscribe's once the confirm is registered (so they may call
+// Resolve), SubscribeEnded's once it has ended. Pending lists the confirms
+// by expiry, then id.
+func NewMemoryBroker() ConfirmBroker { return newMemoryBroker() }
+
+func newMemoryBroker() *memoryBroker {
+	return &memoryBroker{
 		now:     time.Now,
 		pending: make(map[string]*memConfirm),
 		subs:    make(map[int]func(ConfirmRequest)),
@@ -165,7 +180,7 @@ func (c *memConfirm) finish(o Outcome, by Principal) bool {
 }
 
 // Request implements [ConfirmBroker].
-func (b *MemoryBroker) Request(ctx context.Context, p PendingConfirm) (Decision, error) {
+func (b *memoryBroker) Request(ctx context.Context, p PendingConfirm) (Decision, error) {
 	id := p.Request.ID
 	if id == "" {
 		return Decision{}, errors.New("ocp confirm: empty id")
@@ -226,7 +241,7 @@ func notify[E any](fn func(E), r E) {
 }
 
 // Resolve implements [ConfirmBroker].
-func (b *MemoryBroker) Resolve(_ context.Context, peer Principal, d ConfirmDecision) error {
+func (b *memoryBroker) Resolve(_ context.Context, peer Principal, d ConfirmDecision) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	c := b.pending[d.ID]
@@ -256,7 +271,7 @@ func (b *MemoryBroker) Resolve(_ context.Context, peer Principal, d ConfirmDecis
 }
 
 // Lookup implements [ConfirmBroker].
-func (b *MemoryBroker) Lookup(_ context.Context, id string) (ConfirmRequest, error) {
+func (b *memoryBroker) Lookup(_ context.Context, id string) (ConfirmRequest, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	c := b.pending[id]
@@ -266,9 +281,8 @@ func (b *MemoryBroker) Lookup(_ context.Context, id string) (ConfirmRequest, err
 	return c.p.Request, nil // model: lookup_pending
 }
 
-// Pending implements [ConfirmBroker]. The result is ordered by expiry, then
-// id.
-func (b *MemoryBroker) Pending(context.Context) ([]ConfirmRequest, error) {
+// Pending implements [ConfirmBroker].
+func (b *memoryBroker) Pending(context.Context) ([]ConfirmRequest, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	now := b.now()
@@ -287,21 +301,18 @@ func (b *MemoryBroker) Pending(context.Context) ([]ConfirmRequest, error) {
 	return out, nil
 }
 
-// SubscribeEnded implements [ConfirmBroker]. fn runs on the requesting
-// goroutine, once the confirm has ended, outside the broker's lock.
-func (b *MemoryBroker) SubscribeEnded(fn func(ConfirmEnded)) (stop func()) {
+// SubscribeEnded implements [ConfirmBroker].
+func (b *memoryBroker) SubscribeEnded(fn func(ConfirmEnded)) (stop func()) {
 	return memSubscribe(b, b.ended, fn)
 }
 
-// Subscribe implements [ConfirmBroker]. fn runs on the requesting goroutine,
-// after the confirm is registered (so fn may call Resolve) and outside the
-// broker's lock.
-func (b *MemoryBroker) Subscribe(fn func(ConfirmRequest)) (stop func()) {
+// Subscribe implements [ConfirmBroker].
+func (b *memoryBroker) Subscribe(fn func(ConfirmRequest)) (stop func()) {
 	return memSubscribe(b, b.subs, fn)
 }
 
 // memSubscribe adds fn to subs, one of b's subscriber sets, until stop.
-func memSubscribe[E any](b *MemoryBroker, subs map[int]func(E), fn func(E)) (stop func()) {
+func memSubscribe[E any](b *memoryBroker, subs map[int]func(E), fn func(E)) (stop func()) {
 	b.mu.Lock()
 	k := b.nextSub
 	b.nextSub++

@@ -37,7 +37,7 @@ func awaitDecision(t *testing.T, ch <-chan requestResult) requestResult {
 
 // startRequest runs Request in a goroutine and returns once the confirm is
 // registered.
-func startRequest(ctx context.Context, t *testing.T, b *MemoryBroker, p PendingConfirm) <-chan requestResult {
+func startRequest(ctx context.Context, t *testing.T, b *memoryBroker, p PendingConfirm) <-chan requestResult {
 	t.Helper()
 	registered := make(chan struct{})
 	stop := b.Subscribe(func(r ConfirmRequest) {
@@ -57,7 +57,7 @@ func startRequest(ctx context.Context, t *testing.T, b *MemoryBroker, p PendingC
 
 func TestMemoryBrokerApproveOnce(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	b := NewMemoryBroker()
+	b := newMemoryBroker()
 	res := startRequest(context.Background(), t, b, pendingFor("c1", time.Hour))
 	if err := b.Resolve(context.Background(), phone, ConfirmDecision{ID: "c1", Approve: true, Digest: "sha256:good"}); err != nil {
 		t.Fatalf("first resolve: %v", err)
@@ -78,7 +78,7 @@ func TestMemoryBrokerApproveOnce(t *testing.T) {
 
 func TestMemoryBrokerDeny(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	b := NewMemoryBroker()
+	b := newMemoryBroker()
 	res := startRequest(context.Background(), t, b, pendingFor("c1", time.Hour))
 	if err := b.Resolve(context.Background(), phone, ConfirmDecision{ID: "c1", Approve: false, Digest: "sha256:good"}); err != nil {
 		t.Fatal(err)
@@ -90,7 +90,7 @@ func TestMemoryBrokerDeny(t *testing.T) {
 
 func TestMemoryBrokerRefusalsKeepPending(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	b := NewMemoryBroker()
+	b := newMemoryBroker()
 	ctx := context.Background()
 	res := startRequest(ctx, t, b, pendingFor("c1", time.Hour))
 	for _, tc := range []struct {
@@ -127,7 +127,7 @@ func TestMemoryBrokerRefusalsKeepPending(t *testing.T) {
 
 func TestMemoryBrokerExpires(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	b := NewMemoryBroker()
+	b := newMemoryBroker()
 	r := awaitDecision(t, startRequest(context.Background(), t, b, pendingFor("c1", 50*time.Millisecond)))
 	if r.err != nil || r.d.Outcome != OutcomeExpired {
 		t.Fatalf("decision = %+v, %v", r.d, r.err)
@@ -141,7 +141,7 @@ func TestMemoryBrokerExpires(t *testing.T) {
 // when the expiry timer has not fired yet.
 func TestMemoryBrokerApprovalAfterExpiryIsExpiry(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	b := NewMemoryBroker()
+	b := newMemoryBroker()
 	var skew atomic.Int64
 	b.now = func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
 	p := pendingFor("c1", time.Hour)
@@ -157,7 +157,7 @@ func TestMemoryBrokerApprovalAfterExpiryIsExpiry(t *testing.T) {
 
 func TestMemoryBrokerContextDoneDenies(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	b := NewMemoryBroker()
+	b := newMemoryBroker()
 	ctx, cancel := context.WithCancel(context.Background())
 	res := startRequest(ctx, t, b, pendingFor("c1", time.Hour))
 	cancel()
@@ -171,7 +171,7 @@ func TestMemoryBrokerContextDoneDenies(t *testing.T) {
 
 func TestMemoryBrokerRequestErrors(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	b := NewMemoryBroker()
+	b := newMemoryBroker()
 	if _, err := b.Request(context.Background(), PendingConfirm{}); err == nil {
 		t.Error("empty id accepted")
 	}
@@ -190,7 +190,7 @@ func TestMemoryBrokerRequestErrors(t *testing.T) {
 
 func TestMemoryBrokerSubscribers(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	b := NewMemoryBroker()
+	b := newMemoryBroker()
 	var seen []string
 	stopPanic := b.Subscribe(func(ConfirmRequest) { panic("subscriber bug") })
 	stop := b.Subscribe(func(r ConfirmRequest) {
@@ -218,7 +218,7 @@ func TestMemoryBrokerSubscribers(t *testing.T) {
 
 func TestMemoryBrokerPendingOrderAndExpiry(t *testing.T) {
 	defer goleak.VerifyNone(t)
-	b := NewMemoryBroker()
+	b := newMemoryBroker()
 	var skew atomic.Int64
 	b.now = func() time.Time { return time.Now().Add(time.Duration(skew.Load())) }
 	ctx, cancel := context.WithCancel(context.Background())

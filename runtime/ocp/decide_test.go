@@ -40,7 +40,7 @@ func loneGate(t *testing.T, cat *Catalogue, broker ConfirmBroker, mod func(*Conf
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.syncCatalogue(liveOf(cat))
+	g.one().syncCatalogue(liveOf(cat))
 	return g, spy
 }
 
@@ -74,10 +74,10 @@ func (e *events) get() (opened, ended []string) {
 // gate one announces its end.
 func TestConfirmBelongsToThePolicyThatOpenedIt(t *testing.T) {
 	noLeaksAfter(t)
-	broker := NewMemoryBroker()
+	broker := newMemoryBroker()
 	one, spyOne := loneGate(t, testCatalogue, broker, nil)
 	two, spyTwo := loneGate(t, laxCatalogue, broker, nil)
-	if one.CatalogueFingerprint() != two.CatalogueFingerprint() {
+	if one.one().fingerprint() != two.one().fingerprint() {
 		t.Fatal("the two gates advertise different catalogues; the test needs them equal")
 	}
 	var evOne, evTwo events
@@ -99,7 +99,7 @@ func TestConfirmBelongsToThePolicyThatOpenedIt(t *testing.T) {
 	}
 
 	// Gate two's own policy would let the guest call delete_entities.
-	if err := two.authorizeRights(guest, two.tools["delete_entities"]); err != nil {
+	if err := two.one().authorizeRights(guest, two.one().tools["delete_entities"]); err != nil {
 		t.Fatalf("gate two refuses the guest's own call: %v", err)
 	}
 	approve := ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}
@@ -144,16 +144,16 @@ func TestMuxGatesShowOnlyTheirOwnConfirms(t *testing.T) {
 	noLeaksAfter(t)
 	h := newMuxHarness(t, nil)
 	var evMem, evChat events
-	defer h.m.Gate("mem").Subscribe(evMem.record)()
-	defer h.m.Gate("chat").Subscribe(evChat.record)()
+	defer h.m.Server("mem").Subscribe(evMem.record)()
+	defer h.m.Server("chat").Subscribe(evChat.record)()
 	res, cr := h.openWrite(t, "w", "delete_entities", `{"entityNames":["a"]}`)
 	if cr.Server != "mem" {
 		t.Fatalf("confirm for %q", cr.Server)
 	}
-	if p, err := h.m.Gate("chat").Pending(t.Context()); err != nil || len(p) != 0 {
+	if p, err := h.m.Server("chat").Pending(t.Context()); err != nil || len(p) != 0 {
 		t.Errorf("chat's gate Pending() = %+v, %v: it lists mem's confirm", p, err)
 	}
-	if p, err := h.m.Gate("mem").Pending(t.Context()); err != nil || len(p) != 1 || p[0].ID != cr.ID {
+	if p, err := h.m.Server("mem").Pending(t.Context()); err != nil || len(p) != 1 || p[0].ID != cr.ID {
 		t.Errorf("mem's gate Pending() = %+v, %v", p, err)
 	}
 
@@ -221,7 +221,7 @@ func bytesPerRun(runs int, f func()) uint64 {
 func TestDecisionDoesNotReadTheArguments(t *testing.T) {
 	var aclCalls atomic.Int64
 	var aclSaw atomic.Value
-	broker := NewMemoryBroker()
+	broker := newMemoryBroker()
 	g, spy := loneGate(t, testCatalogue, broker, func(c *Config) {
 		c.ACL = ACLFunc(func(_ context.Context, p Principal, _ *Descriptor, rs []string) error {
 			aclCalls.Add(1)
@@ -286,7 +286,7 @@ func TestDeciderRightsReDerived(t *testing.T) {
 	var mu sync.Mutex
 	mode := ""
 	var approverSaw Principal
-	broker := NewMemoryBroker()
+	broker := newMemoryBroker()
 	g, spy := loneGate(t, testCatalogue, broker, func(c *Config) {
 		c.Reauthorize = func(_ context.Context, p Principal) (Principal, error) {
 			mu.Lock()
@@ -358,4 +358,118 @@ func TestDeciderRightsReDerived(t *testing.T) {
 	if approverSaw.ID != bob.ID || !approverSaw.HasScope("fresh") {
 		t.Errorf("Config.Approver saw %+v, not bob's current rights", approverSaw)
 	}
+}
+
+// MayDecide gives, for every decider, the verdict of Resolve's own rules
+// (a channel, the policy that opened the confirm, the approver rule with
+// current rights and Config.Approver): a decider it allows has its denial
+// accepted, except on the requester's channel, which only the broker knows;
+// a decider it refuses is refused by Resolve with the same error and leaves
+// the confirm pending. On a Mux it asks the gate of the confirm's server.
+func TestMayDecideIsResolvesRule(t *testing.T) {
+	noLeaksAfter(t)
+	broker := NewMemoryBroker()
+	var mu sync.Mutex
+	refuseBob := false
+	one, spy := loneGate(t, testCatalogue, broker, func(c *Config) {
+		c.Reauthorize = func(_ context.Context, p Principal) (Principal, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if p.Peer == "desk-bob-revoked" {
+				p.Scopes = []string{"memory.read"}
+			}
+			return p, nil
+		}
+		c.Approver = func(_ context.Context, p Principal, _ ConfirmRequest) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if refuseBob && p.ID == bob.ID {
+				return errors.New("bob is on leave")
+			}
+			return nil
+		}
+	})
+	two, _ := loneGate(t, laxCatalogue, broker, nil)
+	noPeer := bob
+	noPeer.Peer = ""
+	revoked := bob
+	revoked.Peer = "desk-bob-revoked"
+	ch := make(chan ConfirmRequest, 1)
+	defer broker.Subscribe(func(r ConfirmRequest) { ch <- r })()
+
+	for _, c := range []struct {
+		name    string
+		gate    *Gate
+		decider Principal
+		onLeave bool
+		want    error // of MayDecide
+		resolve error // of Resolve, when it differs
+	}{
+		{"the requester's phone", one, alicePhone, false, nil, nil},
+		{"another authorized peer", one, bob, false, nil, nil},
+		{"the requester's own channel", one, alice, false, nil, ErrConfirmSelf},
+		{"no channel", one, noPeer, false, ErrConfirmSelf, nil},
+		{"a peer without the tier and scopes", one, guest, false, ErrConfirmForbidden, nil},
+		{"current rights revoked", one, revoked, false, ErrConfirmForbidden, nil},
+		{"Config.Approver refuses", one, bob, true, ErrConfirmForbidden, nil},
+		{"a gate of another policy", two, guest, false, ErrConfirmForbidden, nil},
+		{"a gate of another policy, an authorized peer", two, bob, false, ErrConfirmForbidden, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			mu.Lock()
+			refuseBob = c.onLeave
+			mu.Unlock()
+			res := make(chan ActionResult, 1)
+			go func() {
+				res <- one.Dispatch(context.Background(), alice, req("w", "delete_entities", `{"entityNames":["a"]}`))
+			}()
+			var cr ConfirmRequest
+			select {
+			case cr = <-ch:
+			case <-time.After(hangGuard):
+				t.Fatal("no confirm was announced")
+			}
+			if err := c.gate.MayDecide(t.Context(), c.decider, cr); !errors.Is(err, c.want) || (c.want == nil && err != nil) {
+				t.Errorf("MayDecide: %v, want %v", err, c.want)
+			}
+			wantResolve := c.want
+			if c.resolve != nil {
+				wantResolve = c.resolve
+			}
+			err := c.gate.Resolve(t.Context(), c.decider, ConfirmDecision{ID: cr.ID, Digest: cr.Digest})
+			if !errors.Is(err, wantResolve) || (wantResolve == nil && err != nil) {
+				t.Errorf("Resolve: %v, want %v", err, wantResolve)
+			}
+			if err != nil {
+				if err := one.Resolve(t.Context(), alicePhone, ConfirmDecision{ID: cr.ID, Digest: cr.Digest}); err != nil {
+					t.Fatalf("the confirm was not left pending: %v", err)
+				}
+			}
+			wantRefused(t, awaitResult(t, res), ReasonDenied)
+		})
+	}
+	if c := spy.Calls(); len(c) != 0 {
+		t.Fatalf("server calls %+v", c)
+	}
+
+	h := newMuxHarness(t, nil)
+	resM, cr := h.openWrite(t, "w", "delete_entities", `{"entityNames":["a"]}`)
+	if err := h.m.MayDecide(t.Context(), guest, cr); !errors.Is(err, ErrConfirmForbidden) {
+		t.Errorf("mux, guest: %v", err)
+	}
+	if err := h.m.MayDecide(t.Context(), noPeer, cr); !errors.Is(err, ErrConfirmSelf) {
+		t.Errorf("mux, no channel: %v", err)
+	}
+	other := cr
+	other.Server = "nowhere"
+	if err := h.m.MayDecide(t.Context(), chatPhone, other); !errors.Is(err, ErrConfirmForbidden) {
+		t.Errorf("mux, a confirm of no server of the mux: %v", err)
+	}
+	if err := h.m.MayDecide(t.Context(), chatPhone, cr); err != nil {
+		t.Errorf("mux, the requester's phone: %v", err)
+	}
+	if err := h.m.Resolve(t.Context(), chatPhone, ConfirmDecision{ID: cr.ID, Digest: cr.Digest}); err != nil {
+		t.Fatal(err)
+	}
+	wantRefused(t, awaitResult(t, resM), ReasonDenied)
 }

@@ -6,11 +6,13 @@
 // schema arguments only, and redaction of server errors.
 //
 // A Hub connects to the server with [Dial] (or [Connect]), builds a [Gate]
-// over the [Client] and the generated package's Catalogue with [NewGate],
-// and then answers the model's action.request frames with [Gate.Dispatch]
-// and its own typed calls with [Gate.Call]. The gate owns the whole confirm
-// surface: [Gate.Subscribe] and [Gate.Pending] tell the Hub which confirms
-// to show its peers, and [Gate.Resolve] takes a peer's decision.
+// over the [Client] and the generated package's Catalogue with [NewGate]
+// (or over several servers with [NewMux]: the same Gate), and then answers
+// the model's action.request frames with [Gate.Dispatch] and its own typed
+// calls with [Gate.Call]; every call runs the stages of [Step]. The gate
+// owns the whole confirm surface: [Gate.Subscribe] and [Gate.Pending] tell
+// the Hub which confirms to show its peers, and [Gate.Resolve] takes a
+// peer's decision.
 //
 // The generated package itself is data, built from package ocpimpl, which
 // only generated code imports; this package re-exports the few names of it

@@ -2,8 +2,6 @@ package ocp
 
 import (
 	"encoding/binary"
-	"fmt"
-	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/ocpgen/ocpgen/internal/invisible"
@@ -11,8 +9,8 @@ import (
 
 // escapeInvisible returns the JSON text b with every character that a
 // person cannot see, or that changes how the text around it is shown,
-// written as a \u escape: every non-ASCII character [invisible.Is] reports
-// (C1 controls, format characters such as bidi embeddings, overrides and
+// written as a \u escape ([invisible.AppendEscape]): every non-ASCII
+// character [invisible.Is] reports (C1 controls, format characters such as bidi embeddings, overrides and
 // isolates, zero-width characters, the BOM and tag characters, line and
 // paragraph separators, the rest of Unicode's Default_Ignorable_Code_Point
 // set such as U+034F, the Hangul fillers and variation selectors,
@@ -53,12 +51,7 @@ func escapeInvisible(b []byte) []byte {
 		}
 		r, n := utf8.DecodeRune(b[i:])
 		if invisible.Is(r) {
-			if r > 0xFFFF {
-				r1, r2 := utf16.EncodeRune(r)
-				out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
-			} else {
-				out = fmt.Appendf(out, `\u%04x`, r)
-			}
+			out = invisible.AppendEscape(out, r)
 		} else {
 			out = append(out, b[i:i+n]...)
 		}

@@ -44,13 +44,13 @@ func BenchmarkNumberWorst(b *testing.B) {
 	}
 	c := NewCatalogue(testTiers, FidTool)
 	g, err := NewGate(Config{
-		Catalogue: c, Server: &spyCaller{}, ACL: AllowAllResources, Broker: NewMemoryBroker(),
+		Catalogue: c, Server: &spyCaller{}, ACL: AllowAllResources, Broker: newMemoryBroker(),
 		Audit: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err != nil {
 		b.Fatal(err)
 	}
-	g.syncCatalogue(liveOf(c))
+	g.one().syncCatalogue(liveOf(c))
 	for _, tc := range cases {
 		b.Run(tc.name, func(b *testing.B) {
 			r := req("b", "fid_args", tc.args)

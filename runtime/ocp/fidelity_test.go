@@ -3,9 +3,11 @@ package ocp
 import (
 	"context"
 	"encoding/json"
-	"github.com/ocpgen/ocpgen/runtime/internal/argengine"
 	"strings"
 	"testing"
+
+	"github.com/ocpgen/ocpgen/runtime/internal/argengine"
+	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
 // fid_args: a read whose arguments exercise the gate's fidelity rules
@@ -29,7 +31,7 @@ var FidTool = &Tool{Args: (*FidArgs)(nil), Desc: mustDesc(Descriptor{
 	Name:        "fid_args",
 	InputSchema: `{"type":"object","properties":{"n":{"type":"integer","maximum":9007199254740992,"minimum":-9007199254740992},"even":{"type":"integer","multipleOf":2},"price":{"type":"number","multipleOf":0.01},"score":{"type":"number","exclusiveMaximum":0.3},"s":{"type":"string"},"m":{"type":"object","additionalProperties":{"type":"string"}},"raw":{},"prices":{"type":"array","items":{"type":"number","multipleOf":0.01,"minimum":0}}},"additionalProperties":false}`,
 	Policy: Policy{
-		Kind: KindRead, Classified: true, Tier: "visitor",
+		Kind: ocpimpl.KindRead, Classified: true, Tier: "visitor",
 		Resource: tpl("fid"), Failure: "Could not.",
 	},
 })}
@@ -37,7 +39,7 @@ var FidTool = &Tool{Args: (*FidArgs)(nil), Desc: mustDesc(Descriptor{
 func fidHarness(t *testing.T) *harness {
 	c := NewCatalogue(testTiers, FidTool)
 	h := newHarness(t, false, func(cfg *Config) { cfg.Catalogue = c })
-	h.g.syncCatalogue(liveOf(c))
+	h.g.one().syncCatalogue(liveOf(c))
 	return h
 }
 

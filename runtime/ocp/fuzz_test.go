@@ -125,7 +125,7 @@ func fuzzRespond(_ string, args json.RawMessage) (*mcp.CallToolResult, error) {
 // of the checker itself sets it.
 func checkDispatch(req ActionRequest, p Principal, approver *Principal) (called bool, err error) {
 	spy := &spyCaller{respond: fuzzRespond}
-	broker := NewMemoryBroker()
+	broker := newMemoryBroker()
 	g, err := NewGate(Config{
 		Catalogue: fuzzCatalogue,
 		Server:    spy,
@@ -136,7 +136,7 @@ func checkDispatch(req ActionRequest, p Principal, approver *Principal) (called 
 	if err != nil {
 		return false, err
 	}
-	g.syncCatalogue(liveOf(fuzzCatalogue))
+	g.one().syncCatalogue(liveOf(fuzzCatalogue))
 
 	// The requesting channel, and a channel with no identity, try to approve
 	// every confirm: both must be refused.
@@ -232,7 +232,7 @@ func checkDispatch(req ActionRequest, p Principal, approver *Principal) (called 
 		return fail("server called for %q, request for %q", call.Name, req.Tool)
 	}
 	d := &h.Desc
-	if d.Policy.Kind != KindRead || !d.Policy.Classified {
+	if d.Policy.Kind != ocpimpl.KindRead || !d.Policy.Classified {
 		return fail("write %q reached the server with %s (nobody approved it)", call.Name, call.Args)
 	}
 	if !fuzzAuthorized(p, d) {
@@ -383,7 +383,7 @@ var FzAssign = &Tool{Args: (*FzAssignArgs)(nil), Desc: Descriptor{
 	InputSchema: "{\"properties\":{\"assignees\":{\"items\":{\"oneOf\":[{\"description\":\"A login\",\"type\":\"string\"},{\"properties\":{\"login\":{\"type\":\"string\"},\"weight\":{\"type\":\"integer\"}},\"required\":[\"login\"],\"type\":\"object\"}]},\"type\":\"array\"},\"count\":{\"format\":\"uint64\",\"minimum\":0,\"type\":\"integer\"},\"ip\":{\"anyOf\":[{\"format\":\"ipv4\"},{\"format\":\"ipv6\"}],\"type\":\"string\"},\"level\":{\"enum\":[-1,0,2],\"type\":\"integer\"},\"mixed\":{\"enum\":[\"auto\",0,1,true,null]},\"parent\":{\"anyOf\":[{\"type\":\"integer\"},{\"type\":\"null\"}]},\"ratio\":{\"maximum\":1e+300,\"type\":\"number\"},\"status\":{\"oneOf\":[{\"const\":\"ready\",\"description\":\"Ready to go.\"},{\"const\":\"stale\",\"description\":\"Needs a refresh.\"}]},\"tags\":{\"items\":{\"type\":\"string\"},\"maxItems\":4,\"type\":[\"array\",\"null\"]},\"target\":{\"oneOf\":[{\"additionalProperties\":false,\"properties\":{\"id\":{\"type\":\"integer\"}},\"required\":[\"id\"],\"title\":\"by id\",\"type\":\"object\"},{\"additionalProperties\":false,\"properties\":{\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"title\":\"by name\",\"type\":\"object\"}],\"type\":\"object\"},\"value\":{\"type\":[\"string\",\"number\",\"boolean\",\"null\"]},\"when\":{\"format\":\"date-time\",\"type\":\"string\"}},\"required\":[\"target\"],\"type\":\"object\"}",
 	Fingerprint: "sha256:437065f628bbdc7e9f4da0b32bff997ef2a545f18eb64a3b43b9269931d54ac9",
 	Policy: Policy{
-		Kind:       KindRead,
+		Kind:       ocpimpl.KindRead,
 		Classified: true,
 		Tier:       "visitor",
 		Resource:   tpl("assign/{status}"),
@@ -585,7 +585,7 @@ var FzConfigure = &Tool{Args: (*FzConfigureArgs)(nil), Desc: Descriptor{
 	InputSchema: "{\"$defs\":{\"node\":{\"properties\":{\"children\":{\"items\":{\"$ref\":\"#/$defs/node\"},\"type\":\"array\"},\"name\":{\"type\":\"string\"}},\"required\":[\"name\"],\"type\":\"object\"}},\"properties\":{\"closed\":{\"properties\":{\"a\":{\"type\":\"boolean\"}},\"type\":\"object\"},\"counts\":{\"additionalProperties\":{\"format\":\"uint\",\"minimum\":0,\"type\":\"integer\"},\"type\":\"object\"},\"env\":{\"additionalProperties\":false,\"patternProperties\":{\"^[A-Z_]+$\":{\"type\":\"string\"}},\"type\":\"object\"},\"free\":{\"type\":\"object\"},\"labels\":{\"additionalProperties\":{\"type\":\"string\"},\"properties\":{\"team\":{\"type\":\"string\"}},\"type\":\"object\"},\"node\":{\"$ref\":\"#/$defs/node\"},\"none\":{\"additionalProperties\":false,\"type\":\"object\"},\"params\":{\"additionalProperties\":true,\"properties\":{\"mode\":{\"type\":\"string\"}},\"type\":\"object\"}},\"type\":\"object\"}",
 	Fingerprint: "sha256:68cfd49fe158b1601724cc2b971cae12c7fd05feb32c4bc9d0b351e8f5e065db",
 	Policy: Policy{
-		Kind:       KindRead,
+		Kind:       ocpimpl.KindRead,
 		Classified: true,
 		Tier:       "visitor",
 		Scopes:     []string{"memory.read"},
@@ -678,7 +678,7 @@ var FzUpdate = &Tool{Args: (*FzUpdateArgs)(nil), Desc: Descriptor{
 	InputSchema: "{\"properties\":{\"id\":{\"minLength\":1,\"type\":\"string\"},\"ids\":{\"items\":{\"type\":\"integer\"},\"type\":\"array\"},\"value\":{\"type\":[\"string\",\"number\",\"boolean\",\"null\"]}},\"required\":[\"id\"],\"type\":\"object\"}",
 	Fingerprint: "sha256:2bd41fdc4475307b7d17c27a7d8aeb04378c9c5a146db7bf9ab1d91a8db828b7",
 	Policy: Policy{
-		Kind:          KindWrite,
+		Kind:          ocpimpl.KindWrite,
 		Classified:    true,
 		Tier:          "member",
 		Resource:      tpl("things/{id}"),

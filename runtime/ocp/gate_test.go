@@ -92,7 +92,7 @@ func (s *syncBuffer) events(t *testing.T, msg string) []map[string]any {
 type harness struct {
 	g      *Gate
 	spy    *spyCaller
-	broker *MemoryBroker
+	broker *memoryBroker
 	audit  *syncBuffer
 
 	mu   sync.Mutex
@@ -118,7 +118,8 @@ func liveOf(c *Catalogue) []LiveTool {
 // unchanged, unless mod changes the config or sync is false.
 func newHarness(t *testing.T, sync bool, mod func(*Config)) *harness {
 	t.Helper()
-	h := &harness{spy: &spyCaller{}, broker: NewMemoryBroker(), audit: &syncBuffer{}}
+	h := &harness{spy: &spyCaller{}, broker: newMemoryBroker(), audit: &syncBuffer{}}
+	t.Cleanup(func() { checkStageOutcomes(t, h.audit) })
 	cfg := Config{
 		Catalogue: testCatalogue,
 		Server:    h.spy,
@@ -140,7 +141,7 @@ func newHarness(t *testing.T, sync bool, mod func(*Config)) *harness {
 	}
 	h.g = g
 	if sync {
-		g.syncCatalogue(liveOf(testCatalogue))
+		g.one().syncCatalogue(liveOf(testCatalogue))
 	}
 	return h
 }
@@ -226,7 +227,7 @@ func wantNoCalls(t *testing.T, h *harness) {
 }
 
 func TestNewGateConfig(t *testing.T) {
-	base := Config{Catalogue: testCatalogue, Server: &spyCaller{}, ACL: AllowAllResources, Broker: NewMemoryBroker()}
+	base := Config{Catalogue: testCatalogue, Server: &spyCaller{}, ACL: AllowAllResources, Broker: newMemoryBroker()}
 	for _, tc := range []struct {
 		name string
 		mod  func(*Config)
@@ -270,7 +271,7 @@ func TestNothingAdvertisedBeforeSync(t *testing.T) {
 	}
 	wantRefused(t, h.g.Dispatch(context.Background(), alice, req("1", "read_graph", `{}`)), ReasonUnknown)
 	wantNoCalls(t, h)
-	if h.g.CatalogueFingerprint() != "" {
+	if h.g.one().fingerprint() != "" {
 		t.Error("fingerprint before sync")
 	}
 }
@@ -285,14 +286,14 @@ func TestReadHappyPathForwardsExactlyTheArgs(t *testing.T) {
 	if len(calls) != 1 || calls[0] != (callRecord{"read_graph", `{"query":"x","limit":5}`}) {
 		t.Fatalf("calls = %+v", calls)
 	}
-	// One event per step, each naming the call.
-	for _, ev := range []string{AuditCatalogue, AuditArgs, AuditAuthorize, AuditCall} {
+	// One event per stage, each naming the call.
+	for _, ev := range []string{"ocp.catalogue", "ocp.rights", "ocp.args", "ocp.acl", "ocp.call"} {
 		e := h.audit.events(t, ev)
 		if len(e) != 1 || e[0]["call"] != "r1" || e[0]["outcome"] != "ok" || e[0]["principal"] != alice.ID {
 			t.Errorf("%s events = %v", ev, e)
 		}
 	}
-	if e := h.audit.events(t, AuditConfirm); len(e) != 0 {
+	if e := h.audit.events(t, "ocp.confirm"); len(e) != 0 {
 		t.Errorf("a read was confirmed: %v", e)
 	}
 }
@@ -333,8 +334,8 @@ func TestArgumentsInvalid(t *testing.T) {
 		}
 	}
 	wantNoCalls(t, h)
-	if n, m := len(h.audit.events(t, AuditArgs)), len(h.audit.events(t, AuditAuthorize)); n == 0 || m != 0 {
-		t.Errorf("args events %d, authorize events %d", n, m)
+	if n, m := len(h.audit.events(t, "ocp.args")), len(h.audit.events(t, "ocp.acl")); n == 0 || m != 0 {
+		t.Errorf("args events %d, acl events %d", n, m)
 	}
 }
 
@@ -346,7 +347,7 @@ func TestUndeclaredKeyRejectedEvenIfTheStructTakesIt(t *testing.T) {
 	d.Fingerprint = Fingerprint([]byte(d.InputSchema))
 	c := NewCatalogue(testTiers, &Tool{Args: (*ReadGraphArgs)(nil), Desc: d})
 	h := newHarness(t, false, func(cfg *Config) { cfg.Catalogue = c })
-	h.g.syncCatalogue(liveOf(c))
+	h.g.one().syncCatalogue(liveOf(c))
 	wantRefused(t, h.g.Dispatch(context.Background(), alice, req("x", "read_graph", `{"query":"q","limit":3}`)), ReasonInvalid)
 	wantNoCalls(t, h)
 	if res := h.g.Dispatch(context.Background(), alice, req("y", "read_graph", `{"query":"q"}`)); !res.OK {
@@ -412,7 +413,7 @@ func TestAuthorization(t *testing.T) {
 		wantRefused(t, h.g.Dispatch(context.Background(), tc.p, tc.r), ReasonForbidden)
 	}
 	wantNoCalls(t, h)
-	if e := h.audit.events(t, AuditConfirm); len(e) != 0 {
+	if e := h.audit.events(t, "ocp.confirm"); len(e) != 0 {
 		t.Fatalf("a forbidden call reached the confirm: %v", e)
 	}
 	// The ACL saw one resource per element, escaped.
@@ -431,7 +432,7 @@ func TestAuthorization(t *testing.T) {
 	aclPanics = true
 	mu.Unlock()
 	wantRefused(t, h.g.Dispatch(context.Background(), alice, req("p", "read_graph", `{}`)), ReasonForbidden)
-	if e := h.audit.events(t, AuditPanic); len(e) != 1 || !strings.Contains(fmt.Sprint(e[0]["detail"]), "acl bug") {
+	if e := h.audit.events(t, "ocp.panic"); len(e) != 1 || !strings.Contains(fmt.Sprint(e[0]["detail"]), "acl bug") {
 		t.Fatalf("panic events = %v", e)
 	}
 	wantNoCalls(t, h)
@@ -456,7 +457,7 @@ func TestWriteApprovedByAnotherPeer(t *testing.T) {
 	if cr.Tool != "delete_entities" || cr.Prompt != `Delete ["a","b"]?` || cr.Requester != alice.ID || string(cr.Args) != `{"entityNames":["a","b"]}` || len(cr.ID) < 22 {
 		t.Fatalf("confirm request = %+v", cr)
 	}
-	if want := confirmDigest("", h.g.policy, "delete_entities", "delete_entities", []byte(`{"entityNames":["a","b"]}`), alice, h.g.CatalogueFingerprint()); cr.Digest != want {
+	if want := confirmDigest("", h.g.one().policy, "delete_entities", "delete_entities", []byte(`{"entityNames":["a","b"]}`), alice, h.g.one().fingerprint()); cr.Digest != want {
 		t.Fatalf("digest %s, want %s", cr.Digest, want)
 	}
 	if d := cr.Expires.Sub(time.Now()); d <= 0 || d > 2*time.Minute {
@@ -478,11 +479,11 @@ func TestWriteApprovedByAnotherPeer(t *testing.T) {
 	if c := h.spy.Calls(); len(c) != 1 || c[0] != (callRecord{"delete_entities", `{"entityNames":["a","b"]}`}) {
 		t.Fatalf("calls = %+v", c)
 	}
-	if e := h.audit.events(t, AuditReauthorize); len(e) != 1 || e[0]["call"] != "w1" {
+	if e := h.audit.events(t, "ocp.reauthorize"); len(e) != 1 || e[0]["call"] != "w1" {
 		t.Errorf("reauthorize events = %v", e)
 	}
 	// The confirm is audited when it opens and when it ends.
-	e := h.audit.events(t, AuditConfirm)
+	e := h.audit.events(t, "ocp.confirm")
 	if len(e) != 2 || e[0]["call"] != "w1" || e[0]["outcome"] != "opened" || e[1]["outcome"] != "approved" || e[1]["by_peer"] != alicePhone.Peer {
 		t.Errorf("confirm events = %v", e)
 	}
@@ -499,7 +500,7 @@ func TestWritesNotApprovedNeverReachTheServer(t *testing.T) {
 	d.Policy.ConfirmTTL = 50 * time.Millisecond
 	c := NewCatalogue(testTiers, &Tool{Args: (*DeleteEntitiesArgs)(nil), Desc: d}, CreateNote)
 	h := newHarness(t, false, func(cfg *Config) { cfg.Catalogue = c })
-	h.g.syncCatalogue(liveOf(c))
+	h.g.one().syncCatalogue(liveOf(c))
 	ch, stop := announced(h)
 	defer stop()
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -586,7 +587,7 @@ func TestUnclassifiedToolNeedsConfirm(t *testing.T) {
 	d := ReadGraph.Desc
 	d.Policy.Classified = false
 	c := rawCatalogue(testTiers, &Tool{Args: (*ReadGraphArgs)(nil), Desc: d})
-	if _, err := NewGate(Config{Catalogue: c, Server: &spyCaller{}, ACL: AllowAllResources, Broker: NewMemoryBroker()}); err == nil || !strings.Contains(err.Error(), "unclassified tool must be a write") {
+	if _, err := NewGate(Config{Catalogue: c, Server: &spyCaller{}, ACL: AllowAllResources, Broker: newMemoryBroker()}); err == nil || !strings.Contains(err.Error(), "unclassified tool must be a write") {
 		t.Errorf("unclassified read served: %v", err)
 	}
 }
@@ -608,7 +609,7 @@ func TestForgedDecisionsAreRefused(t *testing.T) {
 		want error
 	}{
 		{"the model's own channel", Principal{ID: alice.ID, Tier: "admin", Scopes: alice.Scopes, Peer: alice.Peer}, ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}, ErrConfirmSelf},
-		{"a different digest", alicePhone, ConfirmDecision{ID: cr.ID, Approve: true, Digest: confirmDigest("", h.g.policy, "delete_entities", "delete_entities", []byte(`{"entityNames":["b"]}`), alice, h.g.CatalogueFingerprint())}, ErrConfirmDigest},
+		{"a different digest", alicePhone, ConfirmDecision{ID: cr.ID, Approve: true, Digest: confirmDigest("", h.g.one().policy, "delete_entities", "delete_entities", []byte(`{"entityNames":["b"]}`), alice, h.g.one().fingerprint())}, ErrConfirmDigest},
 		{"an unknown id", alicePhone, ConfirmDecision{ID: "AAAAAAAAAAAAAAAAAAAAAAAAAA", Approve: true, Digest: cr.Digest}, ErrConfirmNotPending},
 	} {
 		if err := h.g.Resolve(ctx, tc.peer, tc.d); !errors.Is(err, tc.want) {
@@ -616,7 +617,7 @@ func TestForgedDecisionsAreRefused(t *testing.T) {
 		}
 	}
 	wantNoCalls(t, h)
-	if e := h.audit.events(t, AuditDecision); len(e) != 3 || e[0]["outcome"] != "refused" {
+	if e := h.audit.events(t, "ocp.decision"); len(e) != 3 || e[0]["outcome"] != "refused" {
 		t.Errorf("decision events = %v", e)
 	}
 	// Still pending: a real peer's denial is what ends it.
@@ -636,7 +637,7 @@ func TestExpiredConfirmCannotBeApproved(t *testing.T) {
 	d.Policy.ConfirmTTL = 50 * time.Millisecond
 	c := NewCatalogue(testTiers, &Tool{Args: (*DeleteEntitiesArgs)(nil), Desc: d})
 	h := newHarness(t, false, func(cfg *Config) { cfg.Catalogue = c })
-	h.g.syncCatalogue(liveOf(c))
+	h.g.one().syncCatalogue(liveOf(c))
 	ch, stop := announced(h)
 	defer stop()
 	res := dispatchAsync(h, alice, req("w", "delete_entities", `{"entityNames":["a"]}`))
@@ -647,7 +648,7 @@ func TestExpiredConfirmCannotBeApproved(t *testing.T) {
 		t.Errorf("approval of an expired confirm: %v", err)
 	}
 	wantNoCalls(t, h)
-	if e := h.audit.events(t, AuditConfirm); len(e) != 2 || e[0]["outcome"] != "opened" || e[1]["outcome"] != "expired" {
+	if e := h.audit.events(t, "ocp.confirm"); len(e) != 2 || e[0]["outcome"] != "opened" || e[1]["outcome"] != "expired" {
 		t.Errorf("confirm events = %v", e)
 	}
 }
@@ -680,7 +681,7 @@ func TestRightsRevokedWhilePending(t *testing.T) {
 		}
 		wantRefused(t, awaitResult(t, res), ReasonForbidden)
 		wantNoCalls(t, h)
-		if e := h.audit.events(t, AuditReauthorize); len(e) != 1 || e[0]["outcome"] != "forbidden" {
+		if e := h.audit.events(t, "ocp.reauthorize"); len(e) != 1 || e[0]["outcome"] != "forbidden" {
 			t.Errorf("reauthorize events = %v", e)
 		}
 	})
@@ -745,11 +746,11 @@ func TestRightsRevokedWhilePending(t *testing.T) {
 func TestCatalogueSync(t *testing.T) {
 	h := newHarness(t, false, nil)
 	live := liveOf(testCatalogue)
-	h.g.syncCatalogue(live)
+	h.g.one().syncCatalogue(live)
 	if a := h.advertisements(); len(a) != 1 || len(a[0].Tools) != 4 {
 		t.Fatalf("advertisements = %+v", a)
 	}
-	first := h.g.CatalogueFingerprint()
+	first := h.g.one().fingerprint()
 	// The advertisement is the generated data, sorted by name.
 	adv := h.g.Advertisement()
 	var names []string
@@ -773,7 +774,7 @@ func TestCatalogueSync(t *testing.T) {
 
 	// The same list in another order: the advertised set is unchanged, so
 	// nothing is re-advertised.
-	h.g.syncCatalogue(append(slices.Clone(live[2:]), live[:2]...))
+	h.g.one().syncCatalogue(append(slices.Clone(live[2:]), live[:2]...))
 	if a := h.advertisements(); len(a) != 1 {
 		t.Fatalf("re-advertised an unchanged set: %d", len(a))
 	}
@@ -788,19 +789,19 @@ func TestCatalogueSync(t *testing.T) {
 		}
 	}
 	changed = append(changed, LiveTool{Name: "exfiltrate", Fingerprint: "sha256:x"})
-	h.g.syncCatalogue(changed)
+	h.g.one().syncCatalogue(changed)
 	a := h.advertisements()
 	if len(a) != 2 || len(a[1].Tools) != 2 || a[1].Tools[0].Name != "create_note" || a[1].Tools[1].Name != "delete_entities" {
 		t.Fatalf("advertisements = %+v", a)
 	}
-	if h.g.CatalogueFingerprint() == first {
+	if h.g.one().fingerprint() == first {
 		t.Error("catalogue fingerprint unchanged")
 	}
 	for _, tool := range []string{"read_graph", "get_note", "exfiltrate"} {
 		wantRefused(t, h.g.Dispatch(context.Background(), alice, req("u", tool, `{}`)), ReasonUnknown)
 	}
 	wantNoCalls(t, h)
-	ev := h.audit.events(t, AuditSync)
+	ev := h.audit.events(t, "ocp.sync")
 	last := ev[len(ev)-1]
 	for k, want := range map[string]string{
 		"server_only_not_callable": "[exfiltrate]",
@@ -813,15 +814,15 @@ func TestCatalogueSync(t *testing.T) {
 	}
 
 	// A duplicated name with two schemas is ambiguous: withdrawn.
-	h.g.syncCatalogue(append(slices.Clone(live), LiveTool{Name: "delete_entities", Fingerprint: "sha256:other"}))
+	h.g.one().syncCatalogue(append(slices.Clone(live), LiveTool{Name: "delete_entities", Fingerprint: "sha256:other"}))
 	wantRefused(t, h.g.Dispatch(context.Background(), alice, req("u", "delete_entities", `{"entityNames":["a"]}`)), ReasonUnknown)
 
 	// The server goes back to the generated schemas: callable again.
-	h.g.syncCatalogue(live)
+	h.g.one().syncCatalogue(live)
 	if res := h.g.Dispatch(context.Background(), alice, req("r", "read_graph", `{}`)); !res.OK {
 		t.Fatalf("%+v", res)
 	}
-	if h.g.CatalogueFingerprint() != first {
+	if h.g.one().fingerprint() != first {
 		t.Error("fingerprint of the same set differs")
 	}
 }
@@ -834,7 +835,7 @@ func TestCatalogueChangeDeniesPendingConfirm(t *testing.T) {
 	d.Policy.ConfirmTTL = time.Hour
 	c := NewCatalogue(testTiers, &Tool{Args: (*DeleteEntitiesArgs)(nil), Desc: d}, ReadGraph)
 	h := newHarness(t, false, func(cfg *Config) { cfg.Catalogue = c })
-	h.g.syncCatalogue(liveOf(c))
+	h.g.one().syncCatalogue(liveOf(c))
 	ch, stop := announced(h)
 	defer stop()
 	res := dispatchAsync(h, alice, req("w", "delete_entities", `{"entityNames":["a"]}`))
@@ -842,7 +843,7 @@ func TestCatalogueChangeDeniesPendingConfirm(t *testing.T) {
 	// A rug pull: the server's list changes while the write waits.
 	live := liveOf(c)
 	live[1].Fingerprint = "sha256:changed"
-	h.g.syncCatalogue(live)
+	h.g.one().syncCatalogue(live)
 	var r ActionResult
 	select {
 	case r = <-res:
@@ -892,11 +893,11 @@ func TestCatalogueChangeAfterApprovalDenies(t *testing.T) {
 	b.hook = func() {
 		live := liveOf(testCatalogue)
 		live[0].Fingerprint = "sha256:changed"
-		g.syncCatalogue(live)
+		g.one().syncCatalogue(live)
 	}
 	h := newHarness(t, false, func(c *Config) { c.Broker = b })
 	g = h.g
-	g.syncCatalogue(liveOf(testCatalogue))
+	g.one().syncCatalogue(liveOf(testCatalogue))
 	wantRefused(t, g.Dispatch(context.Background(), alice, req("w", "delete_entities", `{"entityNames":["a"]}`)), ReasonDenied)
 	wantNoCalls(t, h)
 }
@@ -1007,7 +1008,7 @@ func TestServerErrorsDoNotLeak(t *testing.T) {
 		if r.Ref == "" || r.Error != tc.text+" (ref "+r.Ref+")" {
 			t.Errorf("%s: error %q ref %q", tc.name, r.Error, r.Ref)
 		}
-		ev := h.audit.events(t, AuditCall)
+		ev := h.audit.events(t, "ocp.call")
 		wantInAudit := "db-internal-7"
 		switch tc.name {
 		case "not connected":
@@ -1138,7 +1139,7 @@ func TestTypedCallSharesThePath(t *testing.T) {
 	short := &Tool{Args: (*DeleteEntitiesArgs)(nil), Desc: d}
 	c := NewCatalogue(testTiers, short)
 	h2 := newHarness(t, false, func(cfg *Config) { cfg.Catalogue = c })
-	h2.g.syncCatalogue(liveOf(c))
+	h2.g.one().syncCatalogue(liveOf(c))
 	wantRefused(t, h2.g.Call(ctx, alice, DeleteEntitiesArgs{EntityNames: []string{"a"}}), ReasonDenied)
 	wantNoCalls(t, h)
 	wantNoCalls(t, h2)
@@ -1210,7 +1211,7 @@ func TestToolShapeRefused(t *testing.T) {
 	mustPanic("read marker, write policy", func() { NewCatalogue(testTiers, &Tool{Args: (*ReadGraphArgs)(nil), Desc: d}) })
 
 	newGate := func(tools ...*Tool) error {
-		_, err := NewGate(Config{Catalogue: rawCatalogue(testTiers, tools...), Server: &spyCaller{}, ACL: AllowAllResources, Broker: NewMemoryBroker()})
+		_, err := NewGate(Config{Catalogue: rawCatalogue(testTiers, tools...), Server: &spyCaller{}, ACL: AllowAllResources, Broker: newMemoryBroker()})
 		return err
 	}
 	seg := func(arg string, m ocpimpl.BindMode) ocpimpl.Segment { return ocpimpl.Segment{Arg: arg, Mode: m} }
@@ -1229,13 +1230,13 @@ func TestToolShapeRefused(t *testing.T) {
 		{"prompt argument unknown", func(p *Policy) { p.ConfirmPrompt = ocpimpl.Template{seg("nope", ocpimpl.BindJSON)} }, "{nope} names no field"},
 		{"no failure text", func(p *Policy) { p.Failure = "" }, "no failure text"},
 		{"no confirm TTL", func(p *Policy) { p.ConfirmTTL = -1 }, "without a confirm TTL"},
-		{"unclassified read", func(p *Policy) { p.Kind, p.Classified = KindRead, false }, "unclassified tool must be a write"},
+		{"unclassified read", func(p *Policy) { p.Kind, p.Classified = ocpimpl.KindRead, false }, "unclassified tool must be a write"},
 		{"tier not in the catalogue", func(p *Policy) { p.Tier = "root" }, `tier "root" is not one of`},
 	} {
 		d := DeleteEntities.Desc.Clone()
 		tc.edit(&d.Policy)
-		args := Args((*DeleteEntitiesArgs)(nil))
-		if d.Policy.Kind == KindRead {
+		var args any = (*DeleteEntitiesArgs)(nil)
+		if d.Policy.Kind == ocpimpl.KindRead {
 			args = (*ReadGraphArgs)(nil)
 		}
 		err := newGate(&Tool{Args: args, Desc: *d})
@@ -1263,7 +1264,7 @@ func TestPolicyEditedBeforeNewGateRefused(t *testing.T) {
 	for name, edit := range map[string]func(d *Descriptor){
 		"tier":        func(d *Descriptor) { d.Policy.Tier = "anonymous" },
 		"scopes":      func(d *Descriptor) { d.Policy.Scopes = nil },
-		"kind":        func(d *Descriptor) { d.Policy.Kind = KindRead },
+		"kind":        func(d *Descriptor) { d.Policy.Kind = ocpimpl.KindRead },
 		"resource":    func(d *Descriptor) { d.Policy.Resource = ocpimpl.Template{{Text: "anything"}} },
 		"prompt text": func(d *Descriptor) { d.Policy.ConfirmPrompt[0].Text = "Harmless: " },
 		"ttl":         func(d *Descriptor) { d.Policy.ConfirmTTL = 24 * time.Hour },
@@ -1272,7 +1273,7 @@ func TestPolicyEditedBeforeNewGateRefused(t *testing.T) {
 		d := DeleteEntities.Desc.Clone()
 		tool := &Tool{Args: (*DeleteEntitiesArgs)(nil), Desc: *d}
 		c := NewCatalogue(testTiers, tool)
-		cfg := Config{Catalogue: c, Server: &spyCaller{}, ACL: AllowAllResources, Broker: NewMemoryBroker()}
+		cfg := Config{Catalogue: c, Server: &spyCaller{}, ACL: AllowAllResources, Broker: newMemoryBroker()}
 		if _, err := NewGate(cfg); err != nil {
 			t.Fatalf("%s: before the edit: %v", name, err)
 		}
@@ -1291,7 +1292,7 @@ func TestDescriptorChangesAfterNewGateAreIgnored(t *testing.T) {
 	tool := &Tool{Args: (*ReadGraphArgs)(nil), Desc: d}
 	c := NewCatalogue(testTiers, tool)
 	h := newHarness(t, false, func(cfg *Config) { cfg.Catalogue = c })
-	h.g.syncCatalogue(liveOf(c))
+	h.g.one().syncCatalogue(liveOf(c))
 	tool.Desc.Policy.Scopes[0] = "nothing"
 	tool.Desc.Policy.Tier = "anonymous"
 	tool.Desc.Policy.Resource = tpl("{query}")

@@ -35,11 +35,11 @@ func TestRightsAreCheckedBeforeArguments(t *testing.T) {
 	} {
 		h := newHarness(t, true, nil)
 		wantRefused(t, h.g.Dispatch(context.Background(), tc.p, req("r", "read_graph", huge)), ReasonForbidden)
-		if e := h.audit.events(t, AuditArgs); len(e) != 0 {
+		if e := h.audit.events(t, "ocp.args"); len(e) != 0 {
 			t.Errorf("%s: the arguments were looked at: %v", tc.name, e)
 		}
-		if e := h.audit.events(t, AuditAuthorize); len(e) != 1 || e[0]["outcome"] != string(ReasonForbidden) {
-			t.Errorf("%s: authorize events = %v", tc.name, e)
+		if e := h.audit.events(t, "ocp.rights"); len(e) != 1 || e[0]["outcome"] != string(ReasonForbidden) {
+			t.Errorf("%s: rights events = %v", tc.name, e)
 		}
 		wantNoCalls(t, h)
 	}
@@ -75,7 +75,7 @@ func TestResourcesAreBounded(t *testing.T) {
 		cfg.MaxResources = 100
 		cfg.ACL = ACLFunc(func(context.Context, Principal, *Descriptor, []string) error { asked++; return nil })
 	})
-	h.g.syncCatalogue(liveOf(c))
+	h.g.one().syncCatalogue(liveOf(c))
 	names := make([]string, 11)
 	for i := range names {
 		names[i] = strings.Repeat("n", i+1)
@@ -121,7 +121,7 @@ func TestResultIsBounded(t *testing.T) {
 	if strings.Contains(r.Error, "rrrr") || !strings.HasPrefix(r.Error, "Could not read the graph.") {
 		t.Errorf("result = %+v", r)
 	}
-	if e := h.audit.events(t, AuditCall); len(e) != 1 || e[0]["output_bytes"] == nil || !strings.Contains(e[0]["detail"].(string), "exceeds the limit of 1000") {
+	if e := h.audit.events(t, "ocp.call"); len(e) != 1 || e[0]["output_bytes"] == nil || !strings.Contains(e[0]["detail"].(string), "exceeds the limit of 1000") {
 		t.Errorf("call events = %v", e)
 	}
 }
@@ -225,7 +225,7 @@ func TestApproverHookIsStricter(t *testing.T) {
 }
 
 // leakyBroker fails with internal text.
-type leakyBroker struct{ MemoryBroker }
+type leakyBroker struct{ memoryBroker }
 
 const brokerCanary = "redis://admin:hunter2@redis-7.internal:6379"
 
@@ -239,7 +239,7 @@ func (*leakyBroker) Pending(context.Context) ([]ConfirmRequest, error) {
 // Refusals tell the decider nothing internal: a broker's error text goes to
 // the audit log under a reference, and the decider gets a fixed error.
 func TestBrokerErrorsDoNotReachTheDecider(t *testing.T) {
-	h := newHarness(t, true, func(cfg *Config) { cfg.Broker = &leakyBroker{MemoryBroker: *NewMemoryBroker()} })
+	h := newHarness(t, true, func(cfg *Config) { cfg.Broker = &leakyBroker{memoryBroker: *newMemoryBroker()} })
 	for name, err := range map[string]error{
 		"Resolve": h.g.Resolve(context.Background(), alicePhone, ConfirmDecision{ID: "X", Approve: true, Digest: "d"}),
 		"Pending": func() error { _, err := h.g.Pending(context.Background()); return err }(),
@@ -287,9 +287,9 @@ func TestEveryDecisionIsAudited(t *testing.T) {
 		event   string
 		outcome Reason
 	}{
-		{alice, req("1", "no_such_tool", `{}`), AuditCatalogue, ReasonUnknown},
-		{guest, req("2", "read_graph", `{}`), AuditAuthorize, ReasonForbidden},
-		{alice, req("3", "read_graph", `{"limit":0}`), AuditArgs, ReasonInvalid},
+		{alice, req("1", "no_such_tool", `{}`), "ocp.catalogue", ReasonUnknown},
+		{guest, req("2", "read_graph", `{}`), "ocp.rights", ReasonForbidden},
+		{alice, req("3", "read_graph", `{"limit":0}`), "ocp.args", ReasonInvalid},
 	} {
 		wantRefused(t, h.g.Dispatch(ctx, tc.p, tc.r), tc.outcome)
 		found := false
@@ -304,13 +304,13 @@ func TestEveryDecisionIsAudited(t *testing.T) {
 	defer stop()
 	wantRefused(t, h.g.Dispatch(ctx, alice, req("4", "delete_entities", `{"entityNames":["a"]}`)), ReasonDenied)
 	var outcomes []string
-	for _, e := range h.audit.events(t, AuditConfirm) {
+	for _, e := range h.audit.events(t, "ocp.confirm") {
 		outcomes = append(outcomes, e["outcome"].(string))
 	}
 	if strings.Join(outcomes, ",") != "opened,denied" {
 		t.Errorf("confirm events: %v", outcomes)
 	}
-	if e := h.audit.events(t, AuditDecision); len(e) != 1 || e[0]["outcome"] != "accepted" {
+	if e := h.audit.events(t, "ocp.decision"); len(e) != 1 || e[0]["outcome"] != "accepted" {
 		t.Errorf("decision events: %v", e)
 	}
 }
@@ -375,8 +375,8 @@ func TestDriftBesidesTheSchemaIsAudited(t *testing.T) {
 			live[i].Hints.Destructive = &yes
 		}
 	}
-	h.g.syncCatalogue(live)
-	e := h.audit.events(t, AuditSync)
+	h.g.one().syncCatalogue(live)
+	e := h.audit.events(t, "ocp.sync")
 	if len(e) != 1 || !strings.Contains(fmt.Sprint(e[0]["drift_audited"]), "read_graph: title, description") || e[0]["level"] != "WARN" {
 		t.Fatalf("sync events = %v", e)
 	}
@@ -425,8 +425,8 @@ func TestEachDriftIsAudited(t *testing.T) {
 			h := newHarness(t, false, func(cfg *Config) { cfg.Catalogue = c })
 			lt := generated
 			tc.change(&lt)
-			h.g.syncCatalogue([]LiveTool{lt})
-			e := h.audit.events(t, AuditSync)
+			h.g.one().syncCatalogue([]LiveTool{lt})
+			e := h.audit.events(t, auditSync)
 			if len(e) != 1 {
 				t.Fatalf("sync events = %v", e)
 			}
@@ -464,7 +464,7 @@ func TestStructuredResultIsValidated(t *testing.T) {
 	tool := &Tool{Args: (*GetNoteArgs)(nil), Desc: *d}
 	c := NewCatalogue(testTiers, tool)
 	h := newHarness(t, false, func(cfg *Config) { cfg.Catalogue = c })
-	h.g.syncCatalogue(liveOf(c))
+	h.g.one().syncCatalogue(liveOf(c))
 	for _, tc := range []struct {
 		sc any
 		ok bool
@@ -489,7 +489,7 @@ func TestStructuredResultIsValidated(t *testing.T) {
 }
 
 // A {card, speech, figures} output sent as the JSON of a text block is
-// structured output, and DecodeOutput gives it typed.
+// structured output.
 func TestTextTripleIsStructuredOutput(t *testing.T) {
 	h := newHarness(t, true, nil)
 	h.spy.respond = func(string, json.RawMessage) (*mcp.CallToolResult, error) {
@@ -499,23 +499,12 @@ func TestTextTripleIsStructuredOutput(t *testing.T) {
 	if !r.OK || string(r.Output) != `{"card":{"title":"Graph"},"speech":"Three nodes."}` {
 		t.Fatalf("result = %+v (%s)", r, r.Output)
 	}
-	type triple struct {
-		Card   map[string]string `json:"card"`
-		Speech string            `json:"speech"`
-	}
-	got, err := DecodeOutput[triple](r)
-	if err != nil || got.Speech != "Three nodes." || got.Card["title"] != "Graph" {
-		t.Errorf("DecodeOutput = %+v, %v", got, err)
-	}
 	// Other text stays the content list.
 	h.spy.respond = func(string, json.RawMessage) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: `{"speech":"x","other":1}`}}}, nil
 	}
 	if r := h.g.Dispatch(context.Background(), alice, req("u", "read_graph", `{}`)); !r.OK || !strings.HasPrefix(string(r.Output), `[{"type":"text"`) {
 		t.Errorf("not a triple: %s", r.Output)
-	}
-	if _, err := DecodeOutput[triple](ActionResult{Reason: ReasonDenied}); err == nil {
-		t.Error("DecodeOutput of a refusal: no error")
 	}
 }
 
@@ -528,7 +517,7 @@ func TestNewGateWithoutClassificationSaysItOnce(t *testing.T) {
 		c.Desc = *tl.Desc.Clone()
 		tools = append(tools, &c)
 	}
-	_, err := NewGate(Config{Catalogue: rawCatalogue(nil, tools...), Server: &spyCaller{}, ACL: AllowAllResources, Broker: NewMemoryBroker()})
+	_, err := NewGate(Config{Catalogue: rawCatalogue(nil, tools...), Server: &spyCaller{}, ACL: AllowAllResources, Broker: newMemoryBroker()})
 	if err == nil || strings.Count(err.Error(), "\n") != 0 || !strings.Contains(err.Error(), "without a classification file") || !strings.Contains(err.Error(), "ocpgen init") {
 		t.Fatalf("NewGate = %v", err)
 	}
@@ -565,8 +554,8 @@ func TestOutputSchemaDriftComparesLikeTheListing(t *testing.T) {
 		live := liveOf(c)
 		live[0].Description, live[0].OutputFingerprint = d.Description, listed(tc.schema)
 		h.audit.b.Reset()
-		h.g.syncCatalogue(live)
-		e := h.audit.events(t, AuditSync)
+		h.g.one().syncCatalogue(live)
+		e := h.audit.events(t, "ocp.sync")
 		if got := strings.Contains(fmt.Sprint(e[0]["drift_audited"]), "outputSchema"); got != tc.drift {
 			t.Errorf("%s: drift audited %v, want %v: %v", tc.schema, got, tc.drift, e)
 		}

@@ -59,7 +59,7 @@ func finish(t *Tool) {
 		pol.Resource = ocpimpl.Template{{Text: t.Desc.Name}}
 	}
 	autoModes(typ, pol.Resource, true)
-	if pol.Kind == KindWrite {
+	if pol.Kind == ocpimpl.KindWrite {
 		if len(pol.ConfirmPrompt) == 0 {
 			pol.ConfirmPrompt = ocpimpl.Template{{Text: fmt.Sprintf("Run %s tool %q with arguments ", pol.Kind, t.Desc.Name)}, {Mode: ocpimpl.BindAll}}
 		}

@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
 // A second generated package, for a "chat" server: its read_graph shares a
@@ -27,7 +29,7 @@ var ChatReadGraph = &Tool{Args: (*ChatReadGraphArgs)(nil), Desc: mustDesc(Descri
 	Description: "Read a channel's message graph.",
 	InputSchema: `{"type":"object","properties":{"channel":{"type":"string"}},"required":["channel"]}`,
 	Policy: Policy{
-		Kind: KindRead, Classified: true, Tier: "visitor", Scopes: []string{"chat.read"},
+		Kind: ocpimpl.KindRead, Classified: true, Tier: "visitor", Scopes: []string{"chat.read"},
 		Resource: tpl("chat/{channel}"), Failure: "Could not read the channel.",
 	},
 })}
@@ -44,7 +46,7 @@ var ChatPostMessage = &Tool{Args: (*ChatPostMessageArgs)(nil), Desc: mustDesc(De
 	Description: "Post a message.",
 	InputSchema: `{"type":"object","properties":{"channel":{"type":"string"},"text":{"type":"string"}},"required":["channel","text"]}`,
 	Policy: Policy{
-		Kind: KindWrite, Classified: true, Tier: "member", Scopes: []string{"chat.write"},
+		Kind: ocpimpl.KindWrite, Classified: true, Tier: "member", Scopes: []string{"chat.write"},
 		Resource: tpl("chat/{channel}"), ConfirmPrompt: tpl("Post {text} to {channel}?"), ConfirmTTL: 2 * time.Minute,
 		Failure: "Could not post the message.",
 	},
@@ -167,7 +169,7 @@ type muxConfirms struct {
 	seen   map[string]int
 }
 
-func subscribeMux(t *testing.T, m *Mux) *muxConfirms {
+func subscribeMux(t *testing.T, m *Gate) *muxConfirms {
 	c := &muxConfirms{opened: make(chan ConfirmRequest, 64), ended: map[string]int{}, seen: map[string]int{}}
 	stop := m.Subscribe(func(e ConfirmEvent) {
 		c.mu.Lock()
@@ -191,7 +193,7 @@ func (c *muxConfirms) counts(id string) (opened, ended int) {
 }
 
 func TestMuxRefusesNamesThatWouldCollide(t *testing.T) {
-	broker := NewMemoryBroker()
+	broker := newMemoryBroker()
 	srv := func(name, prefix string, rename map[string]string, c *Catalogue) MuxServer {
 		// The server never lists a tool: every collision below is among
 		// tools that are not advertised, and still refused.
@@ -230,7 +232,7 @@ func TestMuxRefusesNamesThatWouldCollide(t *testing.T) {
 		}()}, []string{`server "mem": Config.Advertise is set`}},
 		{"a server's own broker", []MuxServer{func() MuxServer {
 			s := srv("mem", "", nil, testCatalogue)
-			s.Config.Broker = NewMemoryBroker()
+			s.Config.Broker = newMemoryBroker()
 			return s
 		}()}, []string{`server "mem": Config.Broker is not MuxConfig.Broker`}},
 		{"one Server for two entries", func() []MuxServer {
@@ -273,14 +275,14 @@ func TestMuxRefusesNamesThatWouldCollide(t *testing.T) {
 func TestMuxRefusalRegistersNothing(t *testing.T) {
 	_, mem := muxServerSpy(t, testCatalogue)
 	_, chat := muxServerSpy(t, chatCatalogue)
-	_, err := NewMux(MuxConfig{Broker: NewMemoryBroker(), Servers: []MuxServer{
+	_, err := NewMux(MuxConfig{Broker: newMemoryBroker(), Servers: []MuxServer{
 		{Name: "mem", Config: Config{Catalogue: testCatalogue, Server: mem, ACL: AllowAllResources, Audit: quiet}},
 		{Name: "chat", Config: Config{Catalogue: chatCatalogue, Server: chat, ACL: AllowAllResources, Audit: quiet}},
 	}})
 	if err == nil {
 		t.Fatal("NewMux accepted two read_graph")
 	}
-	if _, err := NewMux(MuxConfig{Broker: NewMemoryBroker(), Servers: []MuxServer{
+	if _, err := NewMux(MuxConfig{Broker: newMemoryBroker(), Servers: []MuxServer{
 		{Name: "mem", Config: Config{Catalogue: testCatalogue, Server: mem, ACL: AllowAllResources, Audit: quiet}},
 		{Name: "chat", Prefix: "chat_", Config: Config{Catalogue: chatCatalogue, Server: chat, ACL: AllowAllResources, Audit: quiet}},
 	}}); err != nil {
@@ -292,11 +294,11 @@ func TestMuxRefusalRegistersNothing(t *testing.T) {
 // testCatalogue unprefixed and "chat" serving chatCatalogue with the
 // prefix chat_.
 type muxHarness struct {
-	m         *Mux
+	m         *Gate
 	mem, chat *spy
 	memC      *Client
 	chatC     *Client
-	broker    *MemoryBroker
+	broker    *memoryBroker
 	advs      *advRecorder
 	audit     *syncBuffer // the gates' audit log
 	muxAudit  *syncBuffer
@@ -307,7 +309,7 @@ var muxAllTools = []string{"chat_post_message", "chat_read_graph", "create_note"
 
 func newMuxHarness(t *testing.T, mod func(*MuxConfig)) *muxHarness {
 	t.Helper()
-	h := &muxHarness{broker: NewMemoryBroker(), advs: newAdvRecorder(), audit: &syncBuffer{}, muxAudit: &syncBuffer{}}
+	h := &muxHarness{broker: newMemoryBroker(), advs: newAdvRecorder(), audit: &syncBuffer{}, muxAudit: &syncBuffer{}}
 	h.mem, h.memC = muxServerSpy(t, testCatalogue)
 	h.chat, h.chatC = muxServerSpy(t, chatCatalogue)
 	audit := slog.New(slog.NewJSONHandler(h.audit, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -396,7 +398,7 @@ func TestMuxRoutesByExposedNameWithTheOriginalName(t *testing.T) {
 	if len(h.mem.Calls()) != 2 || len(h.chat.Calls()) != 1 {
 		t.Fatalf("a refused call reached a server: %+v %+v", h.mem.Calls(), h.chat.Calls())
 	}
-	if e := h.muxAudit.events(t, AuditCatalogue); len(e) != 3 || e[0]["tool"] != "get_note" || e[0]["outcome"] != "unknown" {
+	if e := h.muxAudit.events(t, "ocp.catalogue"); len(e) != 3 || e[0]["tool"] != "get_note" || e[0]["outcome"] != "unknown" {
 		t.Errorf("mux audit of unknown names: %v", e)
 	}
 
@@ -418,7 +420,7 @@ func TestMuxRoutesByExposedNameWithTheOriginalName(t *testing.T) {
 	// Every step of a routed call is audited with the server's name and
 	// the exposed tool name.
 	var seen bool
-	for _, e := range h.audit.events(t, AuditCall) {
+	for _, e := range h.audit.events(t, "ocp.call") {
 		if e["call"] == "2" {
 			seen = true
 			if e["server"] != "chat" || e["tool"] != "chat_read_graph" {
@@ -432,7 +434,7 @@ func TestMuxRoutesByExposedNameWithTheOriginalName(t *testing.T) {
 	if !seen {
 		t.Error("no audit event of the chat call")
 	}
-	for _, e := range h.audit.events(t, AuditSync) {
+	for _, e := range h.audit.events(t, "ocp.sync") {
 		if e["server"] != "mem" && e["server"] != "chat" {
 			t.Errorf("sync event without its server: %v", e)
 		}
@@ -446,7 +448,7 @@ func TestMuxSamePackageTwice(t *testing.T) {
 	_, a := muxServerSpy(t, testCatalogue)
 	bs, b := muxServerSpy(t, testCatalogue)
 	audit := &syncBuffer{}
-	m, err := NewMux(MuxConfig{Broker: NewMemoryBroker(), Audit: slog.New(slog.NewJSONHandler(audit, nil)), Servers: []MuxServer{
+	m, err := NewMux(MuxConfig{Broker: newMemoryBroker(), Audit: slog.New(slog.NewJSONHandler(audit, nil)), Servers: []MuxServer{
 		{Name: "work", Config: Config{Catalogue: testCatalogue, Server: a, ACL: AllowAllResources, Audit: quiet}},
 		{Name: "home", Prefix: "home_", Config: Config{Catalogue: testCatalogue, Server: b, ACL: AllowAllResources, Audit: quiet}},
 	}})
@@ -456,17 +458,49 @@ func TestMuxSamePackageTwice(t *testing.T) {
 	id := "n1"
 	res := m.Call(t.Context(), chatter, GetNoteArgs{ID: &id})
 	wantRefused(t, res, ReasonUnknown)
-	if e := audit.events(t, AuditCatalogue); len(e) != 1 || !strings.Contains(e[0]["detail"].(string), "work, home") {
+	if e := audit.events(t, "ocp.catalogue"); len(e) != 1 || !strings.Contains(e[0]["detail"].(string), "work, home") {
 		t.Errorf("audit of the ambiguous typed call: %v", e)
 	}
-	if res := m.Gate("home").Call(t.Context(), chatter, GetNoteArgs{ID: &id}); !res.OK {
+	if res := m.Server("home").Call(t.Context(), chatter, GetNoteArgs{ID: &id}); !res.OK {
 		t.Fatalf("Gate(home).Call: %+v", res)
 	}
 	if c := bs.Calls(); len(c) != 1 || c[0].Tool != "get_note" {
 		t.Errorf("home server calls = %+v", c)
 	}
-	if m.Gate("nowhere") != nil {
+	if m.Server("nowhere") != nil || m.Server("") != nil {
 		t.Error("Gate of an unknown server")
+	}
+	// A server's own gate sees only its tools, under their exposed names.
+	if res := m.Server("work").Dispatch(t.Context(), chatter, req("h", "home_get_note", `{"id":"n1"}`)); res.Reason != ReasonUnknown {
+		t.Errorf("the work gate dispatched home's tool: %+v", res)
+	}
+	if res := m.Server("home").Dispatch(t.Context(), chatter, req("h", "home_get_note", `{"id":"n1"}`)); !res.OK {
+		t.Errorf("the home gate: %+v", res)
+	}
+}
+
+// A Hub holds one type whether it fronts one server or several: the Gate of
+// NewGate is the Gate of its one server ("").
+func TestOneGateTypeForOneOrSeveralServers(t *testing.T) {
+	h := newHarness(t, true, nil)
+	if h.g.Server("") != h.g || h.g.Server("mem") != nil {
+		t.Error("NewGate's Gate is not the Gate of its server \"\"")
+	}
+	hubRead := func(g *Gate) ActionResult {
+		return g.Dispatch(t.Context(), alice, req("r", "read_graph", `{}`))
+	}
+	if res := hubRead(h.g); !res.OK {
+		t.Fatalf("one server: %+v", res)
+	}
+	_, c := muxServerSpy(t, testCatalogue)
+	m, err := NewMux(MuxConfig{Broker: newMemoryBroker(), Audit: quiet, Servers: []MuxServer{
+		{Name: "mem", Config: Config{Catalogue: testCatalogue, Server: c, ACL: AllowAllResources, Audit: quiet}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := hubRead(m); !res.OK {
+		t.Fatalf("a Mux: %+v", res)
 	}
 }
 
@@ -482,7 +516,7 @@ func TestMuxServerChangeTouchesOnlyItsOwnTools(t *testing.T) {
 	noLeaksAfter(t)
 	h := newMuxHarness(t, nil)
 	h.advs.until(t, muxAllTools...)
-	memFP := h.m.Gate("mem").CatalogueFingerprint()
+	memFP := h.m.Server("mem").one().fingerprint()
 
 	memRes, memReq := h.openWrite(t, "w-mem", "delete_entities", `{"entityNames":["a"]}`)
 	chatRes, chatReq := h.openWrite(t, "w-chat", "chat_post_message", `{"channel":"ops","text":"hi"}`)
@@ -504,7 +538,7 @@ func TestMuxServerChangeTouchesOnlyItsOwnTools(t *testing.T) {
 	if err != nil || len(pending) != 1 || pending[0].ID != memReq.ID {
 		t.Fatalf("Pending() = %+v, %v; want the mem confirm alone", pending, err)
 	}
-	if fp := h.m.Gate("mem").CatalogueFingerprint(); fp != memFP {
+	if fp := h.m.Server("mem").one().fingerprint(); fp != memFP {
 		t.Errorf("the mem catalogue changed with chat's: %s → %s", memFP, fp)
 	}
 	// The others keep serving, chat's unchanged tool included.
@@ -553,8 +587,8 @@ func TestMuxServerChangeTouchesOnlyItsOwnTools(t *testing.T) {
 // the other's confirm.
 func TestMuxDigestCoversTheServer(t *testing.T) {
 	noLeaksAfter(t)
-	broker := NewMemoryBroker()
-	mux := func(name string) *Mux {
+	broker := newMemoryBroker()
+	mux := func(name string) *Gate {
 		_, c := muxServerSpy(t, testCatalogue)
 		m, err := NewMux(MuxConfig{Broker: broker, Audit: quiet, Servers: []MuxServer{{Name: name, Config: Config{Catalogue: testCatalogue, Server: c, ACL: AllowAllResources, Audit: quiet}}}})
 		if err != nil {
@@ -564,7 +598,7 @@ func TestMuxDigestCoversTheServer(t *testing.T) {
 	}
 	east, west := mux("east"), mux("west")
 	eastC, westC := subscribeMux(t, east), subscribeMux(t, west)
-	if east.Gate("east").CatalogueFingerprint() != west.Gate("west").CatalogueFingerprint() {
+	if east.Server("east").one().fingerprint() != west.Server("west").one().fingerprint() {
 		t.Fatal("the two servers' catalogues differ; the test needs them equal")
 	}
 	args := `{"entityNames":["a"]}`
@@ -580,7 +614,7 @@ func TestMuxDigestCoversTheServer(t *testing.T) {
 	if er.Server != "east" || wr.Server != "west" || er.Tool != "delete_entities" {
 		t.Fatalf("confirms %+v, %+v", er, wr)
 	}
-	if want := confirmDigest("east", east.Gate("east").policy, "delete_entities", "delete_entities", []byte(args), chatter, east.Gate("east").CatalogueFingerprint()); er.Digest != want {
+	if want := confirmDigest("east", east.Server("east").one().policy, "delete_entities", "delete_entities", []byte(args), chatter, east.Server("east").one().fingerprint()); er.Digest != want {
 		t.Errorf("east digest %s, want %s", er.Digest, want)
 	}
 	// Each mux sees only its own server's confirms.
@@ -596,7 +630,7 @@ func TestMuxDigestCoversTheServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lone.syncCatalogue(liveOf(testCatalogue))
+	lone.one().syncCatalogue(liveOf(testCatalogue))
 	if err := lone.Resolve(t.Context(), chatPhone, ConfirmDecision{ID: er.ID, Approve: true, Digest: er.Digest}); !errors.Is(err, ErrConfirmForbidden) {
 		t.Errorf("a lone gate deciding east's confirm: %v, want ErrConfirmForbidden", err)
 	}
@@ -686,7 +720,7 @@ func TestMuxSubscribeDeliversEachConfirmOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lone.syncCatalogue(liveOf(testCatalogue))
+	lone.one().syncCatalogue(liveOf(testCatalogue))
 	loneRes := make(chan ActionResult, 1)
 	loneOpened := make(chan ConfirmRequest, 1)
 	stop := h.broker.Subscribe(func(r ConfirmRequest) {
@@ -736,7 +770,7 @@ func TestMuxAdvertisePanicIsContained(t *testing.T) {
 	noLeaksAfter(t)
 	audit := &syncBuffer{}
 	_, c := muxServerSpy(t, testCatalogue)
-	m, err := NewMux(MuxConfig{Broker: NewMemoryBroker(), Audit: slog.New(slog.NewJSONHandler(audit, nil)),
+	m, err := NewMux(MuxConfig{Broker: newMemoryBroker(), Audit: slog.New(slog.NewJSONHandler(audit, nil)),
 		Advertise: func(ToolsAdvertise) { panic("hub bug") },
 		Servers:   []MuxServer{{Name: "mem", Config: Config{Catalogue: testCatalogue, Server: c, ACL: AllowAllResources, Audit: quiet}}}})
 	if err != nil {
@@ -745,7 +779,7 @@ func TestMuxAdvertisePanicIsContained(t *testing.T) {
 	if got := advNames(m.Advertisement()); len(got) != 4 {
 		t.Fatalf("advertisement %v", got)
 	}
-	if e := audit.events(t, AuditPanic); len(e) == 0 || e[0]["in"] != "MuxConfig.Advertise" {
+	if e := audit.events(t, "ocp.panic"); len(e) == 0 || e[0]["in"] != "MuxConfig.Advertise" {
 		t.Errorf("panic audit %v", e)
 	}
 }
@@ -754,9 +788,9 @@ func TestMuxAdvertisePanicIsContained(t *testing.T) {
 func TestMuxAdvertiseMayReadTheAdvertisement(t *testing.T) {
 	noLeaksAfter(t)
 	srv, c := muxServerSpy(t, testCatalogue)
-	var mp atomic.Pointer[Mux]
+	var mp atomic.Pointer[Gate]
 	same := make(chan bool, 16)
-	m, err := NewMux(MuxConfig{Broker: NewMemoryBroker(), Audit: quiet,
+	m, err := NewMux(MuxConfig{Broker: newMemoryBroker(), Audit: quiet,
 		Advertise: func(a ToolsAdvertise) {
 			if m := mp.Load(); m != nil {
 				same <- slices.Equal(advNames(m.Advertisement()), advNames(a))
@@ -780,13 +814,13 @@ func TestMuxAdvertiseMayReadTheAdvertisement(t *testing.T) {
 
 // lookupCounter counts the broker's Lookups.
 type lookupCounter struct {
-	*MemoryBroker
+	*memoryBroker
 	n atomic.Int64
 }
 
 func (b *lookupCounter) Lookup(ctx context.Context, id string) (ConfirmRequest, error) {
 	b.n.Add(1)
-	return b.MemoryBroker.Lookup(ctx, id)
+	return b.memoryBroker.Lookup(ctx, id)
 }
 
 // A decision through the Mux looks its confirm up once: the Mux routes by
@@ -795,7 +829,7 @@ func TestMuxResolveLooksUpOnce(t *testing.T) {
 	noLeaksAfter(t)
 	var counter *lookupCounter
 	h := newMuxHarness(t, func(c *MuxConfig) {
-		counter = &lookupCounter{MemoryBroker: c.Broker.(*MemoryBroker)}
+		counter = &lookupCounter{memoryBroker: c.Broker.(*memoryBroker)}
 		c.Broker = counter
 	})
 	h.advs.until(t, muxAllTools...)

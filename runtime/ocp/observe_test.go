@@ -155,9 +155,9 @@ func TestObserverSeesEveryStep(t *testing.T) {
 	})
 	h.spy = &srv.spyCaller
 	ctx := context.Background()
-	fp := h.g.CatalogueFingerprint()
-	auth := []Step{StepAuthorize, StepArgs, StepACL}
-	full := append(slices.Clone(auth), StepConfirm, StepReauthorize, StepServer)
+	fp := h.g.one().fingerprint()
+	auth := []Step{StepCatalogue, StepRights, StepArgs, StepACL}
+	full := append(slices.Clone(auth), StepConfirm, StepReauthorize, StepCall)
 	noScope := alice
 	noScope.Scopes = nil
 
@@ -169,7 +169,7 @@ func TestObserverSeesEveryStep(t *testing.T) {
 		end   Reason
 	}{
 		{"read", func() ActionResult { return h.g.Dispatch(ctx, alice, req("r", "read_graph", `{"query":"q"}`)) },
-			CallInfo{Tool: "read_graph", Catalogue: fp}, append(slices.Clone(auth), StepServer), ""},
+			CallInfo{Tool: "read_graph", Catalogue: fp}, append(slices.Clone(auth), StepCall), ""},
 		{"write approved", func() ActionResult {
 			defer autoDecide(t, h, alicePhone, true)()
 			return h.g.Dispatch(ctx, alice, req("w", "delete_entities", `{"entityNames":["a"]}`))
@@ -179,11 +179,11 @@ func TestObserverSeesEveryStep(t *testing.T) {
 			return h.g.Dispatch(ctx, alice, req("w", "delete_entities", `{"entityNames":["a"]}`))
 		}, CallInfo{Tool: "delete_entities", Write: true, Catalogue: fp}, append(slices.Clone(auth), StepConfirm), ReasonDenied},
 		{"unknown", func() ActionResult { return h.g.Dispatch(ctx, alice, req("u", "no_such_tool", `{}`)) },
-			CallInfo{Catalogue: fp}, []Step{StepAuthorize}, ReasonUnknown},
+			CallInfo{Catalogue: fp}, []Step{StepCatalogue}, ReasonUnknown},
 		{"forbidden rights", func() ActionResult { return h.g.Dispatch(ctx, noScope, req("f", "read_graph", `{}`)) },
-			CallInfo{Tool: "read_graph", Catalogue: fp}, []Step{StepAuthorize}, ReasonForbidden},
+			CallInfo{Tool: "read_graph", Catalogue: fp}, []Step{StepCatalogue, StepRights}, ReasonForbidden},
 		{"invalid", func() ActionResult { return h.g.Dispatch(ctx, alice, req("i", "read_graph", `{"limit":0}`)) },
-			CallInfo{Tool: "read_graph", Catalogue: fp}, []Step{StepAuthorize, StepArgs}, ReasonInvalid},
+			CallInfo{Tool: "read_graph", Catalogue: fp}, []Step{StepCatalogue, StepRights, StepArgs}, ReasonInvalid},
 		{"forbidden acl", func() ActionResult {
 			return h.g.Dispatch(ctx, alice, req("a", "delete_entities", `{"entityNames":["secret"]}`))
 		}, CallInfo{Tool: "delete_entities", Write: true, Catalogue: fp}, auth, ReasonForbidden},
@@ -195,13 +195,15 @@ func TestObserverSeesEveryStep(t *testing.T) {
 			srv.spyCaller.mu.Unlock()
 			defer func() { srv.spyCaller.mu.Lock(); srv.spyCaller.respond = nil; srv.spyCaller.mu.Unlock() }()
 			return h.g.Dispatch(ctx, alice, req("x", "read_graph", `{}`))
-		}, CallInfo{Tool: "read_graph", Catalogue: fp}, append(slices.Clone(auth), StepServer), ReasonFailed},
+		}, CallInfo{Tool: "read_graph", Catalogue: fp}, append(slices.Clone(auth), StepCall), ReasonFailed},
 		{"typed read", func() ActionResult { return h.g.Call(ctx, alice, ReadGraphArgs{}) },
-			CallInfo{Tool: "read_graph", Catalogue: fp}, append(slices.Clone(auth), StepServer), ""},
+			CallInfo{Tool: "read_graph", Catalogue: fp}, append(slices.Clone(auth), StepCall), ""},
 		{"typed unknown", func() ActionResult { return h.g.Call(ctx, alice, SearchNodesArgs{}) },
-			CallInfo{Catalogue: fp}, []Step{StepAuthorize}, ReasonUnknown},
+			CallInfo{Catalogue: fp}, []Step{StepCatalogue}, ReasonUnknown},
+		// A typed call takes Dispatch's stages: its arguments are encoded,
+		// and refused, after the catalogue and the rights.
 		{"typed nil", func() ActionResult { return h.g.Call(ctx, alice, (*ReadGraphArgs)(nil)) },
-			CallInfo{Tool: "read_graph", Catalogue: fp}, []Step{StepArgs}, ReasonInvalid},
+			CallInfo{Tool: "read_graph", Catalogue: fp}, []Step{StepCatalogue, StepRights, StepArgs}, ReasonInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res := tc.run()
@@ -249,7 +251,7 @@ func TestObserverSeesEveryStep(t *testing.T) {
 		t.Fatalf("server calls = %d, want 4", len(srv.steps))
 	}
 	for _, s := range srv.steps {
-		if s != StepServer {
+		if s != StepCall {
 			t.Errorf("server context of step %v", s)
 		}
 	}
@@ -259,8 +261,8 @@ func TestObserverSeesSyncs(t *testing.T) {
 	obs := &recObserver{}
 	h := newHarness(t, false, func(c *Config) { c.Observer = obs })
 	live := liveOf(testCatalogue)
-	h.g.syncCatalogue(live)
-	h.g.syncCatalogue(live)
+	h.g.one().syncCatalogue(live)
+	h.g.one().syncCatalogue(live)
 	changed := slices.DeleteFunc(slices.Clone(live), func(l LiveTool) bool { return l.Name == "get_note" })
 	for i := range changed {
 		switch changed[i].Name {
@@ -271,7 +273,7 @@ func TestObserverSeesSyncs(t *testing.T) {
 		}
 	}
 	changed = append(changed, LiveTool{Name: "exfiltrate", Fingerprint: "sha256:x"})
-	h.g.syncCatalogue(changed)
+	h.g.one().syncCatalogue(changed)
 	obs.mu.Lock()
 	defer obs.mu.Unlock()
 	if len(obs.syncs) != 3 {
@@ -285,7 +287,7 @@ func TestObserverSeesSyncs(t *testing.T) {
 	if want := (SyncInfo{Catalogue: first.Catalogue, Changed: false, Advertised: 4, Drift: 4}); again != want {
 		t.Errorf("same list = %+v, want %+v", again, want)
 	}
-	if want := (SyncInfo{Catalogue: h.g.CatalogueFingerprint(), Changed: true, Advertised: 2, ServerOnly: 1, Withdrawn: 1, Removed: 1, Drift: 3}); third != want {
+	if want := (SyncInfo{Catalogue: h.g.one().fingerprint(), Changed: true, Advertised: 2, ServerOnly: 1, Withdrawn: 1, Removed: 1, Drift: 3}); third != want {
 		t.Errorf("changed list = %+v, want %+v", third, want)
 	}
 }
@@ -309,7 +311,7 @@ func TestObserverPanicDoesNotBreakTheGate(t *testing.T) {
 			if n := len(h.spy.Calls()); n != 2 {
 				t.Fatalf("server calls = %d, want 2", n)
 			}
-			panics := h.audit.events(t, AuditPanic)
+			panics := h.audit.events(t, "ocp.panic")
 			if len(panics) == 0 {
 				t.Fatal("no panic audited")
 			}

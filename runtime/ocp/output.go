@@ -1,9 +1,7 @@
 package ocp
 
 import (
-	"bytes"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -12,9 +10,8 @@ import (
 )
 
 // textContentJSON encodes a content list of plain text blocks (no _meta, no
-// annotations: what most tools return) exactly as json.Marshal does, with
-// one allocation instead of five per block. ok is false for any other
-// content, which the caller encodes with json.Marshal.
+// annotations: what most tools return) exactly as json.Marshal does. ok is
+// false for any other content, which the caller encodes with json.Marshal.
 func textContentJSON(content []mcp.Content) (out []byte, ok bool) {
 	n := 2
 	for _, c := range content {
@@ -96,22 +93,4 @@ func mayBeTriple(text string) bool {
 		return false
 	}
 	return strings.Contains(t, `"card"`) || strings.Contains(t, `"speech"`) || strings.Contains(t, `"figures"`)
-}
-
-// DecodeOutput decodes a successful result's output into R, the generated
-// XxxResult of the tool that was called: for Hub code that calls a tool
-// with [Gate.Call] and wants its structured result typed. A result that is
-// not ok, or whose output does not decode into R (unknown fields refused),
-// is an error.
-func DecodeOutput[R any](res ActionResult) (R, error) {
-	var r R
-	if !res.OK {
-		return r, fmt.Errorf("ocp: the call was not performed or failed (%s)", res.Reason)
-	}
-	dec := json.NewDecoder(bytes.NewReader(res.Output))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
-		return r, fmt.Errorf("ocp: output: %w", err)
-	}
-	return r, nil
 }

@@ -13,11 +13,11 @@ import (
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
-// ErrMissingResourceArg is the error of a resource rendering in which a
+// errMissingResourceArg is the error of a resource rendering in which a
 // placeholder names an optional argument that the call did not set, or an
 // array argument that is empty. The gate refuses such a call (forbidden): a
 // resource that cannot be named cannot be authorized.
-var ErrMissingResourceArg = errors.New("a resource placeholder's argument is absent or empty")
+var errMissingResourceArg = errors.New("a resource placeholder's argument is absent or empty")
 
 // A template is a generated resource or confirm-prompt template
 // ([ocpimpl.Template]) with each argument segment located in the tool's
@@ -38,7 +38,7 @@ type segment struct {
 // bindTemplate binds a generated template to the argument struct typ.
 // resource selects the modes of resource templates, else of prompts.
 // Adjacent text segments are joined into one, so that a template without
-// placeholders is one text segment, which renders without a copy.
+// placeholders is one text segment.
 func bindTemplate(typ reflect.Type, t ocpimpl.Template, resource bool) (template, error) {
 	what := "confirm prompt"
 	if resource {
@@ -161,11 +161,11 @@ var errTooManyResources = errors.New("too many resources")
 
 // resources renders a bound resource template with a call's arguments (the
 // argument struct, addressable, or the zero Value when there are none: a
-// placeholder then fails with ErrMissingResourceArg): the cartesian product
+// placeholder then fails with errMissingResourceArg): the cartesian product
 // of the placeholders' values, each path-escaped so that a value cannot add
 // a path segment ("../x", "a/b", and "." or ".." as a whole value). A
 // template without placeholders is one text segment (bindTemplate joins
-// them), its one resource, in one allocation. A product of more than max
+// them), its one resource. A product of more than max
 // resources, or of more than maxResourceBytes, fails with an *argengine.Refusal
 // (ruleResources) wrapping errTooManyResources before it is built.
 func (t template) resources(args reflect.Value, max int) ([]string, error) {
@@ -182,7 +182,7 @@ func (t template) resources(args reflect.Value, max int) ([]string, error) {
 			continue
 		}
 		if !args.IsValid() {
-			return nil, fmt.Errorf("%w: {%s} (no arguments)", ErrMissingResourceArg, sg.Arg)
+			return nil, fmt.Errorf("%w: {%s} (no arguments)", errMissingResourceArg, sg.Arg)
 		}
 		vals = vals[:0]
 		f := args.Field(sg.field)
@@ -211,7 +211,7 @@ func (t template) resources(args reflect.Value, max int) ([]string, error) {
 			}
 		}
 		if len(vals) == 0 {
-			return nil, fmt.Errorf("%w: {%s}", ErrMissingResourceArg, sg.Arg)
+			return nil, fmt.Errorf("%w: {%s}", errMissingResourceArg, sg.Arg)
 		}
 		if len(vals) > max || len(parts) > max/len(vals) {
 			return nil, refusal("/"+jsonptr.EscapeToken(sg.Arg), ruleResources, fmt.Errorf("%w: {%s} makes more than %d", errTooManyResources, sg.Arg, max))
@@ -308,44 +308,4 @@ func writeArg(b *strings.Builder, v any) {
 		return
 	}
 	b.Write(escapeInvisible(out))
-}
-
-// Resources renders the resources that a call with args would touch, as the
-// gate's authorization step does: the resource template of the tool whose
-// argument struct args is (or points to), with these arguments. It fails
-// for arguments of no tool of g, and with [ErrMissingResourceArg].
-func (g *Gate) Resources(args Args) ([]string, error) {
-	gt, v, err := g.typedArgs(args)
-	if err != nil {
-		return nil, err
-	}
-	return gt.resource.resources(v, g.cfg.MaxResources)
-}
-
-// ConfirmPrompt renders the confirm prompt that a call with args would show
-// to the peers, as the gate's confirm step does (writes only ask).
-func (g *Gate) ConfirmPrompt(args Args) (string, error) {
-	gt, v, err := g.typedArgs(args)
-	if err != nil {
-		return "", err
-	}
-	return gt.prompt.prompt(v), nil
-}
-
-// typedArgs finds args' tool and returns the argument struct, addressable.
-func (g *Gate) typedArgs(args Args) (*gateTool, reflect.Value, error) {
-	var gt *gateTool
-	if g != nil {
-		gt = g.byType[argsStructType(args)]
-	}
-	if gt == nil || isNilPointer(args) {
-		return nil, reflect.Value{}, fmt.Errorf("ocp gate: %T is not the arguments of a tool of this gate", args)
-	}
-	v := reflect.ValueOf(args)
-	if v.Kind() == reflect.Pointer {
-		return gt, v.Elem(), nil
-	}
-	c := reflect.New(gt.typ).Elem()
-	c.Set(v)
-	return gt, c, nil
 }

@@ -65,10 +65,10 @@ func TestResourceTemplates(t *testing.T) {
 			t.Errorf("%q: bind: %v", tt.tpl, err)
 			continue
 		}
-		got, err := bt.resources(reflect.ValueOf(&tt.args).Elem(), DefaultMaxResources)
+		got, err := bt.resources(reflect.ValueOf(&tt.args).Elem(), defaultMaxResources)
 		if tt.wantErr != "" {
-			if !errors.Is(err, ErrMissingResourceArg) || !strings.Contains(err.Error(), tt.wantErr) {
-				t.Errorf("%q: error %v, want ErrMissingResourceArg naming %s", tt.tpl, err, tt.wantErr)
+			if !errors.Is(err, errMissingResourceArg) || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Errorf("%q: error %v, want errMissingResourceArg naming %s", tt.tpl, err, tt.wantErr)
 			}
 			continue
 		}
@@ -130,7 +130,7 @@ func TestPromptTemplates(t *testing.T) {
 // 4 would, for a value or a pointer, and refuse other arguments.
 func TestGateRendersTemplates(t *testing.T) {
 	h := newHarness(t, true, nil)
-	for _, a := range []Args{DeleteEntitiesArgs{EntityNames: []string{"a/b", "c"}}, &DeleteEntitiesArgs{EntityNames: []string{"a/b", "c"}}} {
+	for _, a := range []any{DeleteEntitiesArgs{EntityNames: []string{"a/b", "c"}}, &DeleteEntitiesArgs{EntityNames: []string{"a/b", "c"}}} {
 		rs, err := h.g.Resources(a)
 		if want := []string{"graph/a%2Fb", "graph/c"}; err != nil || !slices.Equal(rs, want) {
 			t.Errorf("Resources(%T) = %q, %v; want %q", a, rs, err, want)
@@ -140,11 +140,11 @@ func TestGateRendersTemplates(t *testing.T) {
 			t.Errorf("ConfirmPrompt(%T) = %q, %v; want %q", a, p, err, want)
 		}
 	}
-	if _, err := h.g.Resources(DeleteEntitiesArgs{}); !errors.Is(err, ErrMissingResourceArg) {
+	if _, err := h.g.Resources(DeleteEntitiesArgs{}); !errors.Is(err, errMissingResourceArg) {
 		t.Errorf("empty array: %v", err)
 	}
 	type stray struct{ Read }
-	for _, a := range []Args{stray{}, nil, (*DeleteEntitiesArgs)(nil)} {
+	for _, a := range []any{stray{}, nil, (*DeleteEntitiesArgs)(nil)} {
 		if _, err := h.g.Resources(a); err == nil {
 			t.Errorf("Resources(%#v): no error", a)
 		}
@@ -196,7 +196,7 @@ func TestTemplateTextIsItsRendering(t *testing.T) {
 		if len(bt) != 1 {
 			t.Errorf("%v binds to %d segments, not one text", tc.tp, len(bt))
 		}
-		got, err := bt.resources(reflect.Value{}, DefaultMaxResources)
+		got, err := bt.resources(reflect.Value{}, defaultMaxResources)
 		if err != nil || len(got) != 1 || got[0] != tc.want {
 			t.Fatalf("%v renders %q (%v), want %q", tc.tp, got, err, tc.want)
 		}
@@ -223,7 +223,7 @@ func TestTemplateJoinsTextsAroundPlaceholders(t *testing.T) {
 	if len(bt) != 3 {
 		t.Errorf("text,text,placeholder,text,text binds to %d segments, not 3", len(bt))
 	}
-	got, err := bt.resources(args, DefaultMaxResources)
+	got, err := bt.resources(args, defaultMaxResources)
 	if want := "graph/nodes/q%2F1/edges"; err != nil || len(got) != 1 || got[0] != want {
 		t.Errorf("renders %q (%v), want %q", got, err, want)
 	}
@@ -251,7 +251,7 @@ func TestTemplateWithoutArgumentsFailsClosed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := bt.resources(reflect.Value{}, DefaultMaxResources); !errors.Is(err, ErrMissingResourceArg) {
+	if got, err := bt.resources(reflect.Value{}, defaultMaxResources); !errors.Is(err, errMissingResourceArg) {
 		t.Fatalf("a placeholder without arguments renders %q, %v", got, err)
 	}
 }

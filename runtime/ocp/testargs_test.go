@@ -6,6 +6,8 @@ package ocp
 
 import (
 	"time"
+
+	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
 var testTiers = []string{"anonymous", "visitor", "member", "operator", "admin"}
@@ -34,7 +36,7 @@ var DeleteEntities = &Tool{Args: (*DeleteEntitiesArgs)(nil), Desc: mustDesc(Desc
 	Description: "Delete multiple entities and their relations.",
 	InputSchema: `{"type":"object","properties":{"entityNames":{"type":"array","items":{"type":"string"},"description":"An array of entity names to delete"}},"required":["entityNames"],"additionalProperties":false}`,
 	Policy: Policy{
-		Kind: KindWrite, Classified: true, Tier: "member", Scopes: []string{"memory.write"},
+		Kind: ocpimpl.KindWrite, Classified: true, Tier: "member", Scopes: []string{"memory.write"},
 		Resource: tpl("graph/{entityNames}"), ConfirmPrompt: tpl("Delete {entityNames}?"), ConfirmTTL: 2 * time.Minute,
 		Failure: "Could not delete those entities.",
 	},
@@ -56,7 +58,7 @@ var ReadGraph = &Tool{Args: (*ReadGraphArgs)(nil), Desc: mustDesc(Descriptor{
 	Description: "Read the entire knowledge graph.",
 	InputSchema: `{"type":"object","properties":{"query":{"type":"string"},"limit":{"type":"integer","minimum":1},"minScore":{"type":"number"}},"additionalProperties":true}`,
 	Policy: Policy{
-		Kind: KindRead, Classified: true, Tier: "visitor", Scopes: []string{"memory.read"},
+		Kind: ocpimpl.KindRead, Classified: true, Tier: "visitor", Scopes: []string{"memory.read"},
 		Resource: tpl("graph"), Failure: "Could not read the graph.",
 	},
 })}
@@ -82,7 +84,7 @@ var CreateNote = &Tool{Args: (*CreateNoteArgs)(nil), Desc: mustDesc(Descriptor{
 	Description: "Create a note.",
 	InputSchema: `{"type":"object","properties":{"title":{"type":"string","minLength":1},"body":{"type":["string","null"]},"meta":{"type":"object","properties":{"color":{"type":"string"}},"required":["color"],"additionalProperties":false}},"required":["title"]}`,
 	Policy: Policy{
-		Kind: KindWrite, Classified: false, Tier: "member",
+		Kind: ocpimpl.KindWrite, Classified: false, Tier: "member",
 		Resource: tpl("notes/{title}"), ConfirmPrompt: tpl("Run create_note with title {title}?"), ConfirmTTL: 2 * time.Minute,
 	},
 })}
@@ -100,7 +102,7 @@ var GetNote = &Tool{Args: (*GetNoteArgs)(nil), Desc: mustDesc(Descriptor{
 	Description: "Get a note.",
 	InputSchema: `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"id":{"type":"string"}}}`,
 	Policy: Policy{
-		Kind: KindRead, Classified: true, Tier: "visitor",
+		Kind: ocpimpl.KindRead, Classified: true, Tier: "visitor",
 		Resource: tpl("notes/{id}"),
 	},
 })}

@@ -80,11 +80,11 @@ type ActionResult struct {
 // itself. ID is issued by the Hub and unguessable (at least 128 random bits).
 type ConfirmRequest struct {
 	ID string `json:"id"`
-	// Tool is the tool's name as advertised (a [Mux] may expose it under
-	// another name than the server's).
+	// Tool is the tool's name as advertised (a Gate of [NewMux] may expose
+	// it under another name than the server's).
 	Tool string `json:"tool"`
-	// Server names the server the write is for, in a [Mux] (its
-	// [MuxServer] name); empty for a lone [Gate].
+	// Server names the server the write is for, in a Gate of [NewMux] (its
+	// [MuxServer] name); empty for a Gate of [NewGate].
 	Server string `json:"server,omitempty"`
 	Prompt string `json:"prompt"`
 	// Requester is the ID of the principal on whose behalf the write runs.

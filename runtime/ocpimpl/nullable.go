@@ -10,7 +10,9 @@ import (
 // Nullable is a JSON value with three states: absent, explicitly null, or a
 // value. Generated code uses it, with the json option omitzero, for optional
 // properties whose schema allows null, so that an explicit null set by the
-// caller reaches the server as null and an unset field is not sent at all.
+// caller reaches the server as null and an unset field is not sent at all
+// (omitzero leaves out an absent Nullable because it is the zero value, the
+// only zero Nullable).
 type Nullable[T any] struct {
 	value T
 	state nullState
@@ -32,13 +34,6 @@ func Null[T any]() Nullable[T] { return Nullable[T]{state: nullNull} }
 
 // Get returns the value and true, or the zero value and false when the
 // Nullable is absent or null.
-//
-// Get and IsNull have pointer receivers, and Nullable has no IsZero method
-// (encoding/json's omitzero leaves out an absent Nullable because it is
-// the zero value, the only zero Nullable): the compiler builds every method
-// of every Nullable[T] again in each package that uses it, and a method with
-// a value receiver costs four functions where one with a pointer receiver
-// costs two (BENCHMARKS.md §3).
 func (n *Nullable[T]) Get() (T, bool) { return n.value, n.state == nullValue }
 
 // IsNull reports whether the Nullable holds an explicit null. It is false
@@ -83,12 +78,7 @@ func decodeStrict[T any](raw []byte) (T, error) {
 	return v, err
 }
 
-// decodeStrictInto is decodeStrict's body, for any pointer v. It is not
-// generic and not inlined, so that the json.Decoder it uses does not reach
-// the packages that instantiate decodeStrict: a generic body is compiled in
-// each package that instantiates it, with every inlined call, and the
-// Decoder's types reach reflect.Type, whose 41 generic shape methods would
-// then be compiled again in every generated package (BENCHMARKS.md §3).
+// decodeStrictInto is decodeStrict's body, for any pointer v.
 //
 //go:noinline
 func decodeStrictInto(raw []byte, v any) error {

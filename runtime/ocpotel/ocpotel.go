@@ -7,15 +7,14 @@
 //
 // Every gated call ([ocp.Gate.Dispatch], [ocp.Gate.Call]) is one span,
 // "ocp.dispatch", a child of the span in the caller's context if any, with
-// a child span for each part the call reaches, in order: "ocp.authorize"
-// (the gate's steps authorize, args and acl: the catalogue, the channel,
-// tier and scopes, the schema and strict decode, the resources and the
-// ACL), for a write "ocp.confirm" (the wait for a peer's decision, with
-// ocp.confirm.outcome once the broker answered) and
-// "ocp.reauthorize", and "ocp.server" (the server call, of kind client,
-// and its result). Each child has ocp.step (the gate's step that ended it:
-// "args" on an ocp.authorize span means the arguments were refused) and
-// ocp.outcome; the call span has ocp.outcome. A failed call, or one whose
+// a child span for each part the call reaches, in order: "ocp.check" (the
+// stages catalogue, rights, args and acl, which take microseconds), for a
+// write "ocp.confirm" (the wait for a peer's decision, with
+// ocp.confirm.outcome once the broker answered) and "ocp.reauthorize", and
+// "ocp.call" (the server call, of kind client, and its result). Each child
+// has ocp.step (the [ocp.Step] that ended it: "args" on an ocp.check span
+// means the arguments were refused) and ocp.outcome; the call span has
+// ocp.outcome. A failed call, or one whose
 // outcome is unknown, has status Error on its span and its last child,
 // with the outcome as the description; refusals are not errors. The gate's
 // hooks (the ACL, the broker, Reauthorize, the server's CallTool) receive
@@ -92,7 +91,7 @@ const ScopeName = "github.com/ocpgen/ocpgen/runtime/ocpotel"
 // Attribute keys.
 const (
 	KeyGate      = attribute.Key("ocp.gate")      // Options.Gate
-	KeyServer    = attribute.Key("ocp.server")    // the server's name in an ocp.Mux
+	KeyServer    = attribute.Key("ocp.server")    // the server's name in a Gate of ocp.NewMux
 	KeyTool      = attribute.Key("ocp.tool")      // the generated tool's name
 	KeyWrite     = attribute.Key("ocp.write")     // the tool is a write
 	KeyStep      = attribute.Key("ocp.step")      // an ocp.Step
@@ -180,7 +179,7 @@ func New(opts Options) (ocp.Observer, error) {
 }
 
 // toolKey names a tool of one gate: one Observer may serve every gate of an
-// ocp.Mux, whose servers may share generated names.
+// Gate of ocp.NewMux, whose servers may share generated names.
 type toolKey struct{ server, tool string }
 
 type observer struct {
@@ -247,15 +246,15 @@ func isError(out int) bool {
 }
 
 // The steps, as indices of the precomputed attribute sets.
-var steps = [...]ocp.Step{ocp.StepAuthorize, ocp.StepArgs, ocp.StepACL, ocp.StepConfirm, ocp.StepReauthorize, ocp.StepServer}
+var steps = [...]ocp.Step{ocp.StepCatalogue, ocp.StepRights, ocp.StepArgs, ocp.StepACL, ocp.StepConfirm, ocp.StepReauthorize, ocp.StepCall}
 
 // spanOf is the span of each step, as an index in spanNames: the gate's
-// first three steps take microseconds, and share one span (their
-// durations are still apart in ocp.gate.step.duration).
-var spanOf = [len(steps)]int{0, 0, 0, 1, 2, 3}
+// first four steps share one span (their durations are still apart in
+// ocp.gate.step.duration).
+var spanOf = [len(steps)]int{0, 0, 0, 0, 1, 2, 3}
 
 // spanNames are the names of the step spans.
-var spanNames = [...]string{"ocp.authorize", "ocp.confirm", "ocp.reauthorize", "ocp.server"}
+var spanNames = [...]string{"ocp.check", "ocp.confirm", "ocp.reauthorize", "ocp.call"}
 
 func stepIndex(s ocp.Step) int {
 	for i, x := range steps {
@@ -266,8 +265,8 @@ func stepIndex(s ocp.Step) int {
 	return -1
 }
 
-// toolAttrs are one tool's attribute sets, made once: recording a
-// measurement then allocates nothing for its attributes.
+// toolAttrs are one tool's attribute sets, made once and used by every
+// measurement of its calls.
 type toolAttrs struct {
 	span     []attribute.KeyValue // ocp.tool, ocp.write, ocp.gate
 	start    atomic.Pointer[startOpts]
@@ -406,7 +405,7 @@ func (c *callObs) Step(s ocp.Step) context.Context {
 	now := time.Now()
 	i := stepIndex(s)
 	if c.step >= 0 && i >= 0 && spanOf[c.step] == spanOf[i] {
-		// The same span goes on (authorize, args, acl).
+		// The same span goes on (ocp.check).
 		c.endStep(now, 0, false)
 		c.step, c.stepStart = i, now
 		return c.stepCtx
@@ -416,7 +415,7 @@ func (c *callObs) Step(s ocp.Step) context.Context {
 		return c.ctx // a step this package does not know: not recorded
 	}
 	var opts []trace.SpanStartOption
-	if s == ocp.StepServer {
+	if s == ocp.StepCall {
 		opts = serverStart
 	}
 	c.stepCtx, c.stepSpan = c.o.tracer.Start(c.ctx, spanNames[spanOf[i]], opts...)
@@ -450,7 +449,7 @@ func (c *callObs) endStep(now time.Time, out int, endSpan bool) {
 	c.stepSpan, c.stepCtx = nil, nil
 }
 
-// ConfirmEnded implements [ocp.ConfirmObserver].
+// ConfirmEnded implements [ocp.CallObserver].
 func (c *callObs) ConfirmEnded(o ocp.Outcome) {
 	i := confirmIndex(o)
 	if c.step >= 0 && steps[c.step] == ocp.StepConfirm {
@@ -477,4 +476,4 @@ func (c *callObs) End(r ocp.Reason) {
 	c.span.End()
 }
 
-var _ ocp.ConfirmObserver = (*callObs)(nil)
+var _ ocp.CallObserver = (*callObs)(nil)

@@ -267,6 +267,26 @@ type call struct {
 
 // calls groups the ended spans into calls, in the order the calls began,
 // checking that every step span is a child of its call's span.
+// catalogue returns the fingerprint of the gate's advertised catalogue, as
+// its last ocp.sync audit event gives it.
+func (e *env) catalogue(t *testing.T) string {
+	t.Helper()
+	fp := ""
+	for _, line := range strings.Split(strings.TrimSpace(e.audit.String()), "\n") {
+		var ev struct{ Msg, Catalogue string }
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("audit line %q: %v", line, err)
+		}
+		if ev.Msg == "ocp.sync" {
+			fp = ev.Catalogue
+		}
+	}
+	if fp == "" {
+		t.Fatal("no catalogue sync audited")
+	}
+	return fp
+}
+
 func (e *env) calls(t *testing.T) []call {
 	t.Helper()
 	ended := e.spans.Ended()
@@ -322,7 +342,7 @@ func (c call) stepNames() []string {
 func TestTracesAndMetrics(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	fp := e.gate.CatalogueFingerprint()
+	fp := e.catalogue(t)
 
 	// A read, inside a span of the Hub's own: the call's span is its child.
 	hubCtx, hubSpan := e.tp.Tracer("hub").Start(ctx, "hub.request")
@@ -389,7 +409,7 @@ func TestTracesAndMetrics(t *testing.T) {
 		}
 	}
 	e.srv.watch(append(live, ocp.LiveTool{Name: "SECRET_server_only", Fingerprint: "sha256:x"}))
-	drifted := e.gate.CatalogueFingerprint()
+	drifted := e.catalogue(t)
 
 	// The secrets did reach the gate: its audit log has the server's texts.
 	for _, s := range []string{"db password hunter2", "connection reset by 10.0.0.7", forbiddenResource} {
@@ -404,20 +424,20 @@ func TestTracesAndMetrics(t *testing.T) {
 		tool, write, outcome string
 		steps                []string
 	}
-	// Steps authorize, args and acl share the span ocp.authorize; its
+	// Steps catalogue, rights, args and acl share the span ocp.check; its
 	// ocp.step is the one that ended it.
-	auth := "ocp.authorize/acl=ok"
+	check := "ocp.check/acl=ok"
 	wants := []want{
-		{"list_tickets", "false", "ok", []string{auth, "ocp.server/server=ok"}},
-		{"create_ticket", "true", "ok", []string{auth, "ocp.confirm/confirm=ok", "ocp.reauthorize/reauthorize=ok", "ocp.server/server=ok"}},
-		{"create_ticket", "true", "denied", []string{auth, "ocp.confirm/confirm=denied"}},
-		{"create_ticket", "true", "forbidden", []string{"ocp.authorize/authorize=forbidden"}},
-		{"close_ticket", "true", "forbidden", []string{"ocp.authorize/acl=forbidden"}},
-		{"", "", "unknown", []string{"ocp.authorize/authorize=unknown"}},
-		{"list_tickets", "false", "invalid", []string{"ocp.authorize/args=invalid"}},
-		{"ticket_stats", "false", "failed", []string{auth, "ocp.server/server=failed"}},
-		{"list_tickets", "false", "outcome_unknown", []string{auth, "ocp.server/server=outcome_unknown"}},
-		{"list_tickets", "false", "ok", []string{auth, "ocp.server/server=ok"}},
+		{"list_tickets", "false", "ok", []string{check, "ocp.call/call=ok"}},
+		{"create_ticket", "true", "ok", []string{check, "ocp.confirm/confirm=ok", "ocp.reauthorize/reauthorize=ok", "ocp.call/call=ok"}},
+		{"create_ticket", "true", "denied", []string{check, "ocp.confirm/confirm=denied"}},
+		{"create_ticket", "true", "forbidden", []string{"ocp.check/rights=forbidden"}},
+		{"close_ticket", "true", "forbidden", []string{"ocp.check/acl=forbidden"}},
+		{"", "", "unknown", []string{"ocp.check/catalogue=unknown"}},
+		{"list_tickets", "false", "invalid", []string{"ocp.check/args=invalid"}},
+		{"ticket_stats", "false", "failed", []string{check, "ocp.call/call=failed"}},
+		{"list_tickets", "false", "outcome_unknown", []string{check, "ocp.call/call=outcome_unknown"}},
+		{"list_tickets", "false", "ok", []string{check, "ocp.call/call=ok"}},
 	}
 	if len(calls) != len(wants) {
 		t.Fatalf("%d call spans, want %d", len(calls), len(wants))
@@ -442,7 +462,7 @@ func TestTracesAndMetrics(t *testing.T) {
 		if st := last.Status(); st.Code != wantStatus || (wantStatus == codes.Error && st.Description != w.outcome) {
 			t.Errorf("call %d: last step's status %+v", i, st)
 		}
-		if last.Name() == "ocp.server" && last.SpanKind() != trace.SpanKindClient {
+		if last.Name() == "ocp.call" && last.SpanKind() != trace.SpanKindClient {
 			t.Errorf("call %d: server span of kind %v", i, last.SpanKind())
 		}
 	}
@@ -456,7 +476,7 @@ func TestTracesAndMetrics(t *testing.T) {
 	var serverSpans []trace.SpanContext
 	for _, c := range calls {
 		for _, s := range c.steps {
-			if s.Name() == "ocp.server" {
+			if s.Name() == "ocp.call" {
 				serverSpans = append(serverSpans, s.SpanContext())
 			}
 		}
@@ -498,18 +518,19 @@ func TestTracesAndMetrics(t *testing.T) {
 	}
 	stepDur := counts(t, rm, "ocp.gate.step.duration")
 	for k, n := range map[string]uint64{
-		"ocp.outcome=ok,ocp.step=authorize,ocp.tool=list_tickets,ocp.write=false":           4,
-		"ocp.outcome=ok,ocp.step=args,ocp.tool=list_tickets,ocp.write=false":                3,
-		"ocp.outcome=invalid,ocp.step=args,ocp.tool=list_tickets,ocp.write=false":           1,
-		"ocp.outcome=ok,ocp.step=server,ocp.tool=list_tickets,ocp.write=false":              2,
-		"ocp.outcome=outcome_unknown,ocp.step=server,ocp.tool=list_tickets,ocp.write=false": 1,
-		"ocp.outcome=failed,ocp.step=server,ocp.tool=ticket_stats,ocp.write=false":          1,
-		"ocp.outcome=ok,ocp.step=confirm,ocp.tool=create_ticket,ocp.write=true":             1,
-		"ocp.outcome=denied,ocp.step=confirm,ocp.tool=create_ticket,ocp.write=true":         1,
-		"ocp.outcome=ok,ocp.step=reauthorize,ocp.tool=create_ticket,ocp.write=true":         1,
-		"ocp.outcome=forbidden,ocp.step=authorize,ocp.tool=create_ticket,ocp.write=true":    1,
-		"ocp.outcome=forbidden,ocp.step=acl,ocp.tool=close_ticket,ocp.write=true":           1,
-		"ocp.outcome=unknown,ocp.step=authorize":                                            1,
+		"ocp.outcome=ok,ocp.step=catalogue,ocp.tool=list_tickets,ocp.write=false":         4,
+		"ocp.outcome=ok,ocp.step=rights,ocp.tool=list_tickets,ocp.write=false":            4,
+		"ocp.outcome=ok,ocp.step=args,ocp.tool=list_tickets,ocp.write=false":              3,
+		"ocp.outcome=invalid,ocp.step=args,ocp.tool=list_tickets,ocp.write=false":         1,
+		"ocp.outcome=ok,ocp.step=call,ocp.tool=list_tickets,ocp.write=false":              2,
+		"ocp.outcome=outcome_unknown,ocp.step=call,ocp.tool=list_tickets,ocp.write=false": 1,
+		"ocp.outcome=failed,ocp.step=call,ocp.tool=ticket_stats,ocp.write=false":          1,
+		"ocp.outcome=ok,ocp.step=confirm,ocp.tool=create_ticket,ocp.write=true":           1,
+		"ocp.outcome=denied,ocp.step=confirm,ocp.tool=create_ticket,ocp.write=true":       1,
+		"ocp.outcome=ok,ocp.step=reauthorize,ocp.tool=create_ticket,ocp.write=true":       1,
+		"ocp.outcome=forbidden,ocp.step=rights,ocp.tool=create_ticket,ocp.write=true":     1,
+		"ocp.outcome=forbidden,ocp.step=acl,ocp.tool=close_ticket,ocp.write=true":         1,
+		"ocp.outcome=unknown,ocp.step=catalogue":                                          1,
 	} {
 		if got := stepDur[base+k]; got != n {
 			t.Errorf("ocp.gate.step.duration count for %s = %d, want %d", k, got, n)
@@ -665,7 +686,7 @@ func (e *env) confirms(t *testing.T) map[string]int64 {
 
 // fixedBroker answers every confirm at once, with outcome or err.
 type fixedBroker struct {
-	*ocp.MemoryBroker
+	ocp.ConfirmBroker
 	outcome ocp.Outcome
 	err     error
 }
@@ -804,7 +825,7 @@ func TestSecondEndRecordsNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, co := obs.StartCall(context.Background(), ocp.CallInfo{Tool: "list_tickets"})
-	co.Step(ocp.StepAuthorize)
+	co.Step(ocp.StepCatalogue)
 	co.End("")
 	co.End(ocp.ReasonFailed)
 	var rm metricdata.ResourceMetrics

@@ -152,7 +152,7 @@ func TestNoTraceContextReachesTheServer(t *testing.T) {
 	}
 	var serverSpans int
 	for _, s := range spans.Ended() {
-		if s.Name() == "ocp.server" && s.SpanContext().TraceID().String() == traceID && s.SpanKind() == trace.SpanKindClient {
+		if s.Name() == "ocp.call" && s.SpanContext().TraceID().String() == traceID && s.SpanKind() == trace.SpanKindClient {
 			serverSpans++
 		}
 	}

@@ -51,9 +51,20 @@ type session struct {
 	adverts  chan ocp.ToolsAdvertise
 	audit    *auditLog
 	n        int
+	// page is the approval page's sign-in address when a person decides
+	// in a browser; "" in the scripted session.
+	page string
 }
 
-func run(ctx context.Context, w io.Writer) error {
+// personTTL is the least time to live of a confirm left to a person: one
+// that expires sooner is decided by the phone, as in the scripted session.
+const personTTL = 30 * time.Second
+
+// run runs the session, printing its frames to w. With ready, the Hub also
+// serves the approval page, calls ready with its sign-in address, and
+// leaves to a person in a browser the decisions the phone would make on
+// confirms with at least personTTL to live.
+func run(ctx context.Context, w io.Writer, ready func(signIn string)) error {
 	// The MCP server, as the Hub's operators already run it.
 	mcpServer := server.New(server.NewDesk())
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -99,6 +110,15 @@ func run(ctx context.Context, w io.Writer) error {
 	})
 	defer stop()
 	s.gate = gate
+	if ready != nil {
+		signIn, stop, err := approvalPage(gate)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		s.page = signIn
+		ready(signIn)
+	}
 	if err := s.advertised(ctx); err != nil {
 		return err
 	}
@@ -145,6 +165,9 @@ func run(ctx context.Context, w io.Writer) error {
 	s.note("merge_tickets is on the server but was never generated or classified: not callable. escalate_ticket is withdrawn.")
 	s.request(ctx, alice, "merge_tickets", `{"from":"T-101","into":"T-102"}`)
 	s.request(ctx, alice, "escalate_ticket", `{"id":"T-102","team":"network"}`)
+
+	s.note("A title that hides a right-to-left override and a zero-width space: the confirm shows them as escapes, so the person sees what would be stored; the phone denies it.")
+	s.write(ctx, alice, "create_ticket", `{"title":"Refund invoice 4411\u202efdp.exe\u200b","priority":"low"}`, deny)
 	return nil
 }
 
@@ -213,17 +236,25 @@ func (s *session) write(ctx context.Context, p ocp.Principal, tool, args string,
 			s.frame("hub → "+from.Peer, "refused", err.Error())
 		}
 	}
+	// The phone's part, or a person's in the approval page.
+	byPhone := func(yes bool) {
+		if s.page != "" && time.Until(c.Expires) >= personTTL {
+			s.note("Waiting for a person to approve or deny it in the approval page (%s).", s.page)
+			return
+		}
+		decide(phone, yes)
+	}
 	switch act {
 	case approve:
-		decide(phone, true)
+		byPhone(true)
 	case deny:
-		decide(phone, false)
+		byPhone(false)
 	case selfApprove:
 		decide(alice, true)
-		decide(phone, false)
+		byPhone(false)
 	case kioskApprove:
 		decide(kiosk, true)
-		decide(phone, false)
+		byPhone(false)
 	case ignore:
 	}
 	res := <-done

@@ -41,11 +41,11 @@ func normalize(s string) string {
 }
 
 func TestTranscript(t *testing.T) {
-	defer goleak.VerifyNone(t)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent()) // not the browser another test started
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var buf bytes.Buffer
-	if err := run(ctx, &buf); err != nil {
+	if err := run(ctx, &buf, nil); err != nil {
 		t.Fatalf("run: %v\n%s", err, buf.String())
 	}
 	got := normalize(buf.String())

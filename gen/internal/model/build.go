@@ -40,8 +40,8 @@ import (
 //     resource placeholder must name a scalar (string, integer, number,
 //     boolean, string enum) or an array of scalars (one resource per
 //     element). An absent optional argument, a null, or an empty array fails
-//     closed at run time: the gate's rendering fails with
-//     ocp.ErrMissingResourceArg and the gate answers forbidden.
+//     closed at run time: the gate cannot render the resource, and answers
+//     forbidden.
 func Build(s *load.Snapshot, c *load.Classification, pkgName string) (*Package, diag.List) {
 	var diags diag.List
 	if s == nil {

@@ -1,10 +1,10 @@
 /*
  * confirm.pml: one write confirm's life across two Hub replicas on the Redis
- * broker (redisbroker), with the gate's steps around it (runtime/ocp gate.go).
+ * broker (redisbroker), with the gate's steps around it (runtime/ocp dispatch.go and decide.go).
  * Checked by model_test.go (spin -a; gcc; ./pan); see docs/security-model.md,
  * "The confirm protocol, checked".
  *
- * Replica A holds the call: Gate.dispatch -> Gate.confirm ->
+ * Replica A holds the call: serverGate.run -> call.confirm ->
  * Broker.Request (scriptOpen, then Broker.wait looping on scriptFinish) ->
  * re-authorization -> the server call -> the result. Replica B holds the
  * deciding peers: Gate.Resolve -> Broker.Lookup -> digest -> mayDecide ->
@@ -281,7 +281,7 @@ end:
 	od
 }
 
-/* Replica A: Gate.confirm -> Broker.Request -> the gate's later steps. */
+/* Replica A: call.confirm -> Broker.Request -> the gate's later steps. */
 proctype Waiter() {
 	mtype closeAs = none, st = none;
 	byte lastOK, ttl;
@@ -389,7 +389,7 @@ wait:
 	}
 
 gate:
-	/* Gate.confirm: an approval after the wait was voided is a denial */
+	/* call.confirm: an approval after the wait was voided is a denial */
 	if
 	:: reqErr -> result = R_DENIED; goto told
 	:: !reqErr && reqOut != approved -> result = R_DENIED; goto told
@@ -401,7 +401,7 @@ gate:
 		result = R_DENIED; goto told
 	:: else
 	fi;
-	/* Gate.reauthorize, then the catalogue and the context, in order; each
+	/* call.reauthorize, then the catalogue and the context, in order; each
 	 * check records what it saw */
 	atomic {
 		chkRevoked = revoked;
@@ -424,7 +424,7 @@ gate:
 		:: else
 		fi
 	}
-	/* Gate.callServer */
+	/* call.callServer */
 	atomic {
 		called = true;
 		printf("EV call\n");

@@ -249,7 +249,7 @@ func TestTransitionsNamedInCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	inCode := map[string]bool{}
-	for _, f := range []string{"../../ocp/confirm.go", "../../ocp/gate.go", "../../../redisbroker/scripts.go", "../../../redisbroker/broker.go"} {
+	for _, f := range []string{"../../ocp/confirm.go", "../../ocp/dispatch.go", "../../ocp/decide.go", "../../../redisbroker/scripts.go", "../../../redisbroker/broker.go"} {
 		for n := range names(f) {
 			inCode[n] = true
 			// A name in the code is a transition of the model, or one of its

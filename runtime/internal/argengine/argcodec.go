@@ -14,14 +14,10 @@ import (
 	"github.com/ocpgen/ocpgen/internal/jsonscan"
 )
 
-// The typed decode and re-encoding of step 2, compiled per argument type.
-//
-// encoding/json was most of the gate's own work: json.Unmarshal parses the
-// arguments a second time (the tape has already parsed them) and walks its
-// reflection caches, json.Marshal walks them again, and right after a go-sdk
-// round trip that code and its data are cold. A codec decodes straight from
-// the tape into the argument struct and encodes the struct into the bytes
-// json.Marshal would produce, through a plan built once, by Compile.
+// The typed decode and re-encoding of the arguments, compiled per argument
+// type: a codec decodes straight from the tape into the argument struct and
+// encodes the struct into the bytes json.Marshal would produce, through a
+// plan built once, by Compile.
 //
 // A codec exists only for types that are made of plain parts: structs with
 // exported, uniquely named fields (an embedded field only with json:"-", the
@@ -33,7 +29,7 @@ import (
 // json.RawMessage, and a struct with additional properties
 // (ocpimpl.WithExtra: its AdditionalProperties map holds the members no
 // other field declares). Any other argument type (Nullable, unions, any)
-// is decoded and encoded by encoding/json, as before.
+// is decoded and encoded by encoding/json.
 //
 // For such a type the codec gives what encoding/json gives: the same verdict
 // and the same value (TestArgCodecAgreesWithEncodingJSON, FuzzArgCodec,
@@ -609,7 +605,7 @@ func appendJSONFloat(dst []byte, f float64, bits int) []byte {
 }
 
 // encodeTape appends what n.encode writes for the value n.decode makes of
-// value i of t, without making it: no reflection and no allocation. It
+// value i of t, without making it. It
 // covers only the common case, in which the re-encoding is the arguments
 // themselves (in the plan's member order): strings, booleans, integers
 // written as plain integers, float64s written as canonical literals,

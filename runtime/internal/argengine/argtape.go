@@ -8,14 +8,9 @@ import (
 	"unicode/utf8"
 )
 
-// The gate's argument parser. Step 2 used to parse the arguments three
-// times (a strict token-by-token parse for duplicate keys, encoding/json
-// into map[string]any for jsonschema-go, and the re-encoding again for the
-// equality check), which was most of the gate's own cost. It now parses them
-// once into a flat tape: one node per JSON value, in document order, with
-// strings and numbers as substrings of one private copy of the arguments.
-// The tape is pooled, so a call allocates only that copy (and a string for
-// each value that contains escapes).
+// The engine's argument parser parses the arguments once into a flat tape:
+// one node per JSON value, in document order, with strings and numbers as
+// substrings of one private copy of the arguments.
 //
 // The parser accepts exactly the JSON that encoding/json accepts (RFC 8259;
 // the caller has already refused invalid UTF-8), decodes string escapes as

@@ -35,7 +35,7 @@ var (
 
 // decimal is a number literal in the form above. The significant digits
 // are the concatenation of hi and lo, two substrings of the literal (its
-// integer and fraction digits, trimmed), so reading one allocates nothing.
+// integer and fraction digits, trimmed).
 type decimal struct {
 	neg    bool
 	hi, lo string
@@ -265,8 +265,8 @@ func (d *decimal) small() uint64 {
 	return v
 }
 
-// multipleOfSmall is multipleOf for mantissas X, M < 10^18 (no
-// allocation): whether M divides X × 10^k.
+// multipleOfSmall is multipleOf for mantissas X, M < 10^18: whether M
+// divides X × 10^k.
 func multipleOfSmall(X, M uint64, k int) bool {
 	if k >= 0 {
 		r := X % M

@@ -77,7 +77,7 @@ func (e *Engine) Check(raw []byte, needTyped bool) (any, []byte, error) {
 	// A private copy: the tape's strings are substrings of it.
 	t := getTape()
 	args, fwd, err := e.checkParsed(t, raw, needTyped)
-	putTape(t) // not deferred: with this many returns a defer is not open-coded
+	putTape(t)
 	return args, fwd, err
 }
 

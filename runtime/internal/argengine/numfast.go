@@ -2,13 +2,9 @@ package argengine
 
 import "strconv"
 
-// Number conversions of the gate's hot path without strconv. strconv's
-// float parsing and formatting were about 100 of the ~770 code lines (64
-// bytes each) that one gate call runs through, and right after a go-sdk
-// round trip every one of them is fetched cold (BENCHMARKS.md §1). The
-// literals of ordinary arguments (10, 0.25, 1024) take these short paths;
-// any other goes to strconv, so the results are strconv's either way
-// (TestNumFastAgreesWithStrconv, FuzzNumFast).
+// Number conversions of ordinary literals (10, 0.25, 1024) without
+// strconv; any other literal goes to strconv, so the results are strconv's
+// either way (TestNumFastAgreesWithStrconv, FuzzNumFast).
 
 // pow10f are the powers of ten that float64 holds exactly.
 var pow10f = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,

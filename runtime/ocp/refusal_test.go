@@ -3,10 +3,12 @@ package ocp
 import (
 	"context"
 	"encoding/json"
-	"github.com/ocpgen/ocpgen/runtime/internal/argengine"
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/ocpgen/ocpgen/runtime/internal/argengine"
+	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
 // honest: a read whose schema is valid for values its Go type or the gate's
@@ -41,7 +43,7 @@ var honestTool = &Tool{Args: (*HonestArgs)(nil), Desc: mustDesc(Descriptor{
 		`"t":{"description":"no type: any value is valid"},` +
 		`"k":{"type":"array","items":{"type":"string"}}}}`,
 	Policy: Policy{
-		Kind: KindRead, Classified: true, Tier: "visitor",
+		Kind: ocpimpl.KindRead, Classified: true, Tier: "visitor",
 		Resource: tpl("k/{k}/{k}"), Failure: "Could not.",
 	},
 })}
@@ -73,7 +75,7 @@ var honestRawTool = &Tool{Args: (*HonestRawArgs)(nil), Desc: mustDesc(Descriptor
 	Description: "Takes what its schema allows.",
 	InputSchema: `{"type":"object","properties":{"raw":{},"o":{"type":"object","properties":{"a":{"type":"string"}}}},"additionalProperties":false}`,
 	Policy: Policy{
-		Kind: KindRead, Classified: true, Tier: "visitor",
+		Kind: ocpimpl.KindRead, Classified: true, Tier: "visitor",
 		Resource: tpl("raw"), Failure: "Could not.",
 	},
 })}
@@ -93,7 +95,7 @@ var honestClosedTool = &Tool{Args: (*HonestClosedArgs)(nil), Desc: mustDesc(Desc
 	// refuses it, so the gate has no translation.
 	InputSchema: `{"type":"object","properties":{"p":{"type":"string","pattern":"a{"}}}`,
 	Policy: Policy{
-		Kind: KindRead, Classified: true, Tier: "visitor",
+		Kind: ocpimpl.KindRead, Classified: true, Tier: "visitor",
 		Resource: tpl("closed"), Failure: "Could not.",
 	},
 })}
@@ -105,7 +107,7 @@ func honestHarness(t *testing.T) *harness {
 		cfg.Catalogue = c
 		cfg.MaxResources = 100
 	})
-	h.g.syncCatalogue(liveOf(c))
+	h.g.one().syncCatalogue(liveOf(c))
 	return h
 }
 
@@ -125,7 +127,7 @@ func TestArgumentRefusalsArePointedAndHonest(t *testing.T) {
 	for _, tc := range []struct {
 		name, args     string
 		rule           argengine.Rule
-		pointer, event string // event: AuditArgs unless set
+		pointer, event string // event: "ocp.args" unless set
 	}{
 		// The gate's own rules, for values the schema may well accept.
 		{"lone surrogate", `{"s":"` + honestCanary + `\ud800"}`, argengine.RuleLoneSurrogate, "/s", ""},
@@ -147,7 +149,7 @@ func TestArgumentRefusalsArePointedAndHonest(t *testing.T) {
 		// arguments hold (the schema's pointer is in the detail).
 		{"closed: a pattern without an ECMA-262 translation", `{"p":"` + honestCanary + `"}`, argengine.RulePatternUntranslatable, "", ""},
 		{"closed: a call that never reaches the pattern", `{}`, argengine.RulePatternUntranslatable, "", ""},
-		{"more resources than allowed", fanOut, ruleResources, "/k", AuditAuthorize},
+		{"more resources than allowed", fanOut, ruleResources, "/k", "ocp.acl"},
 		// encoding/json drops a member its struct does not declare and
 		// matches one in another case: the round trip finds either.
 		{"raw: a member the Go struct does not declare", `{"raw":1,"o":{"a":"x","b~":"` + honestCanary + `"}}`, argengine.RuleRoundTrip, "/o/b~0", ""},
@@ -200,7 +202,7 @@ func TestArgumentRefusalsArePointedAndHonest(t *testing.T) {
 			}
 			event := tc.event
 			if event == "" {
-				event = AuditArgs
+				event = "ocp.args"
 			}
 			ev := h.audit.events(t, event)
 			if len(ev) != 1 {
@@ -248,7 +250,7 @@ func TestCallRefusalsArePointed(t *testing.T) {
 	if res.Error != textInvalid {
 		t.Errorf("text %q", res.Error)
 	}
-	ev := h.audit.events(t, AuditArgs)
+	ev := h.audit.events(t, "ocp.args")
 	if len(ev) != 2 || ev[0]["rule"] != string(ruleEncode) || ev[0]["pointer"] != "" || ev[1]["rule"] != string(argengine.RuleSchema) || ev[1]["pointer"] != "" {
 		t.Errorf("events %v", ev)
 	}
@@ -287,7 +289,7 @@ func TestDecodeRefusalIsPointed(t *testing.T) {
 	if !strings.Contains(res.Error, `rule "go-type" refused the arguments at /even`) {
 		t.Errorf("text %q", res.Error)
 	}
-	ev := h.audit.events(t, AuditArgs)
+	ev := h.audit.events(t, "ocp.args")
 	if len(ev) != 1 || ev[0]["rule"] != string(argengine.RuleGoType) || ev[0]["pointer"] != "/even" {
 		t.Errorf("events %v", ev)
 	}

@@ -1,12 +1,27 @@
 package ocp
 
 import (
-	"errors"
 	"fmt"
-	"log/slog"
 	"strconv"
 
 	"github.com/ocpgen/ocpgen/runtime/internal/argengine"
+)
+
+// What the model is told of a call that did not succeed: the texts are
+// fixed, so nothing a server or hook says reaches a model, and a denial
+// reads as what it is, never as a tool's success. (A failed call is told
+// its tool's failure text, which the classification gives.)
+const (
+	textUnknown   = "Not performed: this tool is not available."
+	textInvalid   = "Not performed: the arguments do not match the tool's input schema."
+	textForbidden = "Not performed: the caller is not allowed to use this tool on these resources."
+	textDenied    = "Not performed: the write was denied by the person asked to confirm it. Nothing was changed."
+	textExpired   = "Not performed: nobody confirmed the write in time, so it was denied. Nothing was changed."
+	textCancelled = "Not performed: the write was cancelled before it was confirmed. Nothing was changed."
+	textCatalogue = "Not performed: the tool catalogue changed while the write awaited its confirm, so it was denied. Nothing was changed."
+	textBroker    = "Not performed: the confirm could not be obtained, so the write was denied. Nothing was changed."
+	// textOutcomeUnknown is followed by the reference.
+	textOutcomeUnknown = "Outcome unknown: the call was sent to the server but no answer came back, so it may have run. Check its effect before retrying."
 )
 
 // An argument refusal is an *argengine.Refusal: the rule and the pointer.
@@ -58,6 +73,14 @@ func refusal(pointer string, rule argengine.Rule, err error) *argengine.Refusal 
 	return &argengine.Refusal{Pointer: pointer, Rule: rule, Err: err}
 }
 
+// argText is what the model is told of the argument refusal r.
+func argText(r *argengine.Refusal) string {
+	if r.Rule.SchemaRule() {
+		return textInvalid
+	}
+	return ruleText(r.Rule, r.Pointer)
+}
+
 // ruleText is what the model is told of a refusal by the rule r at
 // pointer: the rule, the pointer (bounded) and ruleWords[r], nothing of the
 // arguments' values or of the server's texts.
@@ -67,19 +90,4 @@ func ruleText(r argengine.Rule, pointer string) string {
 		where = "at " + boundText(pointer)
 	}
 	return fmt.Sprintf("Not performed: the Hub's rule %q refused the arguments %s: %s. They were refused by the Hub's rules, not by the tool's input schema; the server was not called.", string(r), where, ruleWords[r])
-}
-
-// refuseArgs audits the argument refusal err (an *argengine.Refusal; any
-// other error is one at the root by the schema) as event name, with its
-// "pointer" and "rule", and returns the text the model is told.
-func (c *call) refuseArgs(name string, err error) string {
-	var ae *argengine.Refusal
-	if !errors.As(err, &ae) {
-		ae = refusal("", argengine.RuleSchema, err)
-	}
-	c.refuse(name, ReasonInvalid, err, slog.String("pointer", ae.Pointer), slog.String("rule", string(ae.Rule)))
-	if ae.Rule.SchemaRule() {
-		return textInvalid
-	}
-	return ruleText(ae.Rule, ae.Pointer)
 }

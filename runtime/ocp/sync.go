@@ -1,0 +1,197 @@
+package ocp
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"slices"
+	"strings"
+
+	"github.com/ocpgen/ocpgen/internal/canon"
+)
+
+// catState is one advertised catalogue of a server. It is replaced, never
+// modified; ctx is cancelled when it is replaced by a different set, which
+// voids the confirms pending under it.
+type catState struct {
+	advertised map[string]bool
+	fp         string
+	adv        ToolsAdvertise
+	ctx        context.Context
+	cancel     context.CancelCauseFunc
+}
+
+// syncCatalogue receives the server's tool lists (see [Server.WatchTools]).
+// The advertised set is every generated tool that the server lists with the
+// generated fingerprint. Tools only on the server, tools whose schema
+// changed and generated tools the server no longer lists are reported in
+// the audit log and are not callable. A nil list is no listing at all (see
+// [Server.WatchTools]): everything is withdrawn, and the sync is logged at
+// Info with listed=false and no tool "removed". When the set changes,
+// confirms pending under the old set are denied and the Gate advertises
+// anew; on the first sync it always does.
+func (g *serverGate) syncCatalogue(live []LiveTool) {
+	g.syncMu.Lock()
+	defer g.syncMu.Unlock()
+
+	liveFP := make(map[string]string, len(live))
+	ambiguous := make(map[string]bool)
+	var drift []string // "tool: field, field" of what differs from the snapshot
+	for _, lt := range live {
+		if prev, seen := liveFP[lt.Name]; seen && prev != lt.Fingerprint {
+			ambiguous[lt.Name] = true
+		}
+		liveFP[lt.Name] = lt.Fingerprint
+		if gt := g.byServer[lt.Name]; gt != nil {
+			if fields := driftOf(gt, lt); len(fields) > 0 {
+				drift = append(drift, boundTo(lt.Name, maxAuditName)+": "+strings.Join(fields, ", "))
+			}
+		}
+	}
+	serverOnly, changed, removed, names := []string{}, []string{}, []string{}, []string{}
+	// The server's names, except names: the exposed names of the tools
+	// advertised.
+	for name := range liveFP {
+		if g.byServer[name] == nil {
+			serverOnly = append(serverOnly, name)
+		}
+	}
+	for name, gt := range g.byServer {
+		fp, ok := liveFP[name]
+		switch {
+		case !ok && live == nil:
+			// No listing (closed, disconnected, or a listing failed): the
+			// tool is withdrawn, not removed by the server.
+		case !ok:
+			removed = append(removed, name)
+		case ambiguous[name] || fp != gt.desc.Fingerprint:
+			changed = append(changed, name)
+		default:
+			names = append(names, gt.name)
+		}
+	}
+	for _, s := range [][]string{serverOnly, changed, removed, names, drift} {
+		slices.Sort(s)
+	}
+
+	advertised := make(map[string]bool, len(names))
+	adv := ToolsAdvertise{Tools: make([]ToolDef, 0, len(names))}
+	type entry struct {
+		Name, Fingerprint string
+		Write             bool
+	}
+	entries := make([]entry, 0, len(names))
+	for _, name := range names {
+		gt := g.tools[name]
+		advertised[name] = true
+		adv.Tools = append(adv.Tools, ToolDef{
+			Name:        name,
+			Description: gt.desc.Description,
+			Input:       json.RawMessage(gt.desc.InputSchema),
+			Write:       gt.confirm,
+		})
+		entries = append(entries, entry{name, gt.desc.Fingerprint, gt.confirm})
+	}
+	b, _ := json.Marshal(entries)
+	fp := canon.Fingerprint(b)
+
+	old := g.state.Load()
+	same := old != nil && old.fp == fp
+	level := slog.LevelInfo
+	if len(serverOnly)+len(changed)+len(removed)+len(drift) > 0 {
+		level = slog.LevelWarn
+	}
+	// listed is false for a nil list: nothing may be called, and the
+	// Server says why (the Client logs a session's end or a failed listing;
+	// a Close is no news).
+	g.audit.LogAttrs(context.Background(), level, auditSync, g.withServer(
+		slog.String("catalogue", fp),
+		slog.Bool("changed", !same),
+		slog.Any("advertised", boundNames(names)),
+		slog.Any("server_only_not_callable", boundNames(serverOnly)),
+		slog.Any("schema_changed_withdrawn", boundNames(changed)),
+		slog.Any("removed", boundNames(removed)),
+		slog.Any("drift_audited", boundList(drift)),
+		slog.Bool("listed", live != nil),
+	)...)
+	if o := g.cfg.Observer; o != nil {
+		info := SyncInfo{Server: g.server, Catalogue: fp, Changed: !same, Advertised: len(names), ServerOnly: len(serverOnly), Withdrawn: len(changed), Removed: len(removed), Drift: len(drift)}
+		_ = g.protect(context.Background(), "Observer.Synced", func() error { o.Synced(info); return nil })
+	}
+	if same {
+		return
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	st := &catState{advertised: advertised, fp: fp, adv: adv, ctx: ctx, cancel: cancel}
+	g.state.Store(st)
+	if old != nil {
+		old.cancel(errCatalogueChanged)
+	}
+	if g.advertised != nil {
+		g.advertised()
+	}
+}
+
+// driftOf names what the server lists for a generated tool, besides the
+// input schema, that differs from the snapshot the tool was generated from.
+func driftOf(gt *gateTool, lt LiveTool) []string {
+	d := gt.desc
+	var out []string
+	if lt.Title != d.Title {
+		out = append(out, "title")
+	}
+	if lt.Description != d.Description {
+		out = append(out, "description")
+	}
+	if hintValues(lt.Hints) != hintValues(d.Hints) {
+		out = append(out, "annotations")
+	}
+	if lt.OutputFingerprint != gt.outputFP {
+		out = append(out, "outputSchema")
+	}
+	return out
+}
+
+// hintValues are a tool's annotations with MCP's defaults for absent ones
+// (readOnly false, destructive true, idempotent false, openWorld true), so
+// an absent hint and its default compare equal.
+func hintValues(h ServerHints) [4]bool {
+	get := func(p *bool, def bool) bool {
+		if p == nil {
+			return def
+		}
+		return *p
+	}
+	return [4]bool{get(h.ReadOnly, false), get(h.Destructive, true), get(h.Idempotent, false), get(h.OpenWorld, true)}
+}
+
+// Advertisement returns the tools advertised now: every server's, under
+// their exposed names, sorted by name (none before the first sync).
+func (g *Gate) Advertisement() ToolsAdvertise {
+	var tools []ToolDef
+	for _, sg := range g.servers {
+		if st := sg.state.Load(); st != nil {
+			tools = append(tools, st.adv.Tools...)
+		}
+	}
+	out := ToolsAdvertise{Tools: make([]ToolDef, len(tools))}
+	for i, t := range tools {
+		t.Input = slices.Clone(t.Input)
+		out.Tools[i] = t
+	}
+	if len(g.servers) > 1 {
+		slices.SortFunc(out.Tools, func(x, y ToolDef) int { return strings.Compare(x.Name, y.Name) })
+	}
+	return out
+}
+
+// advertised passes the advertisement to Advertise, after a server's
+// advertised set changed. The merges are serialized, and each reads every
+// server's set after that server stored it, so the last one delivered is
+// the current one.
+func (g *Gate) advertised() {
+	g.advMu.Lock()
+	defer g.advMu.Unlock()
+	a := g.Advertisement()
+	_ = protectHook(context.Background(), g.audit, g.server, g.advertiseHook, func() error { g.advertise(a); return nil })
+}

@@ -1,0 +1,159 @@
+package ocpweb
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/ocpgen/ocpgen/runtime/ocp"
+)
+
+// streamBuffer is how many confirm events a stream holds for its browser.
+// A stream that falls this far behind ends; the browser reconnects and
+// starts again from a sync.
+const streamBuffer = 64
+
+// heartbeat is how often a quiet stream sends a comment, so that a browser
+// gone away is noticed and proxies keep the stream open.
+const heartbeat = 25 * time.Second
+
+// The events of a stream, each a JSON object on one data line:
+//
+//	sync    {"cards":[{"id":…,"html":…}…],"gone":…}  the confirms p may decide now (first),
+//	                                                 and what to say of a card no longer among them
+//	opened  {"id":…,"html":…}                        a confirm p may decide opened
+//	ended   {"id":…,"outcome":…,"text":…}            a confirm shown on this stream ended
+type streamCard struct {
+	ID   string `json:"id"`
+	HTML string `json:"html"`
+}
+
+// events streams the changes of the confirms the principal may decide.
+// Only confirms sent on the stream have their end sent, so a stream names
+// no confirm that is not its principal's to see.
+func (h *handler) events(w http.ResponseWriter, r *http.Request) {
+	if site := r.Header.Get("Sec-Fetch-Site"); site != "" && site != "same-origin" {
+		h.refuse(w, r, http.StatusForbidden, textCrossOrigin, "cross-origin event stream", slog.String("sec_fetch_site", site))
+		return
+	}
+	p, ok := h.principal(w, r)
+	if !ok {
+		return
+	}
+	ch := make(chan ocp.ConfirmEvent, streamBuffer)
+	overflow := make(chan struct{})
+	fell := sync.OnceFunc(func() { close(overflow) })
+	stop := h.x.Subscribe(func(e ocp.ConfirmEvent) {
+		// Called by the Hub while it opens or ends a confirm: never block.
+		select {
+		case ch <- e:
+		default:
+			fell()
+		}
+	})
+	defer stop()
+
+	cards, err := h.decidable(r.Context(), p)
+	if err != nil {
+		h.refuse(w, r, http.StatusServiceUnavailable, "The writes waiting for a decision could not be listed ("+errorRef(err)+").", "pending failed")
+		return
+	}
+	rc := http.NewResponseController(w)
+	rc.SetWriteDeadline(time.Time{}) // a stream lasts; the Hub's server may have a write timeout
+	hd := w.Header()
+	hd.Set("Content-Type", "text/event-stream")
+	hd.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+
+	shown := make(map[string]bool, len(cards))
+	first := struct {
+		Cards []streamCard `json:"cards"`
+		Gone  string       `json:"gone"`
+	}{Cards: []streamCard{}, Gone: endedText("")}
+	for _, c := range cards {
+		html, err := cardHTML(c)
+		if err != nil {
+			return
+		}
+		shown[c.ID] = true
+		first.Cards = append(first.Cards, streamCard{c.ID, html})
+	}
+	if send(w, rc, "sync", first) != nil {
+		return
+	}
+	tick := time.NewTicker(heartbeat)
+	defer tick.Stop()
+	var adv ocp.ToolsAdvertise
+	for {
+		var err error
+		select {
+		case <-r.Context().Done():
+			return
+		case <-overflow:
+			return
+		case <-tick.C:
+			_, err = io.WriteString(w, ": heartbeat\n\n")
+			if err == nil {
+				err = rc.Flush()
+			}
+		case e := <-ch:
+			switch {
+			case e.Opened != nil:
+				if shown[e.Opened.ID] {
+					continue
+				}
+				v, ok := h.view(r.Context(), p, *e.Opened, &adv, time.Now())
+				if !ok {
+					continue
+				}
+				html, herr := cardHTML(v)
+				if herr != nil {
+					return
+				}
+				shown[v.ID] = true
+				err = send(w, rc, "opened", streamCard{v.ID, html})
+			case e.Ended != nil && shown[e.Ended.ID]:
+				delete(shown, e.Ended.ID)
+				err = send(w, rc, "ended", struct {
+					ID      string      `json:"id"`
+					Outcome ocp.Outcome `json:"outcome"`
+					Text    string      `json:"text"`
+				}{e.Ended.ID, e.Ended.Outcome, endedText(e.Ended.Outcome)})
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// cardHTML draws v as the page does.
+func cardHTML(v cardView) (string, error) {
+	var b bytes.Buffer
+	err := pageTmpl.ExecuteTemplate(&b, "card", v)
+	return b.String(), err
+}
+
+// send writes one event and flushes it.
+func send(w io.Writer, rc *http.ResponseController, name string, v any) error {
+	if _, err := io.WriteString(w, "event: "+name+"\ndata: "); err != nil {
+		return err
+	}
+	if err := writeJSON(w, v); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(w, "\n"); err != nil {
+		return err
+	}
+	return rc.Flush()
+}
+
+// writeJSON writes v as one line of JSON (encoding/json escapes every line
+// break, and <, > and &, in strings) and a line feed.
+func writeJSON(w io.Writer, v any) error {
+	return json.NewEncoder(w).Encode(v)
+}
