@@ -13,6 +13,9 @@ cd "$(dirname "$0")/.."
 # builds its instrumented test binary first); long runs are made by hand,
 # as above.
 FUZZTIME=${FUZZTIME:-5s}
+# FUZZTIMEOUT bounds each target's go test (the seeds, the instrumented
+# build's run and FUZZTIME), so that a hang fails the step with a stack.
+FUZZTIMEOUT=${FUZZTIMEOUT:-5m}
 # Every fuzz target of the module, found in the test files (so a new target
 # runs without being listed here): "./pkg FuzzName" per line, sorted.
 mapfile -t targets < <(
@@ -39,7 +42,7 @@ for t in "${targets[@]}"; do
   before=$(ls "$dir" 2>/dev/null | sort || true)
   log=$(mktemp)
   status=0
-  go test "$pkg" -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" >"$log" 2>&1 || status=$?
+  go test "$pkg" -run '^$' -fuzz "^${name}\$" -fuzztime "$FUZZTIME" -timeout "$FUZZTIMEOUT" >"$log" 2>&1 || status=$?
   after=$(ls "$dir" 2>/dev/null | sort || true)
   if [ "$status" -eq 0 ]; then
     last_progress "$log"

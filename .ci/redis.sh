@@ -2,8 +2,10 @@
 # run's own for the tests of ./redisbroker, all on 127.0.0.1, no persistence,
 # daemonized, with pid files and logs in one temp dir.
 #
-#   source .ci/redis.sh      installs the Debian package redis-server if it
-#                            is missing, then starts and waits for
+#   source .ci/redis.sh      installs the Debian packages redis-server and
+#                            openssl if they are missing (as root, or
+#                            through sudo; starting the servers needs no
+#                            root), then starts and waits for
 #     a plain node           on the first free port of 6390-6399, exported as
 #                            REDIS_ADDR=127.0.0.1:PORT;
 #     a Redis Cluster        of three masters (no replicas) on free ports of
@@ -73,16 +75,28 @@ redis_wait() {
   return 1
 }
 
+# redis_install PACKAGE...: installs Debian packages with apt-get, as root
+# or through sudo.
+redis_install() {
+  local sudo=""
+  if [ "$(id -u)" != 0 ]; then
+    if ! command -v sudo >/dev/null; then
+      echo "redis.sh: $* missing, and neither root nor sudo is available to install them (apt-get install $*)" >&2
+      return 1
+    fi
+    sudo=sudo
+  fi
+  echo "== installing $* (Debian packages)"
+  $sudo apt-get update -qq
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
 redis_start() {
   if ! command -v redis-server >/dev/null || ! command -v redis-cli >/dev/null; then
-    echo "== installing redis-server (Debian package)"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server >/dev/null
+    redis_install redis-server || return 1
   fi
   if ! command -v openssl >/dev/null; then
-    echo "== installing openssl (Debian package)"
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openssl >/dev/null
+    redis_install openssl || return 1
   fi
   REDIS_CI_DIR=$(mktemp -d)
   REDIS_CI_TAKEN=

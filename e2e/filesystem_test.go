@@ -132,6 +132,7 @@ func run(node, entry, root, outside string) error {
 	if err != nil {
 		return err
 	}
+	fmt.Println("fshub: MCP revision", client.ProtocolVersion())
 	g, err := ocp.NewGate(ocp.Config{
 		Server:    client,
 		Catalogue: fsocp.Catalogue,
@@ -301,6 +302,12 @@ func TestFilesystemGate(t *testing.T) {
 	out, err := exec.CommandContext(ctx, bin, srv.node, srv.entry, root, outside).CombinedOutput()
 	if err != nil || !bytes.Contains(out, []byte("fshub: ok")) {
 		t.Fatalf("the Hub program failed: %v\n%s", err, out)
+	}
+	if _, rev, ok := strings.Cut(string(out), "fshub: MCP revision "); ok {
+		rev, _, _ = strings.Cut(rev, "\n")
+		t.Logf("@modelcontextprotocol/server-filesystem negotiated MCP revision %s", rev)
+	} else {
+		t.Errorf("the Hub program did not say which MCP revision it negotiated:\n%s", out)
 	}
 
 	if b, err := os.ReadFile(filepath.Join(root, "approved.txt")); err != nil || string(b) != "approved\n" {

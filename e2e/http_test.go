@@ -189,6 +189,7 @@ func TestTicketsHTTP(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Dial: %v", err)
 	}
+	t.Logf("the tickets server (stateful Streamable HTTP) negotiated MCP revision %s", client.ProtocolVersion())
 	g, err := ocp.NewGate(ocp.Config{
 		Server:    client,
 		Catalogue: ticketsocp.Catalogue,
@@ -237,7 +238,7 @@ func TestTicketsHTTP(t *testing.T) {
 		Figures map[string]int `json:"figures"`
 	}](t, "ticket_stats", mustOK(t, "ticket_stats", g.Call(ctx, visitor, ticketsocp.TicketStatsArgs{})))
 	if stats.Figures["open"] != 2 || stats.Speech == "" {
-		t.Fatalf("ticket_stats: the §9.1 triple did not pass through: %+v", stats)
+		t.Fatalf("ticket_stats: the {card, speech, figures} triple did not pass through: %+v", stats)
 	}
 
 	// An approved write, read back.

@@ -225,6 +225,7 @@ func TestMemoryGate(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Dial: %v", err)
 	}
+	t.Logf("@modelcontextprotocol/server-memory negotiated MCP revision %s", client.ProtocolVersion())
 	g, err := ocp.NewGate(ocp.Config{
 		Server:    client,
 		Catalogue: memoryocp.Catalogue,

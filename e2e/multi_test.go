@@ -114,6 +114,8 @@ func TestThreeServersOneHub(t *testing.T) {
 		t.Fatalf("Dial filesystem: %v", err)
 	}
 	defer fsClient.Close()
+	t.Logf("negotiated MCP revisions: @modelcontextprotocol/server-memory %s, @modelcontextprotocol/server-filesystem %s, the note store %s",
+		memClient.ProtocolVersion(), fsClient.ProtocolVersion(), notesClient.ProtocolVersion())
 
 	broker := ocp.NewMemoryBroker()
 	audit := &syncBuffer{}

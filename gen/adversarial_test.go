@@ -27,6 +27,7 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
+	"github.com/ocpgen/ocpgen/internal/testcorpus"
 )
 
 // The adversarial suite: testdata/adversarial/NN-name.txtar. Each case is a
@@ -55,6 +56,13 @@ import (
 // outside comments and string literals, must generate only file names the
 // go command builds on every platform, and is type-checked against the real
 // runtime, all cases in one go/packages load.
+//
+// Its value is its breadth (every hostile input, several built to cost
+// much), so it is skipped under -race (testcorpus.SkipUnderRace), where its
+// blow-up cases take ten times longer and find no race: the generator's
+// concurrency is driven under -race by TestGolden, TestDeterministic,
+// TestSynthCatalogueGenerates and TestMarker. .ci/breadth.sh runs it
+// without -race.
 
 // adversarialTimeout bounds each case: a hang is a failure. It is a guard,
 // not a measurement: the largest case takes about 5 s alone, ten times that
@@ -212,6 +220,7 @@ func adversarialSnapshot(directive string) ([]byte, error) {
 }
 
 func TestAdversarial(t *testing.T) {
+	testcorpus.SkipUnderRace(t)
 	cases := loadAdversarial(t)
 	var check []tcPackage
 	for _, c := range cases {

@@ -8,8 +8,9 @@ package gen
 //	                         synthetic catalogues of 100, 1,000, 10,000 tools
 //	BenchmarkGenerateProcess one process per server, as go:generate runs it:
 //	                         the ocpgen CLI and go-jsonschema on the corpus's
-//	                         input schemas; the CLI on the synthetic catalogues
-//	                         (with its peak RSS, maxrss-KB)
+//	                         schemas (input and output, as ocpgen types both;
+//	                         and input alone); the CLI on the synthetic
+//	                         catalogues (with its peak RSS, maxrss-KB)
 //	BenchmarkBuild           go build of the generated packages, in a fresh
 //	                         GOCACHE holding their dependencies; functions
 //	                         compiled per tool
@@ -297,8 +298,11 @@ func (ps *procStats) report(b *testing.B) {
 
 // splitSchemas writes each tool's input schema of each corpus server to
 // DIR/SERVER/TOOL.json (with the tool name as title, which go-jsonschema
-// names the type after), the input go-jsonschema takes.
-func splitSchemas(b *testing.B, paths []string, dir string) map[string][]string {
+// names the type after), the input go-jsonschema takes. With outputs, it
+// also writes each output schema to DIR/SERVER/TOOL.result.json (titled
+// TOOL_result): ocpgen makes a type of both (XxxArgs and XxxResult), so
+// these are the same schemas it generates from.
+func splitSchemas(b *testing.B, paths []string, dir string, outputs bool) map[string][]string {
 	b.Helper()
 	out := map[string][]string{}
 	for _, p := range paths {
@@ -308,8 +312,9 @@ func splitSchemas(b *testing.B, paths []string, dir string) map[string][]string 
 		}
 		var snap struct {
 			Tools []struct {
-				Name        string         `json:"name"`
-				InputSchema map[string]any `json:"inputSchema"`
+				Name         string         `json:"name"`
+				InputSchema  map[string]any `json:"inputSchema"`
+				OutputSchema map[string]any `json:"outputSchema"`
 			} `json:"tools"`
 		}
 		if err := json.Unmarshal(data, &snap); err != nil {
@@ -320,16 +325,25 @@ func splitSchemas(b *testing.B, paths []string, dir string) map[string][]string 
 		if err := os.MkdirAll(sdir, 0o755); err != nil {
 			b.Fatal(err)
 		}
-		for _, t := range snap.Tools {
-			if _, ok := t.InputSchema["title"]; !ok {
-				t.InputSchema["title"] = t.Name
+		write := func(name, title string, schema map[string]any) {
+			if _, ok := schema["title"]; !ok {
+				schema["title"] = title
 			}
-			sb, _ := json.Marshal(t.InputSchema)
-			f := filepath.Join(sdir, t.Name+".json")
+			sb, err := json.Marshal(schema)
+			if err != nil {
+				b.Fatal(err)
+			}
+			f := filepath.Join(sdir, name)
 			if err := os.WriteFile(f, sb, 0o644); err != nil {
 				b.Fatal(err)
 			}
 			out[server] = append(out[server], f)
+		}
+		for _, t := range snap.Tools {
+			write(t.Name+".json", t.Name, t.InputSchema)
+			if outputs && t.OutputSchema != nil {
+				write(t.Name+".result.json", t.Name+"_result", t.OutputSchema)
+			}
 		}
 	}
 	return out
@@ -368,20 +382,28 @@ func BenchmarkGenerateProcess(b *testing.B) {
 		}
 		ps.report(b)
 	})
-	b.Run("go-jsonschema-corpus", func(b *testing.B) {
-		paths, bin := benchCorpus(b), goJSONSchemaBinary(b)
-		out := b.TempDir()
-		schemas := splitSchemas(b, paths, b.TempDir())
-		var ps procStats
-		for b.Loop() {
-			for _, p := range paths {
-				s := serverName(p)
-				args := append([]string{"-p", pkgName(s), "-o", filepath.Join(out, s, "types.go")}, schemas[s]...)
-				ps.run(b, exec.Command(bin, args...))
+	// go-jsonschema on the same schemas (each tool's input and output
+	// schemas), and, as rounds 1 to 5 of BENCHMARKS.md §2 ran it, on the
+	// input schemas alone.
+	for _, gj := range []struct {
+		name    string
+		outputs bool
+	}{{"go-jsonschema-corpus", true}, {"go-jsonschema-inputs-corpus", false}} {
+		b.Run(gj.name, func(b *testing.B) {
+			paths, bin := benchCorpus(b), goJSONSchemaBinary(b)
+			out := b.TempDir()
+			schemas := splitSchemas(b, paths, b.TempDir(), gj.outputs)
+			var ps procStats
+			for b.Loop() {
+				for _, p := range paths {
+					s := serverName(p)
+					args := append([]string{"-p", pkgName(s), "-o", filepath.Join(out, s, "types.go")}, schemas[s]...)
+					ps.run(b, exec.Command(bin, args...))
+				}
 			}
-		}
-		ps.report(b)
-	})
+			ps.report(b)
+		})
+	}
 	for _, n := range synthSizes {
 		b.Run(fmt.Sprintf("ocpgen-synth-%d", n), func(b *testing.B) {
 			bin := ocpgenBinary(b)
@@ -568,7 +590,7 @@ func BenchmarkBuild(b *testing.B) {
 			b.Fatal(err)
 		}
 		bp := &benchPackages{modDir: mod, dirs: map[string]string{}, tools: countTools(b, paths)}
-		schemas := splitSchemas(b, paths, b.TempDir())
+		schemas := splitSchemas(b, paths, b.TempDir(), false)
 		needTypes := false
 		for _, p := range paths {
 			s := serverName(p)

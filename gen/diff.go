@@ -192,7 +192,10 @@ func ChangeKinds() []ChangeKind {
 		out = append(out, ChangeKind{Kind: k.Name, Area: "classification", Breaking: k.Breaking, Security: k.Security, Doc: k.Doc})
 	}
 	for _, k := range diff.SchemaKinds {
-		out = append(out, ChangeKind{Kind: k.Name, Area: "input, output", Breaking: k.BreaksInput, BreakingOutput: k.BreaksOutput, Doc: k.Doc})
+		out = append(out, ChangeKind{Kind: k.Name, Area: "input, output", Breaking: k.BreaksInput, BreakingOutput: k.BreaksOutput, Security: k.Security, Doc: k.Doc})
+	}
+	for _, k := range diff.HeaderKinds {
+		out = append(out, ChangeKind{Kind: k.Name, Area: "input", Breaking: k.BreaksInput, Security: k.Security, Doc: k.Doc})
 	}
 	out = append(out, ChangeKind{Kind: "hint-changed", Area: "hint", Doc: "a server annotation changed; it is not trusted and changes nothing"})
 	out = append(out, ChangeKind{Kind: "task-support-required", Area: "execution", Breaking: true,

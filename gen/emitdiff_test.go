@@ -16,6 +16,8 @@ import (
 	"testing"
 
 	"golang.org/x/tools/txtar"
+
+	"github.com/ocpgen/ocpgen/internal/testcorpus"
 )
 
 // The emitter builds each file with jennifer and formats it with go/format
@@ -25,6 +27,11 @@ import (
 // committed fuzz seed and a description gofmt re-heads) to being
 // go/format's fixed point, so that a Hub repository's gofmt check passes on
 // committed output, and to type-checking against the runtime.
+//
+// Its value is its breadth, so it is skipped under -race
+// (testcorpus.SkipUnderRace) and .ci/breadth.sh runs it without -race: the
+// generator's concurrency is driven under -race by TestGolden,
+// TestDeterministic, TestSynthCatalogueGenerates and TestMarker.
 
 var dumpEmit = flag.String("dump-emit", "", "write every output of TestEmitOutputs' inputs (files, or the error) into this directory, to compare two commits' output byte for byte")
 
@@ -172,6 +179,7 @@ func readFuzzSeed(path string) ([][]byte, error) {
 }
 
 func TestEmitOutputs(t *testing.T) {
+	testcorpus.SkipUnderRace(t)
 	cases := emitCases(t)
 	var files, generated, failed int
 	var check []tcPackage

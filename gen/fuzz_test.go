@@ -26,6 +26,7 @@ import (
 
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
 	"github.com/ocpgen/ocpgen/internal/canon"
+	"github.com/ocpgen/ocpgen/internal/testcorpus"
 )
 
 // The generator's fuzz targets. Each runs Generate, the pure function every
@@ -39,12 +40,17 @@ import (
 //
 // Seeds: testdata/fuzz/<target>/ (committed; made from testdata/corpus and
 // testdata/adversarial by TestWriteFuzzSeeds with -write-fuzz-seeds).
+// FuzzGenerate's and FuzzSnapshot's seeds, which are the corpus's and the
+// adversarial cases' breadth, are skipped under -race
+// (testcorpus.SkipUnderRace): .ci/breadth.sh replays them without -race,
+// and .ci/fuzz.sh again before it fuzzes.
 
 // FuzzGenerate fuzzes schema → model → emit: one tool with a fuzzed name,
 // description and input schema.
 func FuzzGenerate(f *testing.F) {
 	f.Add("get_issue", "Get an issue.\n*/ func init() { panic(\"PWNED\") } /*", []byte(`{"type":"object","properties":{"id":{"type":"string"}},"required":["id"]}`))
 	f.Add("type", "//go:generate rm -rf /", []byte(`{"type":"object","properties":{"func":{"type":"string","format":"x\nfunc init(){}"},"a":{"$ref":"#/$defs/a"}},"$defs":{"a":{"type":"object","properties":{"b":{"$ref":"#/$defs/a"}}}}}`))
+	testcorpus.SkipUnderRace(f)
 	warmTypeCheck(f)
 	f.Fuzz(func(t *testing.T, name, description string, schema []byte) {
 		if !json.Valid(schema) {
@@ -60,6 +66,7 @@ func FuzzGenerate(f *testing.F) {
 func FuzzSnapshot(f *testing.F) {
 	f.Add([]byte(`{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}`))
 	f.Add([]byte(`{"server":{"name":"s","version":"1"},"tools":[{"name":"a-b","inputSchema":{"type":"object"}},{"name":"a_b","inputSchema":{"type":"object"}}]}`))
+	testcorpus.SkipUnderRace(f)
 	warmTypeCheck(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkGenerate(t, Input{SnapshotFile: "s.tools.json", Snapshot: data}, sampled(data, 4))

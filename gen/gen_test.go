@@ -151,11 +151,15 @@ func corpusDir(t testing.TB) string {
 
 // TestCorpus generates every real snapshot of the corpus, without a
 // classification and with the skeleton classification, and type-checks the
-// output.
+// output. Its value is its breadth, so it is skipped under -race
+// (testcorpus.SkipUnderRace) and .ci/breadth.sh runs it without -race;
+// TestDeterministic generates four of the largest corpus servers under
+// -race.
 func TestCorpus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: generates and type-checks the whole corpus (44 packages); the full suite runs it")
 	}
+	testcorpus.SkipUnderRace(t)
 	dir := corpusDir(t)
 	paths, _ := filepath.Glob(filepath.Join(dir, "*.tools.json"))
 	var check []tcPackage

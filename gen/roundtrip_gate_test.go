@@ -224,7 +224,7 @@ const (
 	outForwardedRefusable // a lone surrogate forwarded: must be refused
 )
 
-// documentedRefusal reports whether a refusal is one the README documents:
+// documentedRefusal reports whether a refusal is one docs/generated-code.md documents:
 // an integer beyond int64 (or uint64), a lone surrogate escape, an
 // absent optional template argument, or any call of a tool whose schema has
 // a pattern with no ECMA-262 translation (the tool fails closed).

@@ -23,6 +23,7 @@ import (
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
 	"github.com/ocpgen/ocpgen/gen/internal/load"
 	"github.com/ocpgen/ocpgen/gen/internal/model"
+	"github.com/ocpgen/ocpgen/internal/testcorpus"
 )
 
 // rtSample is one instance to round-trip through a generated type.
@@ -122,10 +123,15 @@ func samplesFor(t *testing.T, raw json.RawMessage, root *jsonschema.Schema, inpu
 // the schema, decodes it strictly (unknown fields refused) into the generated type,
 // encodes it back and compares the two as JSON values (numbers exactly). A
 // difference fails the test naming the tool and the JSON pointer.
+//
+// Its value is its breadth, and the driver it runs is built without the
+// race detector anyway, so it is skipped under -race
+// (testcorpus.SkipUnderRace); .ci/breadth.sh runs it without -race.
 func TestRoundTrip(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs a program over the whole corpus")
 	}
+	testcorpus.SkipUnderRace(t)
 	dir := corpusDir(t)
 	paths, _ := filepath.Glob(filepath.Join(dir, "*.tools.json"))
 	type input struct {

@@ -42,6 +42,7 @@ func conformance(opt Options, heartbeat time.Duration) func(t *testing.T) (a, b 
 // lease is an hour (see steady), so the heartbeat never fires during a
 // test: every decision reaches the waiting replica through pub/sub.
 func TestConformanceRedisPubSubOnly(t *testing.T) {
+	t.Parallel()
 	redistest.Addr(t)
 	brokertest.Run(t, conformance(Options{}, 0))
 }
@@ -53,6 +54,7 @@ func TestConformanceRedisPubSubOnly(t *testing.T) {
 // past it (that is the lease working; TestReplicaDiesConfirmVanishes
 // checks it), and a test may not depend on the scheduler.
 func TestConformanceRedisHeartbeat(t *testing.T) {
+	t.Parallel()
 	redistest.Addr(t)
 	brokertest.Run(t, conformance(Options{}, time.Millisecond))
 }
@@ -61,6 +63,7 @@ func TestConformanceRedisHeartbeat(t *testing.T) {
 // (runtime/brokertest/model) against two replicas' brokers, with heartbeats
 // every millisecond interleaving with the trace's steps.
 func TestConformanceRedisModelTraces(t *testing.T) {
+	t.Parallel()
 	redistest.Addr(t)
 	brokertest.Replay(t, conformance(Options{}, time.Millisecond))
 }

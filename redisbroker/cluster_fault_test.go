@@ -52,6 +52,7 @@ const (
 )
 
 func TestClusterSlotMasterKilled(t *testing.T) {
+	t.Parallel()
 	clusterFault(t, keepsData, withACLUser, func(t *testing.T, c *redistest.Cluster, m *redistest.Node) {
 		c.WaitReplicated(m) // the replica has every confirm: a crash loses none
 		c.KillMaster(m)     // returns once m's replica is master
@@ -59,6 +60,7 @@ func TestClusterSlotMasterKilled(t *testing.T) {
 }
 
 func TestClusterSlotMasterFailover(t *testing.T) {
+	t.Parallel()
 	clusterFault(t, keepsData, withACLUser, func(t *testing.T, c *redistest.Cluster, m *redistest.Node) {
 		c.Failover(m) // returns once m's replica is master
 		// The new master may not have the scripts (SCRIPT LOAD reached it
@@ -70,12 +72,14 @@ func TestClusterSlotMasterFailover(t *testing.T) {
 }
 
 func TestClusterSlotMasterRestartedEmpty(t *testing.T) {
+	t.Parallel()
 	clusterFault(t, losesData, asDefaultUser, func(t *testing.T, c *redistest.Cluster, m *redistest.Node) {
 		c.RestartMaster(m)
 	})
 }
 
 func TestClusterRestartedEmpty(t *testing.T) {
+	t.Parallel()
 	clusterFault(t, losesData, asDefaultUser, func(t *testing.T, c *redistest.Cluster, m *redistest.Node) {
 		c.Restart()
 	})

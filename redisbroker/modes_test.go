@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ocpgen/ocpgen/internal/redistest"
+	"github.com/ocpgen/ocpgen/internal/testcorpus"
 	"github.com/ocpgen/ocpgen/runtime/brokertest"
 	"github.com/ocpgen/ocpgen/runtime/ocp"
 )
@@ -22,7 +23,7 @@ import (
 // internal/redistest for the variables.
 
 // clusterOptions are the cluster client options the tests use, and the
-// README advises: a dead master's slots are looked up again within a
+// docs/production.md advises: a dead master's slots are looked up again within a
 // second, not the 60 s go-redis defaults to.
 func clusterOptions(name string) *redis.ClusterOptions {
 	return &redis.ClusterOptions{ClientName: name, ClusterStateReloadInterval: time.Second}
@@ -60,14 +61,26 @@ func conformanceOn(be func(t testing.TB) backend, heartbeat time.Duration) func(
 	}
 }
 
+// TestConformanceCluster and TestConformanceTLSACL run the conformance suite
+// (pub/sub only, and with heartbeats) and the model traces on the cluster
+// and on the TLS node. The traces' replay there is breadth (every trace on
+// every deployment, through the same broker code that
+// TestConformanceRedisModelTraces replays under -race on the plain node):
+// it is skipped under -race (testcorpus.SkipUnderRace) and .ci/breadth.sh
+// runs it without -race.
 func TestConformanceCluster(t *testing.T) {
+	t.Parallel()
 	redistest.ClusterAddrs(t)
 	t.Run("PubSubOnly", func(t *testing.T) { brokertest.Run(t, conformanceOn(clusterBackend, 0)) })
 	t.Run("Heartbeat", func(t *testing.T) { brokertest.Run(t, conformanceOn(clusterBackend, time.Millisecond)) })
-	t.Run("ModelTraces", func(t *testing.T) { brokertest.Replay(t, conformanceOn(clusterBackend, time.Millisecond)) })
+	t.Run("ModelTraces", func(t *testing.T) {
+		testcorpus.SkipUnderRace(t)
+		brokertest.Replay(t, conformanceOn(clusterBackend, time.Millisecond))
+	})
 }
 
 func TestConformanceTLSACL(t *testing.T) {
+	t.Parallel()
 	redistest.TLSOptions(t)
 	admin := redistest.TLSAdminFromEnv(t)
 	ctx := context.Background()
@@ -76,7 +89,10 @@ func TestConformanceTLSACL(t *testing.T) {
 	}
 	t.Run("PubSubOnly", func(t *testing.T) { brokertest.Run(t, conformanceOn(tlsBackend, 0)) })
 	t.Run("Heartbeat", func(t *testing.T) { brokertest.Run(t, conformanceOn(tlsBackend, time.Millisecond)) })
-	t.Run("ModelTraces", func(t *testing.T) { brokertest.Replay(t, conformanceOn(tlsBackend, time.Millisecond)) })
+	t.Run("ModelTraces", func(t *testing.T) {
+		testcorpus.SkipUnderRace(t)
+		brokertest.Replay(t, conformanceOn(tlsBackend, time.Millisecond))
+	})
 	// Nothing the broker ran was refused: the user's commands are enough.
 	log, err := admin.ACLLog(ctx, 100).Result()
 	if err != nil {

@@ -19,6 +19,16 @@ import (
 // cluster and TLS tests REDIS_CLUSTER_ADDRS and REDIS_TLS_*); a test that
 // kills a server starts its own with redistest. Under CI=true a missing or
 // unreachable server fails the tests; elsewhere they skip, saying why.
+//
+// The tests that mostly wait (the conformance suite and the model traces on
+// each deployment, which wait out expiries; the cluster fault tests, which
+// wait for a failover) run in parallel with each other (t.Parallel): each
+// pair of brokers has a key prefix and connection names of its own
+// (testPrefix, clientName), a fault test a cluster of its own, and none
+// inspects another's keys or connections. The TLS node's ACL log is
+// TestConformanceTLSACL's alone: TestTLSACLUserIsMinimal, which fills it on
+// purpose, is not parallel, so it has ended before the parallel tests
+// start.
 
 // testPrefix is a key prefix of one test's own, so tests sharing a server do
 // not see each other's confirms.

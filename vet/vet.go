@@ -3,7 +3,7 @@
 // own view of the server (ocp.Server.CallTool, (*ocp.Client).CallTool),
 // outside ocpgen's runtime and the packages ocpgen generates. A Hub that
 // calls an MCP server's tool directly has bypassed its own authorization
-// (§9) and confirm gate (§10): the call must go through the gate
+// and confirm gate: the call must go through the gate
 // (Gate.Dispatch, Gate.Call), which authorizes it, holds a write until a
 // peer confirms it, forwards only the schema's arguments and redacts the
 // server's errors.

@@ -9,16 +9,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/ocpgen/ocpgen/gen"
 	"github.com/ocpgen/ocpgen/gen/report"
 	"github.com/ocpgen/ocpgen/internal/outdir"
+	"github.com/ocpgen/ocpgen/internal/par"
 )
 
 // findConfig looks for ocpgen.yaml in the working directory and its parents,
@@ -74,15 +72,7 @@ func at(cfg *gen.Config, s gen.ConfigServer, err error) error {
 // results in the file's order.
 func eachServer[T any](cfg *gen.Config, f func(gen.ConfigServer) T) []T {
 	out := make([]T, len(cfg.Servers))
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i, s := range cfg.Servers {
-		g.Go(func() error {
-			out[i] = f(s)
-			return nil
-		})
-	}
-	g.Wait()
+	par.Each(len(cfg.Servers), func(i int) { out[i] = f(cfg.Servers[i]) })
 	return out
 }
 

@@ -10,6 +10,7 @@ import (
 	neturl "net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -170,7 +171,7 @@ func listTools(ctx context.Context, t *rawTransport) (gen.SnapshotServer, []json
 			return server, nil, fmt.Errorf("tools/list: %w", err)
 		}
 		if len(page.Tools) != len(res.Tools) {
-			return server, nil, fmt.Errorf("tools/list: %d raw tools, %d decoded", len(page.Tools), len(res.Tools))
+			return server, nil, leftOutError(page.Tools, res.Tools)
 		}
 		tools = append(tools, page.Tools...)
 		if res.NextCursor == "" {
@@ -182,6 +183,28 @@ func listTools(ctx context.Context, t *rawTransport) (gen.SnapshotServer, []json
 		seen[res.NextCursor] = true
 		cursor = res.NextCursor
 	}
+}
+
+// leftOutError is the error for a page of tools/list of which the go-sdk
+// client left tools out: it leaves out a tool whose x-mcp-header
+// annotations break the rules of MCP 2026-07-28 (SEP-2243: a non-empty
+// token, on a string, integer or boolean property, unique), at every
+// revision, so a Hub's client would never list it either.
+func leftOutError(raw []json.RawMessage, decoded []*mcp.Tool) error {
+	kept := map[string]bool{}
+	for _, t := range decoded {
+		kept[t.Name] = true
+	}
+	var out []string
+	for _, r := range raw {
+		var t struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(r, &t) == nil && !kept[t.Name] {
+			out = append(out, strconv.Quote(t.Name))
+		}
+	}
+	return fmt.Errorf("tools/list: the MCP client refuses the definition of %s (an x-mcp-header annotation breaks the rules of MCP 2026-07-28: a non-empty token on a string, integer or boolean property, unique), so a Hub could never call it; the server must fix it", strings.Join(out, ", "))
 }
 
 // urlSource is the "source" recorded for a -url snapshot: the scheme and

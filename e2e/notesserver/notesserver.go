@@ -49,10 +49,11 @@ func (s *Store) Notes() []Note {
 	return append([]Note(nil), s.notes...)
 }
 
-// New returns the server over a new, empty store.
-func New() (*mcp.Server, *Store) {
+// New returns the server over a new, empty store. It speaks every MCP
+// revision the go-sdk does, or only those of versions when any are given.
+func New(versions ...string) (*mcp.Server, *Store) {
 	st := &Store{}
-	srv := mcp.NewServer(&mcp.Implementation{Name: "notes", Version: "1.0.0"}, nil)
+	srv := mcp.NewServer(&mcp.Implementation{Name: "notes", Version: "1.0.0"}, &mcp.ServerOptions{SupportedProtocolVersions: versions})
 	mcp.AddTool(srv, &mcp.Tool{
 		Name:        "read_graph",
 		Description: "List the stored notes, optionally only those whose title contains a text.",

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"unicode"
+
+	"github.com/ocpgen/ocpgen/internal/testcorpus"
 )
 
 // The translation is held to JavaScript itself: one node process runs
@@ -392,7 +394,15 @@ func (r *rng) intn(n int) int {
 
 func (r *rng) pick(s []string) string { return s[r.intn(len(s))] }
 
+// TestGeneratedPatterns holds 3,000 random patterns (atoms, groups,
+// quantifiers, the forms ECMA-262 refuses) on random subjects to node, as
+// TestTables holds the fixed table.
+//
+// Its value is its breadth, so it is skipped under -race
+// (testcorpus.SkipUnderRace) and .ci/breadth.sh runs it without -race: no
+// test of this package translates concurrently.
 func TestGeneratedPatterns(t *testing.T) {
+	testcorpus.SkipUnderRace(t)
 	atoms := []string{`\s`, `\S`, `.`, `\d`, `\D`, `\w`, `\W`, `\b`, `\B`, `^`, `$`, `[\s\d]`, `[^\S]`, `[^\s]`, `[\S\d]`,
 		`a`, `b`, `é`, `\u00a0`, `[^]`, `[]`, `[\b]`, `[a-c]`, `\u{1F600}`, `😀`, ` `, `\n`, `\r`, `[.]`, `\.`, `\/`,
 		`\u2028`, `[\u2028\u2029]`, `\ud83d\ude00`, `[\ud83d\ude00-\ud83d\ude4f]`, `\ud800`, `[\ud800-\udbff]`, `[^\udc00]`,
@@ -506,7 +516,12 @@ var unicodeDrift = map[string][]rune{
 // TestProperties holds every \p name ecmare accepts to node: the name is
 // valid ECMA-262, every alias means the same set, and the set agrees with
 // node on sample code points; every name it refuses is valid ECMA-262.
+//
+// Its value is its breadth, so it is skipped under -race
+// (testcorpus.SkipUnderRace) and .ci/breadth.sh runs it without -race: no
+// test of this package translates concurrently.
 func TestProperties(t *testing.T) {
+	testcorpus.SkipUnderRace(t)
 	var names []string
 	for n := range generalCategories {
 		names = append(names, n, "gc="+n, "General_Category="+n)

@@ -6,7 +6,6 @@
 package invisible
 
 import (
-	"fmt"
 	"unicode"
 	"unicode/utf16"
 )
@@ -59,7 +58,15 @@ func Is(r rune) bool {
 func AppendEscape(dst []byte, r rune) []byte {
 	if r > 0xFFFF {
 		r1, r2 := utf16.EncodeRune(r)
-		return fmt.Appendf(dst, `\u%04x\u%04x`, r1, r2)
+		return appendU4(appendU4(dst, r1), r2)
 	}
-	return fmt.Appendf(dst, `\u%04x`, r)
+	return appendU4(dst, r)
+}
+
+// appendU4 appends \uXXXX, the escape of the UTF-16 code unit u. (Without
+// fmt, which allocates for each: a string of them is escaped in one
+// allocation.)
+func appendU4(dst []byte, u rune) []byte {
+	const hex = "0123456789abcdef"
+	return append(dst, '\\', 'u', hex[u>>12&0xF], hex[u>>8&0xF], hex[u>>4&0xF], hex[u&0xF])
 }

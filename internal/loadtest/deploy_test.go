@@ -163,7 +163,7 @@ type deployment struct {
 // replicas is the number of Hub replica processes.
 const replicas = 4
 
-func startDeployment(t *testing.T, lease time.Duration) *deployment {
+func startDeployment(t *testing.T, lease time.Duration, revision string) *deployment {
 	t.Helper()
 	d := &deployment{t: t, prefix: "{ocp-load}:"}
 	t0 := time.Now()
@@ -171,7 +171,7 @@ func startDeployment(t *testing.T, lease time.Duration) *deployment {
 	t.Logf("redis cluster (3 masters, 3 replicas) up in %v", time.Since(t0).Round(time.Millisecond))
 	dir := t.TempDir()
 	var err error
-	if d.server, err = spawn(dir, "mcp-server", "server"); err != nil {
+	if d.server, err = spawn(dir, "mcp-server", "server", revisionEnv+"="+revision); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(d.server.stop)
@@ -180,6 +180,7 @@ func startDeployment(t *testing.T, lease time.Duration) *deployment {
 		mcpEnv + "=http://" + d.server.addr + "/mcp",
 		prefixEnv + "=" + d.prefix,
 		leaseEnv + "=" + lease.String(),
+		revisionEnv + "=" + revision,
 	}
 	d.reps = make([]*proc, replicas)
 	errs := make([]error, replicas)

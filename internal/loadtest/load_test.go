@@ -14,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ocpgen/ocpgen/internal/redistest"
+	"github.com/ocpgen/ocpgen/internal/testcorpus"
 	"github.com/ocpgen/ocpgen/runtime/ocp"
 )
 
@@ -36,7 +37,7 @@ const (
 )
 
 // config is how much each session does. The race detector slows every
-// process about fivefold: under it (the README's go test -race ./...),
+// process about fivefold: under it (.ci/run's go test -race ./...),
 // each session makes one read and one write in the mixed run, and the
 // warm-up burst is left out; the figures come from a run without it.
 type config struct {
@@ -175,14 +176,36 @@ func (r *run) burst(ss []*session, phase string) burstResult {
 // through, replica 3 is killed (SIGKILL); half-way, the Redis master of
 // the confirms' slot is failed over. Phase C: after both faults, each
 // session makes one approved write.
+// TestLoad runs the load once per MCP revision the Hub speaks: the current
+// one, to a stateless server (the replicas' requests carry no session, and
+// any of them is served alike), and the previous one, to a stateful server
+// (a session per replica). The ledger must hold under both.
+//
+// Under -race only the current revision runs: the previous one's run is
+// breadth (the same deployment, ledger and faults under the other
+// revision), which the race detector slows fivefold over again; it is
+// skipped under -race (testcorpus.SkipUnderRace) and .ci/breadth.sh runs
+// both revisions without -race, with the figures' full load.
 func TestLoad(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: starts a Redis Cluster and five processes and runs 1,000 sessions")
+		t.Skip("-short: starts a Redis Cluster and five processes and runs 1,000 sessions, once per MCP revision")
 	}
 	redistest.Binaries(t)
+	for _, revision := range []string{ocp.ProtocolVersion, ocp.LegacyProtocolVersion} {
+		t.Run(revision, func(t *testing.T) {
+			if revision != ocp.ProtocolVersion {
+				testcorpus.SkipUnderRace(t)
+			}
+			loadRun(t, revision)
+		})
+	}
+}
+
+// loadRun is one run of TestLoad, under an MCP revision.
+func loadRun(t *testing.T, revision string) {
 	cfg := loadConfig()
 	begin := time.Now()
-	d := startDeployment(t, lease)
+	d := startDeployment(t, lease, revision)
 	r := &run{t: t, d: d, writes: map[string]*write{}}
 	ss := make([]*session, sessions)
 	for i := range ss {
@@ -390,6 +413,20 @@ func TestLoad(t *testing.T) {
 	if led.Reads["list_tickets"] < int(r.readsSent.Load()) {
 		t.Errorf("ledger: the server received %v reads, the sessions were answered %d", led.Reads, r.readsSent.Load())
 	}
+	// The revision: under the current one no request named a session and
+	// every POST spoke it; under the previous one each client had one.
+	if revision == ocp.ProtocolVersion {
+		if led.Sessions != 0 {
+			t.Errorf("ledger: %d requests named an MCP session under %s", led.Sessions, revision)
+		}
+		for rev, n := range led.Revisions {
+			if rev != revision {
+				t.Errorf("ledger: %d POSTs under MCP-Protocol-Version %q, want all %s", n, rev, revision)
+			}
+		}
+	} else if led.Sessions == 0 || led.Revisions[revision] == 0 {
+		t.Errorf("ledger: %d requests named a session, POSTs by revision %v; want sessions of %s", led.Sessions, led.Revisions, revision)
+	}
 
 	// The figures.
 	slices.Sort(decA)
@@ -402,8 +439,9 @@ func TestLoad(t *testing.T) {
 		return fmt.Sprintf("%.0f B", (float64(after)-float64(before))/np)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "TestLoad figures (%d sessions, %d replica processes, Redis Cluster 3 masters + 3 replicas, lease %v, race %v; total %v)\n",
-		sessions, replicas, lease, raceEnabled, time.Since(begin).Round(time.Millisecond))
+	fmt.Fprintf(&b, "TestLoad figures, MCP %s (%d sessions, %d replica processes, Redis Cluster 3 masters + 3 replicas, lease %v, race %v; total %v)\n",
+		revision, sessions, replicas, lease, raceEnabled, time.Since(begin).Round(time.Millisecond))
+	fmt.Fprintf(&b, "  MCP: %d requests named a session; POSTs by revision %v\n", led.Sessions, led.Revisions)
 	fmt.Fprintf(&b, "  phase A %v: %d of %d writes pending at once after %v, decided in %v\n",
 		a.total.Round(time.Millisecond), a.pending, sessions, a.allPending.Round(time.Millisecond), a.decide.Round(time.Millisecond))
 	fmt.Fprintf(&b, "  phase B %v: %d calls (+%d raw reads), mean pause %v before each: %.0f calls/s through the gates; phase C %v\n",

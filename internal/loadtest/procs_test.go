@@ -37,6 +37,10 @@ const (
 	mcpEnv    = "OCPGEN_LOADTEST_MCP"
 	prefixEnv = "OCPGEN_LOADTEST_PREFIX"
 	leaseEnv  = "OCPGEN_LOADTEST_LEASE"
+	// revisionEnv is the MCP revision of the run: ocp.ProtocolVersion
+	// (the server is stateless: no session, any replica's request served
+	// alike) or ocp.LegacyProtocolVersion (stateful, a session each).
+	revisionEnv = "OCPGEN_LOADTEST_REVISION"
 )
 
 // runChild runs the child process roleEnv names and returns its exit code.
@@ -87,12 +91,34 @@ type execLedger struct {
 	mu     sync.Mutex
 	writes map[string]int // "tool key" → calls received
 	reads  map[string]int // tool → calls received
+	// sessions counts the HTTP requests that named an MCP session
+	// (Mcp-Session-Id); revisions counts the POSTs by their
+	// Mcp-Protocol-Version ("" for none: an initialize).
+	sessions  int
+	revisions map[string]int
 }
 
 // ledgerDump is /ledger's answer.
 type ledgerDump struct {
-	Writes map[string]int `json:"writes"`
-	Reads  map[string]int `json:"reads"`
+	Writes    map[string]int `json:"writes"`
+	Reads     map[string]int `json:"reads"`
+	Sessions  int            `json:"sessions"`
+	Revisions map[string]int `json:"revisions"`
+}
+
+// countHTTP counts the requests to h in the ledger (sessions, revisions).
+func (l *execLedger) countHTTP(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		l.mu.Lock()
+		if r.Header.Get("Mcp-Session-Id") != "" {
+			l.sessions++
+		}
+		if r.Method == http.MethodPost {
+			l.revisions[r.Header.Get("Mcp-Protocol-Version")]++
+		}
+		l.mu.Unlock()
+		h.ServeHTTP(w, r)
+	})
 }
 
 // writeKey is the ledger's key of a write: its tool and the argument that
@@ -128,15 +154,16 @@ func (l *execLedger) middleware(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 func runServer() error {
-	led := &execLedger{writes: map[string]int{}, reads: map[string]int{}}
+	led := &execLedger{writes: map[string]int{}, reads: map[string]int{}, revisions: map[string]int{}}
 	s := server.New(server.NewDesk())
 	s.AddReceivingMiddleware(led.middleware)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
+	stateless := os.Getenv(revisionEnv) == ocp.ProtocolVersion
+	mux.Handle("/mcp", led.countHTTP(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{Stateless: stateless})))
 	mux.HandleFunc("/ledger", func(w http.ResponseWriter, r *http.Request) {
 		led.mu.Lock()
 		defer led.mu.Unlock()
-		writeJSON(w, ledgerDump{Writes: led.writes, Reads: led.reads})
+		writeJSON(w, ledgerDump{Writes: led.writes, Reads: led.reads, Sessions: led.sessions, Revisions: led.revisions})
 	})
 	return serve(mux)
 }
@@ -250,6 +277,9 @@ func runReplica() error {
 		return fmt.Errorf("dial the MCP server: %w", err)
 	}
 	defer client.Close()
+	if got, want := client.ProtocolVersion(), os.Getenv(revisionEnv); got != want {
+		return fmt.Errorf("the gate's client speaks MCP %s to the server, want %s", got, want)
+	}
 	raw, err := mcp.NewClient(&mcp.Implementation{Name: "loadtest-raw", Version: "0"}, nil).
 		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
 	if err != nil {

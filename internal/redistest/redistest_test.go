@@ -12,8 +12,12 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
+// Each test starts a cluster of its own (StartCluster takes its ports under
+// a lock) and mostly waits on it, so they run in parallel.
+
 // The slot function agrees with the server's CLUSTER KEYSLOT.
 func TestSlotAgreesWithRedis(t *testing.T) {
+	t.Parallel()
 	c := StartCluster(t, ClusterOptions{})
 	rdb := redis.NewClient(&redis.Options{Addr: c.Nodes[0].Addr()})
 	defer rdb.Close()
@@ -31,6 +35,7 @@ func TestSlotAgreesWithRedis(t *testing.T) {
 // A cluster with replicas survives a manual failover and a killed master,
 // and a client on it keeps reading what was written before.
 func TestClusterFaults(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: starts six redis-server processes and waits for two failovers")
 	}
@@ -108,6 +113,7 @@ func eventually(f func() error) error {
 // A master restarted in place, and a whole cluster restarted, come back
 // empty (no persistence), with the same masters.
 func TestClusterRestartLosesData(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("-short: starts six redis-server processes and restarts them")
 	}

@@ -52,3 +52,25 @@ func TestScratchModuleIsOutsideTheRepository(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestSkipUnderRace: a breadth test is skipped exactly when the binary has
+// the race detector, and the skip names the package it is in.
+func TestSkipUnderRace(t *testing.T) {
+	ran := false
+	var inner *testing.T
+	t.Run("breadth", func(t *testing.T) {
+		inner = t
+		SkipUnderRace(t)
+		ran = true
+	})
+	if inner.Skipped() != Race || ran == Race {
+		t.Errorf("Race = %v: the test ran %v, was skipped %v", Race, ran, inner.Skipped())
+	}
+	if got, want := callerOfHelper(), "github.com/ocpgen/ocpgen/internal/testcorpus"; got != want {
+		t.Errorf("callerPackage = %q, want %q", got, want)
+	}
+}
+
+// callerOfHelper stands where SkipUnderRace stands: callerPackage reports
+// the package of its caller.
+func callerOfHelper() string { return callerPackage() }

@@ -99,8 +99,8 @@ var (
 
 // benchServer is a go-sdk MCP server whose tools answer at once with a small
 // text result, the same for the raw and the gated calls.
-func benchServer() *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
+func benchServer(versions ...string) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "bench", Version: "1"}, &mcp.ServerOptions{SupportedProtocolVersions: versions})
 	res := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: `{"entities":[{"name":"Ada Lovelace","entityType":"person"}]}`}}}
 	for _, h := range benchCatalogue.Tools() {
 		d := &h.Desc

@@ -123,4 +123,7 @@ func BenchmarkWorstInput(b *testing.B) {
 		gb := worstGate(b, testCatalogue, big(3*defaultMaxResultBytes), nil)
 		benchpair.Run(b, dispatchWant(b, ga, "read_graph", `{}`, true, ""), dispatchWant(b, gb, "read_graph", `{}`, false, ReasonFailed))
 	})
+	// Memory: the peak live heap of a call per byte of its arguments, on
+	// the worst shapes of arguments (see benchArgsHeap).
+	b.Run("args-heap", benchArgsHeap)
 }

@@ -89,11 +89,13 @@ func TestAuditSyncListsAreBounded(t *testing.T) {
 }
 
 // A server's notifications/message data is bounded like every audit text:
-// a server may send megabytes, once a second.
+// a server may send megabytes, once a second. (A log message outside any
+// request is of the previous revision: under the current one a server logs
+// only within a request, which TestClientServerLogGoesToAudit shows.)
 func TestClientServerLogIsBounded(t *testing.T) {
 	noLeaksAfter(t)
 	audit := newAuditSpy()
-	srv, _, syncs := connectSpy(t, nil, ClientOptions{Audit: slog.New(audit), LogLevel: "debug"}, spyTool{Name: "a", Schema: spyObjSchema})
+	srv, _, syncs := connectSpy(t, onlyRevision(LegacyProtocolVersion, nil), ClientOptions{Audit: slog.New(audit), LogLevel: "debug"}, spyTool{Name: "a", Schema: spyObjSchema})
 	syncs.until(t, "a")
 	data := map[string]any{"dump": strings.Repeat("d", 1<<20), "rows": make([]int, 100_000)}
 	if err := srv.Session.Log(t.Context(), &mcp.LoggingMessageParams{Level: "error", Logger: strings.Repeat("L", 1<<16), Data: data}); err != nil {

@@ -206,7 +206,7 @@ func (c *call) failArgs(err error) bool {
 	if !errors.As(err, &ae) {
 		ae = refusal("", argengine.RuleSchema, err)
 	}
-	return c.fail(ReasonInvalid, argText(ae), err, slog.String("pointer", ae.Pointer), slog.String("rule", string(ae.Rule)))
+	return c.fail(ReasonInvalid, c.g.argText(ae), err, slog.String("pointer", ae.Pointer), slog.String("rule", string(ae.Rule)))
 }
 
 // failRef ends the call with r after the server was called or may have

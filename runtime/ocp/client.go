@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -19,13 +20,29 @@ import (
 // errNotObject refuses arguments that are not a JSON object, before sending.
 var errNotObject = errors.New("ocp client: arguments are not a JSON object")
 
-// ProtocolVersion is the MCP protocol version the client requests. It is
-// pinned to the last version with the initialize handshake: from 2026-07-28
-// (SEP-2575) the go-sdk adds a _meta triple (protocol version, client info,
-// client capabilities) to every request, tools/call included, and sends
-// tool arguments annotated with x-mcp-header as HTTP headers too, while this
-// profile sends a server the arguments of the call and nothing else.
-const ProtocolVersion = "2025-11-25"
+// ProtocolVersion is the MCP revision the client asks for first: the
+// current one. A server that speaks it is spoken to in it (SEP-2575:
+// server/discover, no initialize handshake, subscriptions/listen, and on
+// Streamable HTTP no session); any other is spoken to in
+// [LegacyProtocolVersion] through the initialize handshake.
+const ProtocolVersion = "2026-07-28"
+
+// LegacyProtocolVersion is the revision the client offers a server that
+// does not speak [ProtocolVersion], in the initialize handshake. A server
+// may answer it with an older revision (2025-06-18, 2025-03-26,
+// 2024-11-05); the client speaks that one too, with the same rules.
+const LegacyProtocolVersion = "2025-11-25"
+
+// spokenVersions are the revisions a session may use, newest first: what
+// a server receives under each is known (docs/mcp-revisions.md). A revision
+// the go-sdk learns later is refused at connect until it is added here.
+var spokenVersions = []string{ProtocolVersion, LegacyProtocolVersion, "2025-06-18", "2025-03-26", "2024-11-05"}
+
+// hubMetaKeys are the _meta keys a request may carry under ProtocolVersion:
+// SEP-2575's, which describe the Hub (its revision, its client info, its
+// capabilities) and the log level it asks for. Every other key is removed
+// before sending, and under an older revision _meta is removed whole.
+var hubMetaKeys = []string{mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientInfo, mcp.MetaKeyClientCapabilities, mcp.MetaKeyLogLevel}
 
 const (
 	defaultClientName    = "ocpgen-hub"
@@ -49,16 +66,21 @@ type ClientOptions struct {
 	// Name and Version are the client implementation info sent in the
 	// initialize request. Defaults: "ocpgen-hub" and "0.0.0".
 	Name, Version string
-	// LogLevel, if set and the server declares the logging capability, is
-	// sent with logging/setLevel after connecting, so the server sends its
-	// log messages (to the audit log) at that level and above. Empty: the
-	// client does not ask for log messages (a server may still send some).
+	// LogLevel, if set, asks the server for its log messages (to the audit
+	// log) at that level and above: under [ProtocolVersion] every request
+	// carries it in _meta (io.modelcontextprotocol/logLevel); under an
+	// older revision it is sent with logging/setLevel after connecting, if
+	// the server declares the logging capability. Empty: the client does
+	// not ask for log messages (a server may still send some).
 	LogLevel mcp.LoggingLevel
 	// RelistEvery is how often the client lists the server's tools again
 	// although the server sent no notifications/tools/list_changed, so a
-	// server that changes a schema silently is caught. Zero means 5
-	// minutes; a negative value turns it off (the client still lists on
-	// every connect and every list_changed).
+	// server that changes a schema silently (or whose subscriptions/listen
+	// stream ended) is caught within it. Every listing asks the server: a
+	// list result's cache TTL (SEP-2549 ttlMs) is not honoured, so no
+	// catalogue is older than this. Zero means 5 minutes; a negative
+	// value turns it off (the client still lists on every connect and every
+	// list_changed).
 	RelistEvery time.Duration
 }
 
@@ -66,11 +88,17 @@ type ClientOptions struct {
 const defaultRelistEvery = 5 * time.Minute
 
 // Client is the [Server] over a go-sdk MCP client session, for [NewGate].
-// It keeps the gate's catalogue in step with the server (see
-// [Server.WatchTools]) and treats the server as a tool provider, not a peer: the client declares no
-// capability (no roots, sampling or elicitation), refuses every request the
-// server sends except ping, and passes server log messages only to the audit
-// log.
+// It speaks [ProtocolVersion] to a server that does, and
+// [LegacyProtocolVersion] (or the older revision the server answers with)
+// to one that does not; [Client.ProtocolVersion] says which. It keeps the
+// gate's catalogue in step with the server (see [Server.WatchTools]):
+// under ProtocolVersion list changes arrive through subscriptions/listen.
+// It treats the server as a tool provider, not a peer: the client declares
+// no capability (no roots, sampling or elicitation), refuses every request
+// the server sends except ping, answers no input request of a result (the
+// gate fails the call), and passes server log messages only to the audit
+// log. A request carries _meta only under ProtocolVersion, and then only
+// the keys that describe the Hub (see docs/mcp-revisions.md).
 //
 // It does not expose its *mcp.ClientSession: Hub code holding the session
 // could call tools without the gate. Its CallTool is for the gate alone,
@@ -170,7 +198,7 @@ func start(ctx context.Context, dial func(context.Context) (mcp.Transport, error
 		LoggingMessageHandler:  c.serverLog,
 	})
 	c.client.AddReceivingMiddleware(c.refuseServerRequests)
-	c.client.AddSendingMiddleware(stripCallMeta)
+	c.client.AddSendingMiddleware(c.hubMetaOnly, freshLists)
 
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	cs, err := c.open(ctx, dial)
@@ -210,11 +238,13 @@ func (c *Client) publish(live []LiveTool) {
 	}
 }
 
-// CallTool calls the named tool with exactly args as params.arguments (no
-// _meta, nothing else) and returns the go-sdk result or error unchanged. A
-// result with isError set is a result, not an error. args must be a JSON
-// object; empty args are sent as {}. encoding/json compacts insignificant
-// white space in args, and changes nothing else.
+// CallTool calls the named tool with exactly args as params.arguments, and
+// nothing else but the _meta that describes the Hub under [ProtocolVersion]
+// (see [Client]), and returns the go-sdk result or error unchanged. A
+// result with isError set, or one that asks for input, is a result, not an
+// error. args must be a JSON object; empty args are sent as {}.
+// encoding/json compacts insignificant white space in args, and changes
+// nothing else.
 func (c *Client) CallTool(ctx context.Context, name string, args json.RawMessage) (*mcp.CallToolResult, error) {
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
@@ -309,18 +339,19 @@ func (c *Client) open(ctx context.Context, dial func(context.Context) (mcp.Trans
 	if err != nil {
 		return nil, fmt.Errorf("ocp client: connect to MCP server: %w", err)
 	}
-	if ir := cs.InitializeResult(); ir == nil || ir.ProtocolVersion > ProtocolVersion {
-		// From 2026-07-28 the go-sdk sends client metadata with every
-		// request and tool arguments as HTTP headers: the server would get
-		// more than the call's arguments. Refuse rather than forward it.
-		v := "(none)"
-		if ir != nil {
-			v = ir.ProtocolVersion
+	version := sessionVersion(cs)
+	if !slices.Contains(spokenVersions, version) {
+		// What a server receives under a revision the Hub does not know
+		// is not known: refuse rather than send it anything.
+		if version == "" {
+			version = "(none)"
 		}
 		_ = cs.Close()
-		return nil, fmt.Errorf("ocp client: the MCP server answered with protocol version %s; the Hub speaks versions up to %s, which send a server nothing but each call's arguments", v, ProtocolVersion)
+		return nil, fmt.Errorf("ocp client: the MCP server answered with protocol version %s; the Hub speaks %s", boundTo(version, maxAuditName), strings.Join(spokenVersions, ", "))
 	}
-	if c.level != "" {
+	if c.level != "" && version < ProtocolVersion {
+		// Under ProtocolVersion the level travels in each request's _meta
+		// (hubMetaOnly); logging/setLevel is gone.
 		if ir := cs.InitializeResult(); ir != nil && ir.Capabilities != nil && ir.Capabilities.Logging != nil {
 			if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: c.level}); err != nil {
 				c.audit.LogAttrs(ctx, slog.LevelWarn, "mcp set log level failed", slog.String("error", boundText(err.Error())))
@@ -334,8 +365,30 @@ func (c *Client) open(ctx context.Context, dial func(context.Context) (mcp.Trans
 	}
 	c.setSession(cs)
 	c.publish(live)
-	c.audit.LogAttrs(ctx, slog.LevelInfo, "mcp connected", slog.Int("tools", len(live)))
+	c.audit.LogAttrs(ctx, slog.LevelInfo, "mcp connected", slog.String("protocol", version), slog.Int("tools", len(live)))
 	return cs, nil
+}
+
+// sessionVersion is the revision cs negotiated ("" if none).
+func sessionVersion(cs *mcp.ClientSession) string {
+	if ir := cs.InitializeResult(); ir != nil {
+		return ir.ProtocolVersion
+	}
+	return ""
+}
+
+// ProtocolVersion returns the MCP revision of the current session with the
+// server ([ProtocolVersion], [LegacyProtocolVersion] or an older one the
+// server answered with), or "" while there is none. A gate reports it in
+// its sync audit events and in [SyncInfo].
+func (c *Client) ProtocolVersion() string {
+	c.mu.Lock()
+	cs := c.session
+	c.mu.Unlock()
+	if cs == nil {
+		return ""
+	}
+	return sessionVersion(cs)
 }
 
 // run is the single worker that syncs the catalogue and redials, so syncs
@@ -391,6 +444,10 @@ func (c *Client) run(cs *mcp.ClientSession) {
 				reply <- ErrNotConnected
 			}
 		case <-gone:
+			// Close what is left of the ended session: under
+			// ProtocolVersion its subscriptions/listen call is
+			// released only so.
+			_ = cs.Close()
 			c.setSession(nil)
 			c.publish(nil)
 			c.audit.LogAttrs(c.ctx, slog.LevelWarn, "mcp session ended; catalogue withdrawn", slog.Bool("redial", c.dial != nil))
@@ -543,11 +600,12 @@ func auditLevel(l mcp.LoggingLevel) slog.Level {
 // Everything else is refused: a request with a method-not-found error, a
 // notification silently (after an audit event).
 var allowedFromServer = map[string]bool{
-	"ping":                             true,
-	"notifications/cancelled":          true,
-	"notifications/tools/list_changed": true,
-	"notifications/message":            true,
-	"notifications/progress":           true,
+	"ping":                                     true,
+	"notifications/cancelled":                  true,
+	"notifications/tools/list_changed":         true,
+	"notifications/message":                    true,
+	"notifications/progress":                   true,
+	"notifications/subscriptions/acknowledged": true, // the answer to subscriptions/listen
 }
 
 // refuseServerRequests is receiving middleware: the server is not a peer,
@@ -566,15 +624,60 @@ func (c *Client) refuseServerRequests(next mcp.MethodHandler) mcp.MethodHandler 
 	}
 }
 
-// stripCallMeta removes _meta from every tools/call the client sends,
-// whatever added it: the server receives the tool's name and its arguments
-// and nothing else.
-func stripCallMeta(next mcp.MethodHandler) mcp.MethodHandler {
+// hubMetaOnly is sending middleware: it decides the _meta of every
+// request and notification the client sends, whatever added it. Under
+// ProtocolVersion a request keeps only hubMetaKeys (the go-sdk's SEP-2575
+// triple, which describes the Hub) and carries the configured log level;
+// a notification, and anything under an older revision, carries no _meta.
+// Nothing about a call's principal, session, channel or trace, and nothing
+// a model sent, is ever in it: the server receives a call's name and its
+// arguments, and the protocol's own fields.
+func (c *Client) hubMetaOnly(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if p, ok := req.GetParams().(*mcp.CallToolParams); ok && p.Meta != nil {
-			p.Meta = nil
+		p := req.GetParams()
+		if p == nil || reflect.ValueOf(p).IsNil() {
+			return next(ctx, method, req)
+		}
+		m := p.GetMeta()
+		switch {
+		case !strings.HasPrefix(method, "notifications/") && usesCurrentRevision(method, req):
+			for k := range m {
+				if !slices.Contains(hubMetaKeys, k) {
+					delete(m, k)
+				}
+			}
+			if c.level != "" && m != nil {
+				m[mcp.MetaKeyLogLevel] = c.level
+			}
+		case m != nil:
+			p.SetMeta(nil)
 		}
 		return next(ctx, method, req)
+	}
+}
+
+// usesCurrentRevision reports whether req, a request of method the client
+// sends, is sent under ProtocolVersion: server/discover (which asks for it)
+// and every request of a session that negotiated it.
+func usesCurrentRevision(method string, req mcp.Request) bool {
+	if method == "server/discover" {
+		return true
+	}
+	cs, ok := req.GetSession().(*mcp.ClientSession)
+	return ok && sessionVersion(cs) >= ProtocolVersion
+}
+
+// freshLists is sending middleware: it sets the cache TTL (SEP-2549 ttlMs)
+// of every tools/list result to zero before the go-sdk caches it, so every
+// listing asks the server and no catalogue outlives the re-list period
+// (ClientOptions.RelistEvery).
+func freshLists(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if lr, ok := res.(*mcp.ListToolsResult); ok && lr != nil {
+			lr.TTLMs = 0
+		}
+		return res, err
 	}
 }
 

@@ -177,129 +177,184 @@ func connectSpy(t *testing.T, sopts *mcp.ServerOptions, copts ClientOptions, too
 	return srv, c, syncs
 }
 
+// Under either revision the client declares no capability (no roots,
+// sampling or elicitation): in the initialize request, or in the _meta of
+// every request under the current revision.
 func TestClientDeclaresNoCapabilities(t *testing.T) {
 	noLeaksAfter(t)
-	srv, _, syncs := connectSpy(t, nil, ClientOptions{}, spyTool{Name: "a", Schema: spyObjSchema})
-	syncs.until(t, "a")
+	for _, v := range revisions {
+		t.Run(v, func(t *testing.T) {
+			srv, _, syncs := connectSpy(t, onlyRevision(v, nil), ClientOptions{}, spyTool{Name: "a", Schema: spyObjSchema})
+			syncs.until(t, "a")
 
-	ip := srv.Session.InitializeParams()
-	if ip == nil || ip.Capabilities == nil {
-		t.Fatal("server saw no initialize params")
-	}
-	caps := ip.Capabilities
-	if caps.Roots.ListChanged || caps.RootsV2 != nil || caps.Sampling != nil || caps.Elicitation != nil ||
-		caps.Experimental != nil || caps.Extensions != nil {
-		t.Errorf("client declared capabilities: %+v", caps)
-	}
-	if ip.ClientInfo == nil || ip.ClientInfo.Name != "ocpgen-hub" {
-		t.Errorf("client info = %+v, want name ocpgen-hub", ip.ClientInfo)
-	}
-	if ip.ProtocolVersion != ProtocolVersion {
-		t.Errorf("protocol version = %q, want %q", ip.ProtocolVersion, ProtocolVersion)
-	}
+			ip := srv.Session.InitializeParams()
+			if ip == nil || ip.Capabilities == nil {
+				t.Fatal("server saw no client capabilities")
+			}
+			caps := ip.Capabilities
+			if caps.Roots.ListChanged || caps.RootsV2 != nil || caps.Sampling != nil || caps.Elicitation != nil ||
+				caps.Experimental != nil || caps.Extensions != nil {
+				t.Errorf("client declared capabilities: %+v", caps)
+			}
+			if ip.ClientInfo == nil || ip.ClientInfo.Name != "ocpgen-hub" {
+				t.Errorf("client info = %+v, want name ocpgen-hub", ip.ClientInfo)
+			}
+			if ip.ProtocolVersion != v {
+				t.Errorf("protocol version = %q, want %q", ip.ProtocolVersion, v)
+			}
 
-	// And on the wire: the initialize request's capabilities are exactly {}.
-	inits := srv.WireParams(t, "initialize")
-	if len(inits) != 1 {
-		t.Fatalf("%d initialize requests on the wire", len(inits))
-	}
-	var p map[string]json.RawMessage
-	if err := json.Unmarshal(inits[0], &p); err != nil {
-		t.Fatal(err)
-	}
-	if got := string(p["capabilities"]); got != "{}" {
-		t.Errorf("wire capabilities = %s, want {}", got)
-	}
-	// No request the client sent carries _meta.
-	for _, raw := range srv.Wire() {
-		if bytes.Contains(raw, []byte(`"_meta"`)) {
-			t.Errorf("client sent _meta: %s", raw)
-		}
+			// And on the wire: the capabilities are exactly {}.
+			var declared []json.RawMessage
+			if v < ProtocolVersion {
+				for _, raw := range srv.WireParams(t, "initialize") {
+					var p map[string]json.RawMessage
+					if err := json.Unmarshal(raw, &p); err != nil {
+						t.Fatal(err)
+					}
+					declared = append(declared, p["capabilities"])
+				}
+			} else {
+				for _, raw := range srv.WireParams(t, "tools/list") {
+					var p struct {
+						Meta map[string]json.RawMessage `json:"_meta"`
+					}
+					if err := json.Unmarshal(raw, &p); err != nil {
+						t.Fatal(err)
+					}
+					declared = append(declared, p.Meta[mcp.MetaKeyClientCapabilities])
+				}
+			}
+			if len(declared) != 1 || string(declared[0]) != "{}" {
+				t.Errorf("capabilities on the wire = %s, want {} once", declared)
+			}
+		})
 	}
 }
 
+// Whatever the server asks of the client (roots, sampling, elicitation,
+// anything but ping) is refused with method-not-found and audited, under
+// either revision. Under the current one the go-sdk server does not even
+// send these requests; raw ones, as another server might send, are refused
+// by the client itself.
 func TestClientRefusesServerRequests(t *testing.T) {
 	noLeaksAfter(t)
-	audit := newAuditSpy()
-	srv, _, syncs := connectSpy(t, nil, ClientOptions{Audit: slog.New(audit)}, spyTool{Name: "a", Schema: spyObjSchema})
-	syncs.until(t, "a")
-	ctx := t.Context()
-	ss := srv.Session
+	for _, v := range revisions {
+		t.Run(v, func(t *testing.T) {
+			audit := newAuditSpy()
+			srv, _, syncs := connectSpy(t, onlyRevision(v, nil), ClientOptions{Audit: slog.New(audit)}, spyTool{Name: "a", Schema: spyObjSchema})
+			syncs.until(t, "a")
+			ctx := t.Context()
+			ss := srv.Session
 
-	// Through the go-sdk server API.
-	if res, err := ss.ListRoots(ctx, nil); err == nil {
-		t.Errorf("roots/list answered: %+v", res)
-	}
-	if res, err := ss.CreateMessage(ctx, &mcp.CreateMessageParams{
-		MaxTokens: 10,
-		Messages:  []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}},
-	}); err == nil {
-		t.Errorf("sampling/createMessage answered: %+v", res)
-	}
-	if res, err := ss.Elicit(ctx, &mcp.ElicitParams{Message: "password?", RequestedSchema: map[string]any{"type": "object"}}); err == nil {
-		t.Errorf("elicitation/create answered: %+v", res)
-	}
+			// Through the go-sdk server API.
+			if res, err := ss.ListRoots(ctx, nil); err == nil {
+				t.Errorf("roots/list answered: %+v", res)
+			}
+			if res, err := ss.CreateMessage(ctx, &mcp.CreateMessageParams{
+				MaxTokens: 10,
+				Messages:  []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}},
+			}); err == nil {
+				t.Errorf("sampling/createMessage answered: %+v", res)
+			}
+			if res, err := ss.Elicit(ctx, &mcp.ElicitParams{Message: "password?", RequestedSchema: map[string]any{"type": "object"}}); err == nil {
+				t.Errorf("elicitation/create answered: %+v", res)
+			}
 
-	// Raw, bypassing the go-sdk server's capability checks: the client
-	// itself must refuse, with method-not-found.
-	raw := []struct {
-		method string
-		params any
-	}{
-		{"roots/list", map[string]any{}},
-		{"sampling/createMessage", map[string]any{"maxTokens": 10, "messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "hi"}}}}},
-		{"elicitation/create", map[string]any{"message": "password?", "requestedSchema": map[string]any{"type": "object", "properties": map[string]any{}}}},
-		{"elicitation/create", map[string]any{"mode": "url", "message": "log in", "url": "https://example.com", "elicitationId": "e1"}},
-	}
-	for _, r := range raw {
-		resp, err := srv.Request(ctx, r.method, r.params)
-		if err != nil {
-			t.Fatalf("%s: %v", r.method, err)
-		}
-		var we *jsonrpc.Error
-		if !errors.As(resp.Error, &we) || we.Code != jsonrpc.CodeMethodNotFound {
-			t.Errorf("%s: response error = %v, result = %s; want method-not-found", r.method, resp.Error, resp.Result)
-		}
-	}
+			// Raw, bypassing the go-sdk server's capability checks: the client
+			// itself must refuse, with method-not-found.
+			raw := []struct {
+				method string
+				params any
+			}{
+				{"roots/list", map[string]any{}},
+				{"sampling/createMessage", map[string]any{"maxTokens": 10, "messages": []any{map[string]any{"role": "user", "content": map[string]any{"type": "text", "text": "hi"}}}}},
+				{"elicitation/create", map[string]any{"message": "password?", "requestedSchema": map[string]any{"type": "object", "properties": map[string]any{}}}},
+				{"elicitation/create", map[string]any{"mode": "url", "message": "log in", "url": "https://example.com", "elicitationId": "e1"}},
+			}
+			for _, r := range raw {
+				resp, err := srv.Request(ctx, r.method, r.params)
+				if err != nil {
+					t.Fatalf("%s: %v", r.method, err)
+				}
+				var we *jsonrpc.Error
+				if !errors.As(resp.Error, &we) || we.Code != jsonrpc.CodeMethodNotFound {
+					t.Errorf("%s: response error = %v, result = %s; want method-not-found", r.method, resp.Error, resp.Result)
+				}
+			}
 
-	var refused []string
-	audit.mu.Lock()
-	for _, r := range audit.recs {
-		if r.Message == "mcp server request refused" {
-			refused = append(refused, recordAttrs(r)["method"])
-		}
+			var refused []string
+			audit.mu.Lock()
+			for _, r := range audit.recs {
+				if r.Message == "mcp server request refused" {
+					refused = append(refused, recordAttrs(r)["method"])
+				}
+			}
+			audit.mu.Unlock()
+			slices.Sort(refused)
+			want := []string{"elicitation/create", "elicitation/create", "roots/list", "sampling/createMessage"}
+			if v < ProtocolVersion {
+				// The go-sdk server sent roots/list and sampling through its
+				// API too (it refused elicitation itself: no capability).
+				want = []string{"elicitation/create", "elicitation/create", "roots/list", "roots/list", "sampling/createMessage", "sampling/createMessage"}
+			}
+			if !slices.Equal(refused, want) {
+				t.Errorf("refusals audited = %v, want %v", refused, want)
+			}
+			// Ping is still answered: the session is healthy.
+			if v < ProtocolVersion {
+				if err := ss.Ping(ctx, nil); err != nil {
+					t.Errorf("ping: %v", err)
+				}
+			}
+			syncs.none(t)
+		})
 	}
-	audit.mu.Unlock()
-	slices.Sort(refused)
-	want := []string{"elicitation/create", "elicitation/create", "roots/list", "roots/list", "sampling/createMessage", "sampling/createMessage"}
-	if !slices.Equal(refused, want) {
-		t.Errorf("refusals audited = %v, want %v", refused, want)
-	}
-	// Ping is still answered: the session is healthy.
-	if err := ss.Ping(ctx, nil); err != nil {
-		t.Errorf("ping: %v", err)
-	}
-	syncs.none(t)
 }
 
+// Server log messages go to the audit log, and nowhere else, under either
+// revision: under the previous one the client asks for them with
+// logging/setLevel, under the current one every request carries the level,
+// and the server logs within a request.
 func TestClientServerLogGoesToAudit(t *testing.T) {
 	noLeaksAfter(t)
-	audit := newAuditSpy()
-	srv, _, syncs := connectSpy(t, nil, ClientOptions{Audit: slog.New(audit), LogLevel: "debug"}, spyTool{Name: "a", Schema: spyObjSchema})
-	syncs.until(t, "a")
-	if got := srv.WireParams(t, "logging/setLevel"); len(got) != 1 || !bytes.Contains(got[0], []byte(`"debug"`)) {
-		t.Fatalf("logging/setLevel on the wire = %s", got)
+	for _, v := range revisions {
+		t.Run(v, func(t *testing.T) {
+			audit := newAuditSpy()
+			logs := spyTool{Name: "a", Schema: spyObjSchema, Do: func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "warning", Logger: "db", Data: "dial tcp 10.1.2.3:5432: refused"})
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, err
+			}}
+			srv, c, syncs := connectSpy(t, onlyRevision(v, nil), ClientOptions{Audit: slog.New(audit), LogLevel: "debug"}, logs)
+			syncs.until(t, "a")
+			setLevel := srv.WireParams(t, "logging/setLevel")
+			if v < ProtocolVersion {
+				if len(setLevel) != 1 || !bytes.Contains(setLevel[0], []byte(`"debug"`)) {
+					t.Fatalf("logging/setLevel on the wire = %s", setLevel)
+				}
+				err := srv.Session.Log(t.Context(), &mcp.LoggingMessageParams{Level: "warning", Logger: "db", Data: "dial tcp 10.1.2.3:5432: refused"})
+				if err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				if len(setLevel) != 0 {
+					t.Fatalf("logging/setLevel on the wire under %s: %s", v, setLevel)
+				}
+				res, err := c.CallTool(t.Context(), "a", json.RawMessage(`{}`))
+				if err != nil || res.IsError {
+					t.Fatalf("call: %+v, %v", res, err)
+				}
+				if text := res.Content[0].(*mcp.TextContent).Text; strings.Contains(text, "10.1.2.3") {
+					t.Errorf("the log reached the result: %q", text)
+				}
+			}
+			r := audit.waitFor(t, "mcp server log")
+			a := recordAttrs(r)
+			if r.Level != slog.LevelWarn || a["logger"] != "db" || a["mcp_level"] != "warning" || !strings.Contains(a["data"], "10.1.2.3") {
+				t.Errorf("audit record = %v %v", r.Level, a)
+			}
+			syncs.none(t)
+		})
 	}
-	err := srv.Session.Log(t.Context(), &mcp.LoggingMessageParams{Level: "warning", Logger: "db", Data: "dial tcp 10.1.2.3:5432: refused"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := audit.waitFor(t, "mcp server log")
-	a := recordAttrs(r)
-	if r.Level != slog.LevelWarn || a["logger"] != "db" || a["mcp_level"] != "warning" || !strings.Contains(a["data"], "10.1.2.3") {
-		t.Errorf("audit record = %v %v", r.Level, a)
-	}
-	syncs.none(t)
 }
 
 func TestClientPaginatesToolList(t *testing.T) {
@@ -410,7 +465,9 @@ func TestClientCallToolSendsVerbatimArgs(t *testing.T) {
 		t.Fatalf("server got %+v, want args %s", calls, args)
 	}
 
-	// On the wire: params are exactly {name, arguments}; no _meta, nothing else.
+	// On the wire: params are exactly {name, arguments} and the _meta of
+	// the current revision, which describes the Hub
+	// (TestServerReceivesOnlyTheHubsFields).
 	wire := srv.WireParams(t, "tools/call")
 	if len(wire) != 1 {
 		t.Fatalf("%d tools/call on the wire", len(wire))
@@ -419,7 +476,7 @@ func TestClientCallToolSendsVerbatimArgs(t *testing.T) {
 	if err := json.Unmarshal(wire[0], &p); err != nil {
 		t.Fatal(err)
 	}
-	if len(p) != 2 || string(p["name"]) != `"search"` || !bytes.Equal(p["arguments"], args) {
+	if len(p) != 3 || string(p["name"]) != `"search"` || !bytes.Equal(p["arguments"], args) || canonical(t, p["_meta"]) != hubMeta("") {
 		t.Errorf("tools/call params = %s", wire[0])
 	}
 

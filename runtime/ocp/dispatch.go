@@ -3,6 +3,7 @@ package ocp
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -12,10 +13,12 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/ocpgen/ocpgen/internal/canon"
+	"github.com/ocpgen/ocpgen/internal/jsonscan"
+	"github.com/ocpgen/ocpgen/runtime/internal/argengine"
 )
 
 var errCatalogueChanged = errors.New("the advertised catalogue changed")
@@ -124,13 +127,14 @@ func (c *call) rights() bool {
 }
 
 // arguments is StepArgs: the tool's argument engine checks the arguments
-// and gives the typed arguments (when a template reads them) and the bytes
-// to forward. What a peer is shown, and the server receives, are the same
-// bytes: the re-encoding with every invisible or direction-changing
-// character escaped, so that caller text cannot restyle a confirm.
+// and gives the typed arguments (when a resource template reads them) and
+// the bytes to forward. What a peer is shown, and the server receives, are
+// the same bytes: the re-encoding with every invisible or
+// direction-changing character escaped, so that caller text cannot restyle
+// a confirm; they are held to Config.MaxArgsBytes too.
 func (c *call) arguments() bool {
 	if c.typed != nil {
-		raw, err := json.Marshal(c.typed)
+		raw, err := argengine.MarshalPlain(c.typed)
 		if err != nil {
 			return c.failArgs(refusal("", ruleEncode, err))
 		}
@@ -140,7 +144,12 @@ func (c *call) arguments() bool {
 	if err != nil {
 		return c.failArgs(err)
 	}
-	c.args, c.fwd = args, escapeInvisible(fwd)
+	limit := c.g.cfg.MaxArgsBytes
+	if fwd, n := escapeInvisibleWithin(fwd, limit); fwd == nil {
+		return c.failArgs(refusal("", ruleForwardSize, fmt.Errorf("the forwarded arguments, %d bytes with their escapes, exceed the limit of %d", n, limit)))
+	} else {
+		c.args, c.fwd = args, fwd
+	}
 	return c.pass()
 }
 
@@ -170,21 +179,26 @@ func (c *call) confirm() bool {
 	defer stop()
 
 	var prompt string
-	if err := g.protect(c.sctx, "confirm prompt", func() error { prompt = gt.prompt.prompt(reflect.ValueOf(c.args).Elem()); return nil }); err != nil {
+	if err := g.protect(c.sctx, "confirm prompt", func() error { prompt = gt.prompt.prompt(c.fwd); return nil }); err != nil {
 		return c.fail(ReasonDenied, textBroker, err)
 	}
+	digest := confirmDigest(g.server, g.policy, gt.name, gt.desc.Name, c.fwd, c.p, c.st.fp)
+	// The broker holds the forwarded bytes themselves, not a copy: what an
+	// approval runs is a copy of them that must still be what the digest
+	// covers (below). Nothing reads req after the wait, so its prompt can
+	// go then.
 	req := ConfirmRequest{
 		ID:        newConfirmID(),
 		Tool:      gt.name,
 		Server:    g.server,
 		Prompt:    prompt,
 		Requester: c.p.ID,
-		Args:      json.RawMessage(slices.Clone(c.fwd)),
+		Args:      json.RawMessage(c.fwd),
 		Policy:    g.policy,
 		// The decision is checked on the resources the call was
 		// authorized on, without reading the arguments again.
 		Resources: slices.Clone(c.resources),
-		Digest:    confirmDigest(g.server, g.policy, gt.name, gt.desc.Name, c.fwd, c.p, c.st.fp),
+		Digest:    digest,
 		Expires:   time.Now().Add(gt.desc.Policy.ConfirmTTL),
 	}
 	g.seen.add(req)
@@ -210,6 +224,14 @@ func (c *call) confirm() bool {
 			// model: gate -> approved_after_cancel
 			return c.decided(OutcomeCancelled, cancelText(cause), append(attrs, slog.String("detail", "approved after cancellation: "+cause.Error()))...)
 		}
+		// What runs is a copy of the bytes the broker held, checked
+		// against the digest the decision was made on: nothing that held
+		// them while the confirm waited can change what runs.
+		fwd := slices.Clone(c.fwd)
+		if confirmDigest(g.server, g.policy, gt.name, gt.desc.Name, fwd, c.p, c.st.fp) != digest {
+			return c.decided(OutcomeCancelled, textBroker, append(attrs, slog.String("detail", "the arguments changed while the confirm waited"))...)
+		}
+		c.fwd = fwd
 		return c.decided(OutcomeApproved, "", attrs...)
 	case OutcomeDenied:
 		return c.decided(OutcomeDenied, textDenied, attrs...)
@@ -283,12 +305,11 @@ func (c *call) callServer() bool {
 		// An answer that says nothing ({"result":null} reaches here or as
 		// an empty result): the server may have acted, and did not say.
 		return c.failRef(ReasonOutcomeUnknown, textOutcomeUnknown, "malformed result: the call returned no result", slog.Bool("malformed", true))
+	case res.NeedsInput():
+		return c.inputRequested(res)
 	case res.IsError:
 		b, _ := json.Marshal(res.Content)
 		return c.failRef(ReasonFailed, failure, "tool error result: "+string(b))
-	case res.NeedsInput():
-		// The server is not a peer: it cannot ask anyone for input.
-		return c.failRef(ReasonFailed, failure, "server asked for input (input_required), which the Hub does not relay")
 	case len(res.Content) == 0 && res.StructuredContent == nil:
 		// {"result":{}}: neither content nor structuredContent. Not a
 		// success with no output: the server may have acted.
@@ -321,6 +342,45 @@ func (c *call) callServer() bool {
 	}
 	c.res = ActionResult{ID: c.id, OK: true, Output: out}
 	return c.pass(slog.Int("output_bytes", len(out)))
+}
+
+// inputRequested ends the call, whose result asks for input (SEP-2322
+// input requests: elicitation, sampling, roots). The server is not a peer:
+// the requests are shown to nobody, model or person, and never answered. A
+// read fails; a write ends outcome_unknown (textInputRequired), since the
+// server may have acted before it asked. The audit event names the kinds
+// of input asked for ("input_requests", the request methods).
+func (c *call) inputRequested(res *mcp.CallToolResult) bool {
+	kinds := slog.Any("input_requests", inputRequestKinds(res.InputRequests))
+	detail := "the server asked for input (input_required), which the Hub does not relay"
+	if c.gt.confirm {
+		return c.failRef(ReasonOutcomeUnknown, textInputRequired, detail, kinds)
+	}
+	return c.failRef(ReasonFailed, c.gt.desc.Policy.Failure, detail, kinds)
+}
+
+// inputRequestKinds are the methods of the input requests m holds, sorted,
+// each once, whatever the server sent: "elicitation/create",
+// "sampling/createMessage", "roots/list", and "unknown" for any other (a
+// nil one, or a kind a later go-sdk decodes).
+func inputRequestKinds(m mcp.InputRequestMap) []string {
+	kinds := []string{}
+	for _, ir := range m {
+		k := "unknown"
+		switch ir.(type) {
+		case *mcp.ElicitParams:
+			k = "elicitation/create"
+		case *mcp.CreateMessageParams, *mcp.CreateMessageWithToolsParams:
+			k = "sampling/createMessage"
+		case *mcp.ListRootsParams:
+			k = "roots/list"
+		}
+		if !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
+		}
+	}
+	slices.Sort(kinds)
+	return kinds
 }
 
 // mayHaveRun reports whether a call that returned err may have run on the
@@ -454,11 +514,42 @@ func (g *serverGate) currentRights(ctx context.Context, p Principal) (Principal,
 // arguments, or two policies for the same server, never share a digest.
 func confirmDigest(server, policy, exposed, tool string, fwd []byte, p Principal, catalogueFP string) string {
 	scopes := slices.Compact(slices.Sorted(slices.Values(p.Scopes)))
-	if scopes == nil {
-		scopes = []string{}
+	// The fingerprint of the JSON text json.Marshal writes for
+	// ["ocp-confirm-v3", server, policy, exposed, tool, string(fwd), p.ID,
+	// p.Tier, scopes, catalogueFP], hashed as it is written: the arguments
+	// are neither copied into a string nor encoded whole.
+	h := sha256.New()
+	var buf [256]byte
+	b := append(buf[:0], '[')
+	for _, s := range [...]string{"ocp-confirm-v3", server, policy, exposed, tool} {
+		b = append(jsonscan.AppendString(b, s, true), ',')
 	}
-	b, _ := json.Marshal([]any{"ocp-confirm-v3", server, policy, exposed, tool, string(fwd), p.ID, p.Tier, scopes, catalogueFP})
-	return canon.Fingerprint(b)
+	h.Write(append(b, '"'))
+	for i := 0; i < len(fwd); {
+		start := i
+		for i < len(fwd) && jsonscan.Plain(fwd[i], true) {
+			i++
+		}
+		h.Write(fwd[start:i])
+		if i < len(fwd) {
+			_, n := utf8.DecodeRune(fwd[i:])
+			e := jsonscan.AppendString(buf[:0], string(fwd[i:i+n]), true)
+			h.Write(e[1 : len(e)-1]) // without its quotes
+			i += n
+		}
+	}
+	b = append(buf[:0], '"', ',')
+	b = append(jsonscan.AppendString(b, p.ID, true), ',')
+	b = append(jsonscan.AppendString(b, p.Tier, true), ',', '[')
+	for k, s := range scopes {
+		if k > 0 {
+			b = append(b, ',')
+		}
+		b = jsonscan.AppendString(b, s, true)
+	}
+	b = append(b, ']', ',')
+	h.Write(append(jsonscan.AppendString(b, catalogueFP, true), ']'))
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
 // newConfirmID returns an unguessable confirm id (130 random bits).
@@ -492,7 +583,14 @@ func (g *Gate) ConfirmPrompt(args any) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return gt.prompt.prompt(v), nil
+	// What a call with args forwards: their encoding, escaped (the engine
+	// forwards the typed value's encoding, which for arguments that pass
+	// it is argengine.MarshalPlain's).
+	fwd, err := argengine.MarshalPlain(v.Addr().Interface())
+	if err != nil {
+		return "", err
+	}
+	return gt.prompt.prompt(escapeInvisible(fwd)), nil
 }
 
 // typedArgs finds args' tool and returns the argument struct, addressable.

@@ -2,6 +2,8 @@ package ocp
 
 import (
 	"encoding/binary"
+	"math"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/ocpgen/ocpgen/internal/invisible"
@@ -19,6 +21,17 @@ import (
 // escape is the same value, so the result means what b means. b is
 // returned as it is when it holds none.
 func escapeInvisible(b []byte) []byte {
+	out, _ := escapeInvisibleWithin(b, math.MaxInt)
+	return out
+}
+
+// escapeInvisibleWithin is escapeInvisible, unless the escaped text would
+// be longer than limit: then it returns nil and the escaped text's length,
+// having allocated nothing.
+func escapeInvisibleWithin(b []byte, limit int) ([]byte, int) {
+	if len(b) > limit {
+		return nil, len(b)
+	}
 	i := 0
 	for i < len(b) {
 		// Eight ASCII bytes at a time.
@@ -39,9 +52,25 @@ func escapeInvisible(b []byte) []byte {
 		i += n
 	}
 	if i == len(b) {
-		return b
+		return b, len(b)
 	}
-	out := make([]byte, 0, len(b)+12)
+	// The escaped text, allocated once at its size.
+	size := len(b)
+	for k := i; k < len(b); {
+		if b[k] < utf8.RuneSelf {
+			k++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[k:])
+		if invisible.Is(r) {
+			size += 6*utf16.RuneLen(r) - n
+		}
+		k += n
+	}
+	if size > limit {
+		return nil, size
+	}
+	out := make([]byte, 0, size)
 	out = append(out, b[:i]...)
 	for i < len(b) {
 		if b[i] < utf8.RuneSelf {
@@ -57,5 +86,5 @@ func escapeInvisible(b []byte) []byte {
 		}
 		i += n
 	}
-	return out
+	return out, size
 }

@@ -17,11 +17,13 @@ import (
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
-// Bounds of a gate. Config.MaxResources and Config.MaxResultBytes default to
-// the first two.
+// Bounds of a gate. Config.MaxResources, MaxResultBytes, MaxArgsBytes and
+// MaxArgsValues default to the first four.
 const (
 	defaultMaxResources   = 256
 	defaultMaxResultBytes = 4 << 20
+	defaultMaxArgsBytes   = 4 << 20
+	defaultMaxArgsValues  = 1 << 18
 	// maxResourceBytes bounds the bytes of all the resources of one call.
 	maxResourceBytes = 1 << 20
 	// maxServerName bounds a server name of NewMux, and maxToolName an
@@ -62,6 +64,20 @@ type Config struct {
 	// MaxResultBytes bounds the output of a server result; a larger one is
 	// failed (the size goes to the audit log). Zero means 4 MiB.
 	MaxResultBytes int
+	// MaxArgsBytes bounds the length of a call's arguments (their JSON
+	// text) and of the bytes forwarded for them; a longer call is invalid
+	// (rules "size" and "forwarded-size"), refused before anything reads
+	// it. Zero means 4 MiB. A Hub may lower it, or raise it up to 64 MiB;
+	// NewGate refuses a negative or larger one.
+	MaxArgsBytes int
+	// MaxArgsValues bounds how many JSON values a call's arguments hold
+	// (every object, array, member value, element, string, number and
+	// literal counts one); a call with more is invalid (rule
+	// "value-count"), refused by the parse before it holds more. Zero
+	// means 262,144. A Hub may lower it, or raise it up to 4,194,304;
+	// NewGate refuses a negative or larger one. With both bounds a call's
+	// memory is bounded (docs/security-model.md, "Bounds at run time").
+	MaxArgsValues int
 	// Approver, if set, is asked after the default approver rule passes:
 	// a decision on a confirm is accepted only from a principal authorized,
 	// with its current rights (see Reauthorize), for the same call (tier,
@@ -210,9 +226,10 @@ type gateTool struct {
 	name string
 	// resource and prompt are the policy's templates, bound to typ.
 	resource, prompt template
-	// argsRead: a call needs its typed arguments, because a template reads
-	// them (a write's prompt, a resource placeholder). Without it, a read
-	// whose re-encoding the engine writes without them makes none.
+	// argsRead: a call needs its typed arguments, because its resource
+	// template reads one of them (a prompt renders from the forwarded
+	// bytes). Without it, a call whose re-encoding the engine writes
+	// without them makes none.
 	argsRead bool
 }
 
@@ -418,6 +435,10 @@ func newServerGate(cfg Config, server string, expose map[string]string) (*server
 		return nil, errors.New("ocp gate: Config.Server is nil")
 	case cfg.ACL == nil:
 		return nil, errors.New("ocp gate: Config.ACL is nil; set an ACL, or choose ocp.AllowAllResources explicitly")
+	case cfg.MaxArgsBytes < 0 || cfg.MaxArgsBytes > argengine.MaxLimitBytes:
+		return nil, fmt.Errorf("ocp gate: Config.MaxArgsBytes is %d, not within 0 (the default, %d) to %d", cfg.MaxArgsBytes, defaultMaxArgsBytes, argengine.MaxLimitBytes)
+	case cfg.MaxArgsValues < 0 || cfg.MaxArgsValues > argengine.MaxLimitValues:
+		return nil, fmt.Errorf("ocp gate: Config.MaxArgsValues is %d, not within 0 (the default, %d) to %d", cfg.MaxArgsValues, defaultMaxArgsValues, argengine.MaxLimitValues)
 	}
 	if err := cfg.Catalogue.Verify(); err != nil {
 		return nil, fmt.Errorf("ocp gate: %w", err)
@@ -439,10 +460,17 @@ func newServerGate(cfg Config, server string, expose map[string]string) (*server
 	if g.cfg.MaxResultBytes <= 0 {
 		g.cfg.MaxResultBytes = defaultMaxResultBytes
 	}
+	if g.cfg.MaxArgsBytes == 0 {
+		g.cfg.MaxArgsBytes = defaultMaxArgsBytes
+	}
+	if g.cfg.MaxArgsValues == 0 {
+		g.cfg.MaxArgsValues = defaultMaxArgsValues
+	}
+	lim := argengine.Limits{Bytes: g.cfg.MaxArgsBytes, Values: g.cfg.MaxArgsValues}
 	var errs []error
 	for _, h := range cfg.Catalogue.Tools() {
 		name := h.Desc.Name
-		gt, err := newGateTool(h)
+		gt, err := newGateTool(h, lim)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("tool %q: %w", name, err))
 			continue
@@ -482,8 +510,8 @@ func (g *serverGate) start() error {
 }
 
 // newGateTool verifies one generated tool and precomputes what the gate
-// needs for it.
-func newGateTool(h *ocpimpl.Tool) (*gateTool, error) {
+// needs for it, for calls within lim.
+func newGateTool(h *ocpimpl.Tool, lim argengine.Limits) (*gateTool, error) {
 	typ, err := impl.ArgsType(h)
 	if err != nil {
 		return nil, err
@@ -514,7 +542,7 @@ func newGateTool(h *ocpimpl.Tool) (*gateTool, error) {
 	}
 	// A pattern with no ECMA-262 translation does not fail here: every
 	// call of this tool is then refused (RulePatternUntranslatable).
-	engine, err := argengine.Compile([]byte(d.InputSchema), typ)
+	engine, err := argengine.Compile([]byte(d.InputSchema), typ, lim)
 	if err != nil {
 		return nil, fmt.Errorf("input schema: %w", err)
 	}
@@ -537,7 +565,7 @@ func newGateTool(h *ocpimpl.Tool) (*gateTool, error) {
 		confirm:  pol.Kind == ocpimpl.KindWrite,
 		resource: resource,
 		prompt:   prompt,
-		argsRead: pol.Kind == ocpimpl.KindWrite || resource.readsArgs(),
+		argsRead: resource.readsArgs(),
 	}, nil
 }
 

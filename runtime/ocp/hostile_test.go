@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -141,16 +140,14 @@ func TestPromptNullIsNotAbsence(t *testing.T) {
 	}
 	// The default prompt shows the arguments as the server receives them:
 	// an explicit null as null, an absent argument not at all.
-	all1, err := bindTemplate(reflect.TypeFor[CreateNoteArgs](), ocpimpl.Template{{Text: "Run "}, {Mode: ocpimpl.BindAll}}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := CreateNoteArgs{Title: "t", Body: Null[string]()}
-	a := CreateNoteArgs{Title: "t"}
-	if got := all1.prompt(reflect.ValueOf(&n).Elem()); got != `Run {"title":"t","body":null}` {
+	d = CreateNote.Desc.Clone()
+	d.Policy.ConfirmPrompt = ocpimpl.Template{{Text: "Run "}, {Mode: ocpimpl.BindAll}}
+	c = NewCatalogue(testTiers, &Tool{Args: (*CreateNoteArgs)(nil), Desc: *d})
+	h = newHarness(t, false, func(cfg *Config) { cfg.Catalogue = c })
+	if got, _ := h.g.ConfirmPrompt(CreateNoteArgs{Title: "t", Body: Null[string]()}); got != `Run {"title":"t","body":null}` {
 		t.Errorf("default prompt, null: %s", got)
 	}
-	if got := all1.prompt(reflect.ValueOf(&a).Elem()); got != `Run {"title":"t"}` {
+	if got, _ := h.g.ConfirmPrompt(CreateNoteArgs{Title: "t"}); got != `Run {"title":"t"}` {
 		t.Errorf("default prompt, absent: %s", got)
 	}
 }

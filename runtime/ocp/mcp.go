@@ -56,3 +56,17 @@ type LiveTool struct {
 // decodes to; a number beyond float64's range, or bytes that are not one
 // JSON value, are an error.
 func SchemaFingerprint(schema any) (string, error) { return canon.SchemaFingerprint(schema) }
+
+// protocolReporter is a [Server] that reports the MCP revision of its
+// session with the server, as [*Client] does; a gate puts it in its sync
+// audit events and [SyncInfo].
+type protocolReporter interface{ ProtocolVersion() string }
+
+// protocolOf is the revision srv reports for the listing live ("" for no
+// listing, or a Server that does not report one).
+func protocolOf(srv Server, live []LiveTool) string {
+	if pr, ok := srv.(protocolReporter); ok && live != nil {
+		return pr.ProtocolVersion()
+	}
+	return ""
+}

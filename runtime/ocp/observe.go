@@ -93,4 +93,8 @@ type SyncInfo struct {
 	// description, annotations or output schema differ from the snapshot:
 	// audited, and served unless withdrawn.
 	Drift int
+	// Protocol is the MCP revision of the session the tool list came from,
+	// as the Server reports it ([Client.ProtocolVersion]); "" for no
+	// listing, or a Server that does not report one.
+	Protocol string
 }

@@ -22,6 +22,8 @@ const (
 	textBroker    = "Not performed: the confirm could not be obtained, so the write was denied. Nothing was changed."
 	// textOutcomeUnknown is followed by the reference.
 	textOutcomeUnknown = "Outcome unknown: the call was sent to the server but no answer came back, so it may have run. Check its effect before retrying."
+	// textInputRequired is followed by the reference.
+	textInputRequired = "Outcome unknown: the server asked for input that the Hub does not give, so the call did not complete; it may have partly run. Check its effect before retrying."
 )
 
 // An argument refusal is an *argengine.Refusal: the rule and the pointer.
@@ -47,11 +49,16 @@ const (
 	// ruleEncode: the typed arguments of [Gate.Call] have no JSON
 	// encoding (a NaN, an infinity).
 	ruleEncode argengine.Rule = "encode"
+	// ruleForwardSize: the bytes the gate would forward, with the escapes
+	// of escapeInvisible (and encoding/json's of U+2028, U+2029), are
+	// longer than Config.MaxArgsBytes.
+	ruleForwardSize argengine.Rule = "forwarded-size"
 )
 
 // ruleWords says, for the model, what each rule but the schema's refused.
 // Every rule of the engine and of the gate but schema and json-syntax has
-// one (TestRuleTexts).
+// one (TestRuleTexts). The words of the rules of a Config bound hold the
+// gate's bound (%d): see Gate.ruleWords.
 var ruleWords = map[argengine.Rule]string{
 	argengine.RuleLoneSurrogate:         "a string holds a \\u escape of a lone UTF-16 surrogate, which is no character",
 	argengine.RuleDuplicateKey:          "an object holds the same key twice",
@@ -59,13 +66,16 @@ var ruleWords = map[argengine.Rule]string{
 	argengine.RuleNumberLength:          "a number literal is longer than " + strconv.Itoa(argengine.MaxNumberLen) + " bytes",
 	argengine.RuleNumberExponent:        "a number's exponent exceeds ±" + strconv.Itoa(argengine.MaxNumberExp),
 	argengine.RuleDepth:                 "the arguments nest deeper than " + strconv.Itoa(argengine.MaxArgsDepth) + " levels",
-	argengine.RuleSize:                  "the arguments exceed " + strconv.Itoa(argengine.MaxArgsBytes) + " bytes",
+	argengine.RuleSize:                  "the arguments are longer than the Hub takes in one call (%d bytes)",
+	argengine.RuleValues:                "the arguments hold more JSON values than the Hub takes in one call (%d)",
 	argengine.RuleUndeclared:            "the argument is not a property of the tool's schema, and the Hub forwards only declared properties",
 	argengine.RuleGoType:                "the Hub's typed form of the tool's arguments cannot hold this value (for example an integer beyond 64 bits)",
 	argengine.RuleRoundTrip:             "the Hub cannot forward this value exactly (for example a number a 64-bit float does not hold exactly)",
 	argengine.RulePatternUntranslatable: "the tool's schema has a pattern the Hub cannot evaluate as ECMA-262, so the Hub refuses every call of this tool",
+	argengine.RuleParamHeader:           "the tool's schema sends this argument in an HTTP header too (x-mcp-header), and a header cannot carry this value (only a string of at most " + strconv.Itoa(argengine.MaxParamHeaderBytes) + " bytes in its header form, an integer within ±(2^53−1) or a boolean)",
 	ruleResources:                       "the argument names more resources than the Hub allows in one call",
 	ruleEncode:                          "the typed arguments have no JSON encoding",
+	ruleForwardSize:                     "the arguments as the Hub forwards them, with the characters it escapes, are longer than it takes in one call (%d bytes)",
 }
 
 // refusal is an argument refusal by rule at pointer.
@@ -73,21 +83,33 @@ func refusal(pointer string, rule argengine.Rule, err error) *argengine.Refusal 
 	return &argengine.Refusal{Pointer: pointer, Rule: rule, Err: err}
 }
 
+// ruleWords returns ruleWords[r], with the gate's own bound for the rules
+// of a Config bound.
+func (g *serverGate) ruleWords(r argengine.Rule) string {
+	switch r {
+	case argengine.RuleSize, ruleForwardSize:
+		return fmt.Sprintf(ruleWords[r], g.cfg.MaxArgsBytes)
+	case argengine.RuleValues:
+		return fmt.Sprintf(ruleWords[r], g.cfg.MaxArgsValues)
+	}
+	return ruleWords[r]
+}
+
 // argText is what the model is told of the argument refusal r.
-func argText(r *argengine.Refusal) string {
+func (g *serverGate) argText(r *argengine.Refusal) string {
 	if r.Rule.SchemaRule() {
 		return textInvalid
 	}
-	return ruleText(r.Rule, r.Pointer)
+	return g.ruleText(r.Rule, r.Pointer)
 }
 
 // ruleText is what the model is told of a refusal by the rule r at
-// pointer: the rule, the pointer (bounded) and ruleWords[r], nothing of the
-// arguments' values or of the server's texts.
-func ruleText(r argengine.Rule, pointer string) string {
+// pointer: the rule, the pointer (bounded) and the rule's words, nothing
+// of the arguments' values or of the server's texts.
+func (g *serverGate) ruleText(r argengine.Rule, pointer string) string {
 	where := "at the root of the arguments"
 	if pointer != "" {
 		where = "at " + boundText(pointer)
 	}
-	return fmt.Sprintf("Not performed: the Hub's rule %q refused the arguments %s: %s. They were refused by the Hub's rules, not by the tool's input schema; the server was not called.", string(r), where, ruleWords[r])
+	return fmt.Sprintf("Not performed: the Hub's rule %q refused the arguments %s: %s. They were refused by the Hub's rules, not by the tool's input schema; the server was not called.", string(r), where, g.ruleWords(r))
 }

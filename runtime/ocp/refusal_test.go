@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -28,6 +29,7 @@ type HonestArgs struct {
 	P    *string    `json:"p,omitzero"`
 	T    *string    `json:"t,omitzero"`
 	K    []string   `json:"k,omitzero"`
+	H    *string    `json:"h,omitzero"`
 }
 
 var honestTool = &Tool{Args: (*HonestArgs)(nil), Desc: mustDesc(Descriptor{
@@ -41,7 +43,8 @@ var honestTool = &Tool{Args: (*HonestArgs)(nil), Desc: mustDesc(Descriptor{
 		`"l":{"type":"array","items":{"type":"integer"}},` +
 		`"p":{"type":"string"},` +
 		`"t":{"description":"no type: any value is valid"},` +
-		`"k":{"type":"array","items":{"type":"string"}}}}`,
+		`"k":{"type":"array","items":{"type":"string"}},` +
+		`"h":{"type":"string","x-mcp-header":"H"}}}`,
 	Policy: Policy{
 		Kind: ocpimpl.KindRead, Classified: true, Tier: "visitor",
 		Resource: tpl("k/{k}/{k}"), Failure: "Could not.",
@@ -122,7 +125,8 @@ const honestCanary = "CANARY-4f1e"
 func TestArgumentRefusalsArePointedAndHonest(t *testing.T) {
 	deep := `{"o":{"a":` + strings.Repeat("[", argengine.MaxArgsDepth+2) + strings.Repeat("]", argengine.MaxArgsDepth+2) + `}}`
 	deepPointer := "/o/a" + strings.Repeat("/0", argengine.MaxArgsDepth-1)
-	big := `{"s":"` + strings.Repeat("x", argengine.MaxArgsBytes) + `"}`
+	big := `{"s":"` + strings.Repeat("x", defaultMaxArgsBytes) + `"}`
+	many := `{"l":[` + strings.Repeat("0,", defaultMaxArgsValues) + `0]}`
 	fanOut := `{"k":["` + strings.Repeat(`a","`, 10) + `b"]}` // 11 × 11 resources
 	for _, tc := range []struct {
 		name, args     string
@@ -142,6 +146,9 @@ func TestArgumentRefusalsArePointedAndHonest(t *testing.T) {
 		{"an exponent beyond the bound", `{"f":0e1001}`, argengine.RuleNumberExponent, "/f", ""},
 		{"nesting beyond the bound", deep, argengine.RuleDepth, deepPointer, ""},
 		{"arguments beyond the size bound", big, argengine.RuleSize, "", ""},
+		{"arguments beyond the bound of values", many, argengine.RuleValues, "/l/" + strconv.Itoa(defaultMaxArgsValues-2), ""},
+		{"forwarded arguments beyond the size bound", `{"s":"` + strings.Repeat("\u00ad", defaultMaxArgsBytes/4) + `"}`, ruleForwardSize, "", ""},
+		{"an argument mirrored into an HTTP header, too long for one", `{"h":"` + honestCanary + strings.Repeat("x", argengine.MaxParamHeaderBytes) + `"}`, argengine.RuleParamHeader, "/h", ""},
 		{"an undeclared top-level argument", `{"zz/~":"` + honestCanary + `"}`, argengine.RuleUndeclared, "/zz~1~0", ""},
 		{"a member the Go struct does not declare", `{"o":{"b":"` + honestCanary + `"}}`, argengine.RuleGoType, "/o/b", ""},
 		{"a value of a type the Go field is not", `{"t":5}`, argengine.RuleGoType, "/t", ""},
@@ -191,7 +198,7 @@ func TestArgumentRefusalsArePointedAndHonest(t *testing.T) {
 				if tc.pointer != "" {
 					where = "at " + boundText(tc.pointer)
 				}
-				for _, want := range []string{`rule "` + string(tc.rule) + `"`, where, ruleWords[tc.rule], "not by the tool's input schema"} {
+				for _, want := range []string{`rule "` + string(tc.rule) + `"`, where, h.g.one().ruleWords(tc.rule), "not by the tool's input schema"} {
 					if !strings.Contains(res.Error, want) {
 						t.Errorf("text %q lacks %q", res.Error, want)
 					}
@@ -261,7 +268,7 @@ func TestCallRefusalsArePointed(t *testing.T) {
 // has none (it is told with textInvalid).
 func TestRuleTexts(t *testing.T) {
 	// Every rule of the engine, and the gate's own two.
-	rules := append(argengine.Rules(), ruleResources, ruleEncode)
+	rules := append(argengine.Rules(), ruleResources, ruleEncode, ruleForwardSize)
 	worded := 0
 	for _, r := range rules {
 		switch {

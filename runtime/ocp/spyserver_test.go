@@ -23,6 +23,9 @@ type spyTool struct {
 	Result *mcp.CallToolResult
 	// Err, if set, is returned by the handler (a JSON-RPC error on the wire).
 	Err error
+	// Do, if set, is the handler after the call is recorded (Result and
+	// Err are then unused).
+	Do mcp.ToolHandler
 }
 
 // spyCall is one tools/call the spy server handled.
@@ -94,6 +97,9 @@ func (s *spy) AddTool(tool spyTool) {
 			s.mu.Lock()
 			s.calls = append(s.calls, spyCall{Tool: req.Params.Name, Args: bytes.Clone(req.Params.Arguments)})
 			s.mu.Unlock()
+			if tool.Do != nil {
+				return tool.Do(ctx, req)
+			}
 			if tool.Err != nil {
 				return nil, tool.Err
 			}

@@ -95,6 +95,7 @@ func (g *serverGate) syncCatalogue(live []LiveTool) {
 	b, _ := json.Marshal(entries)
 	fp := canon.Fingerprint(b)
 
+	protocol := protocolOf(g.cfg.Server, live)
 	old := g.state.Load()
 	same := old != nil && old.fp == fp
 	level := slog.LevelInfo
@@ -113,9 +114,10 @@ func (g *serverGate) syncCatalogue(live []LiveTool) {
 		slog.Any("removed", boundNames(removed)),
 		slog.Any("drift_audited", boundList(drift)),
 		slog.Bool("listed", live != nil),
+		slog.String("protocol", protocol),
 	)...)
 	if o := g.cfg.Observer; o != nil {
-		info := SyncInfo{Server: g.server, Catalogue: fp, Changed: !same, Advertised: len(names), ServerOnly: len(serverOnly), Withdrawn: len(changed), Removed: len(removed), Drift: len(drift)}
+		info := SyncInfo{Server: g.server, Catalogue: fp, Changed: !same, Advertised: len(names), ServerOnly: len(serverOnly), Withdrawn: len(changed), Removed: len(removed), Drift: len(drift), Protocol: protocol}
 		_ = g.protect(context.Background(), "Observer.Synced", func() error { o.Synced(info); return nil })
 	}
 	if same {

@@ -1,7 +1,6 @@
 package ocp
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -10,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ocpgen/ocpgen/internal/jsonptr"
+	"github.com/ocpgen/ocpgen/runtime/internal/argengine"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
@@ -78,10 +78,12 @@ func bindTemplate(typ reflect.Type, t ocpimpl.Template, resource bool) (template
 	return out, nil
 }
 
-// readsArgs reports whether t has a segment that reads an argument.
+// readsArgs reports whether t has a segment that reads an argument of
+// the typed arguments. (A prompt's BindAll shows the forwarded bytes: see
+// template.prompt.)
 func (t template) readsArgs() bool {
 	for _, sg := range t {
-		if sg.field >= 0 || sg.Mode != ocpimpl.BindText {
+		if sg.field >= 0 {
 			return true
 		}
 	}
@@ -281,31 +283,36 @@ func scalarString(v reflect.Value) string {
 // ("null") from an argument the call leaves out ("(not set)"). Characters
 // that are invisible or change the text's direction are escaped
 // (\u202e), so caller text cannot restyle the prompt.
-func (t template) prompt(args reflect.Value) string {
+//
+// It renders from fwd, the arguments exactly as the server receives them
+// (the forwarded bytes, escaped so): BindAll shows all of them, and the
+// placeholder of one argument its member there, or "(not set)" when fwd
+// has none. Nothing else can be shown than what runs.
+func (t template) prompt(fwd []byte) string {
 	var b strings.Builder
+	size := 0
 	for _, sg := range t {
 		switch {
 		case sg.Mode == ocpimpl.BindAll:
-			writeArg(&b, args.Addr().Interface())
+			size += len(fwd)
+		case sg.field < 0:
+			size += len(sg.Text)
+		}
+	}
+	b.Grow(size)
+	for _, sg := range t {
+		switch {
+		case sg.Mode == ocpimpl.BindAll:
+			b.Write(fwd)
 		case sg.field >= 0:
-			f := args.Field(sg.field)
-			if sg.omit && f.IsZero() {
+			if v, ok := argengine.Member(fwd, sg.Arg); ok {
+				b.Write(v)
+			} else {
 				b.WriteString("(not set)")
-				continue
 			}
-			writeArg(&b, f.Interface())
 		default:
 			b.WriteString(sg.Text)
 		}
 	}
 	return b.String()
-}
-
-func writeArg(b *strings.Builder, v any) {
-	out, err := json.Marshal(v)
-	if err != nil {
-		b.WriteString("(unprintable)")
-		return
-	}
-	b.Write(escapeInvisible(out))
 }

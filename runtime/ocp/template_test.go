@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocpgen/ocpgen/runtime/internal/argengine"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
@@ -100,7 +101,7 @@ func TestPromptTemplates(t *testing.T) {
 		want string
 	}{
 		{"Rename {name} ({count})?", full, `Rename "Bob \"the\" builder" (2)?`},
-		{"{owner} {tags} {team} {ids} {meta} {nested}", full, `"\u003co\u003e" [] null (not set) (not set) (not set)`},
+		{"{owner} {tags} {team} {ids} {meta} {nested}", full, `"<o>" [] null (not set) (not set) (not set)`},
 		{"{owner}", tmplArgs{}, "(not set)"},
 		{"{{x}} {level}", tmplArgs{Level: "low"}, `{x} "low"`},
 	}
@@ -110,19 +111,38 @@ func TestPromptTemplates(t *testing.T) {
 			t.Errorf("%q: %v", tt.tpl, err)
 			continue
 		}
-		if got := bt.prompt(reflect.ValueOf(&tt.args).Elem()); got != tt.want {
+		// A prompt renders from the forwarded bytes: the arguments'
+		// encoding.
+		fwd, err := argengine.MarshalPlain(&tt.args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := bt.prompt(escapeInvisible(fwd)); got != tt.want {
 			t.Errorf("%q: got %s, want %s", tt.tpl, got, tt.want)
 		}
 	}
-	// The generator's default prompt names the tool and shows every argument.
+	// The generator's default prompt names the tool and shows every
+	// argument: the forwarded bytes, whatever the typed arguments say.
 	bt, err := bindTemplate(typ, ocpimpl.Template{{Text: `Run write tool "rename" with arguments `}, {Mode: ocpimpl.BindAll}}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := tmplArgs{Name: "x", Level: "low"}
-	want := `Run write tool "rename" with arguments {"name":"x","count":0,"big":0,"score":0,"on":false,"level":"low","Untagged":"","-":""}`
-	if got := bt.prompt(reflect.ValueOf(&a).Elem()); got != want {
+	if bt.readsArgs() {
+		t.Error("the default prompt reads the typed arguments")
+	}
+	fwd := `{"name":"x","level":"low"}`
+	want := `Run write tool "rename" with arguments ` + fwd
+	if got := bt.prompt([]byte(fwd)); got != want {
 		t.Errorf("default prompt:\n got %s\nwant %s", got, want)
+	}
+	// A placeholder shows its member of the forwarded bytes, as it is
+	// written there, whatever a typed value of it would encode to.
+	bp, err := autoBind(typ, "Rename {name}, count {count}?", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := bp.prompt([]byte(`{"count":1.50,"name":"\u0078"}`)); got != `Rename "\u0078", count 1.50?` {
+		t.Errorf("placeholders: %s", got)
 	}
 }
 
@@ -237,7 +257,7 @@ func TestTemplateJoinsTextsAroundPlaceholders(t *testing.T) {
 		t.Errorf("the prompt binds to %d segments, not 6", len(bp))
 	}
 	want := `Search for "q/1", limit is (not set). Args: {"query":"q/1"}`
-	if got := bp.prompt(args); got != want {
+	if got := bp.prompt([]byte(`{"query":"q/1"}`)); got != want {
 		t.Fatalf("the prompt renders %q, want %q", got, want)
 	}
 }

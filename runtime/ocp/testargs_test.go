@@ -7,10 +7,15 @@ package ocp
 import (
 	"time"
 
+	"github.com/ocpgen/ocpgen/runtime/internal/argengine"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
 var testTiers = []string{"anonymous", "visitor", "member", "operator", "admin"}
+
+// defaultLimits are the argument engine's limits of a gate of the default
+// Config.
+var defaultLimits = argengine.Limits{Bytes: defaultMaxArgsBytes, Values: defaultMaxArgsValues}
 
 // mustDesc fills in the canonical schema and fingerprint of d.
 func mustDesc(d Descriptor) Descriptor {

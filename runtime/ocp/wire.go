@@ -16,12 +16,14 @@ type Reason string
 const (
 	// ReasonFailed: the call failed and did not run: the server answered
 	// with a JSON-RPC error or a result with isError, its result was
-	// refused (over the size limit, not matching the output schema), or it
+	// refused (over the size limit, not matching the output schema), a
+	// read's result asked for input (which the Hub never gives), or it
 	// could not be sent. The spec's word.
 	ReasonFailed Reason = "failed"
 	// ReasonOutcomeUnknown: the call was sent to the server but no answer
-	// came back (the caller gave up, the connection dropped), or the answer
-	// said nothing (neither content nor structuredContent): the server may
+	// came back (the caller gave up, the connection dropped), the answer
+	// said nothing (neither content nor structuredContent), or a write's
+	// result asked for input (which the Hub never gives): the server may
 	// have run it. A model must check before it retries a write.
 	ReasonOutcomeUnknown Reason = "outcome_unknown"
 	// ReasonDenied: the write's confirm was denied, expired, was cancelled,

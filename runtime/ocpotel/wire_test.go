@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -75,11 +76,22 @@ func (s *injectingServer) CallTool(ctx context.Context, name string, args json.R
 
 // TestNoTraceContextReachesTheServer: with a real propagator installed
 // globally, sampled spans and baggage in the context, the MCP server (the
-// ticket desk over Streamable HTTP) receives no trace context: no
-// traceparent, tracestate or baggage header, and no trace id, _meta or
-// baggage in any request body. Every tools/call's params are exactly the
-// name and the arguments.
+// ticket desk over Streamable HTTP, stateful and so spoken to in the
+// previous MCP revision, and stateless, in the current one) receives no
+// trace context: no traceparent, tracestate or baggage header, and no trace
+// id or baggage in any request body; a _meta holds only the keys of the
+// current revision that describe the Hub. Every tools/call's params are
+// exactly the name and the arguments (and that _meta).
 func TestNoTraceContextReachesTheServer(t *testing.T) {
+	for _, stateless := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stateless=%v", stateless), func(t *testing.T) { noTraceContextReachesTheServer(t, stateless) })
+	}
+}
+
+// hubMetaKeys are the _meta keys of a request under the current revision.
+var hubMetaKeys = []string{mcp.MetaKeyClientCapabilities, mcp.MetaKeyClientInfo, mcp.MetaKeyProtocolVersion}
+
+func noTraceContextReachesTheServer(t *testing.T, stateless bool) {
 	prev := otel.GetTextMapPropagator()
 	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
 	t.Cleanup(func() { otel.SetTextMapPropagator(prev) })
@@ -91,7 +103,7 @@ func TestNoTraceContextReachesTheServer(t *testing.T) {
 
 	rec := &wireRecorder{}
 	mcpServer := server.New(server.NewDesk())
-	hs := httptest.NewServer(rec.wrap(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer }, nil)))
+	hs := httptest.NewServer(rec.wrap(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer }, &mcp.StreamableHTTPOptions{Stateless: stateless})))
 	defer hs.Close()
 	ctx := context.Background()
 	client, err := ocp.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: hs.URL}, ocp.ClientOptions{})
@@ -177,7 +189,7 @@ func TestNoTraceContextReachesTheServer(t *testing.T) {
 				}
 			}
 		}
-		for _, s := range []string{traceID, "traceparent", "tracestate", "baggage", secret, "_meta"} {
+		for _, s := range []string{traceID, "traceparent", "tracestate", "baggage", secret} {
 			if bytes.Contains(r.body, []byte(s)) {
 				t.Errorf("the server received %q in %s", s, r.body)
 			}
@@ -186,10 +198,21 @@ func TestNoTraceContextReachesTheServer(t *testing.T) {
 			Method string                     `json:"method"`
 			Params map[string]json.RawMessage `json:"params"`
 		}
-		if len(r.body) == 0 || json.Unmarshal(r.body, &m) != nil || m.Method != "tools/call" {
+		if len(r.body) == 0 || json.Unmarshal(r.body, &m) != nil {
+			continue
+		}
+		var meta map[string]json.RawMessage
+		_ = json.Unmarshal(m.Params["_meta"], &meta)
+		for k := range meta {
+			if !slices.Contains(hubMetaKeys, k) {
+				t.Errorf("the server received _meta key %q: %s", k, r.body)
+			}
+		}
+		if m.Method != "tools/call" {
 			continue
 		}
 		toolCalls++
+		delete(m.Params, "_meta")
 		keys := slices.Sorted(func(yield func(string) bool) {
 			for k := range m.Params {
 				if !yield(k) {

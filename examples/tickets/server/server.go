@@ -103,8 +103,9 @@ func New(desk *Desk) *mcp.Server {
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true},
 	}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		open, closed := len(desk.list("open")), len(desk.list("closed"))
-		// The §9.1 triple: whoever receives a bare number invents its
-		// presentation, so the server says how to show and say it.
+		// The {card, speech, figures} triple: whoever receives a bare
+		// number invents its presentation, so the server says how to show
+		// and say it.
 		return jsonResult(map[string]any{
 			"card":    map[string]any{"title": "Ticket desk", "rows": [][]string{{"Open", strconv.Itoa(open)}, {"Closed", strconv.Itoa(closed)}}},
 			"speech":  fmt.Sprintf("%d tickets are open and %d are closed.", open, closed),

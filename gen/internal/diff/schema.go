@@ -19,48 +19,62 @@ type SchemaKind struct {
 	Name         string
 	BreaksInput  bool
 	BreaksOutput bool
+	// Security marks a change a security review must see.
+	Security bool
 	// Doc says what the kind means, for the report's documentation.
 	Doc string
 }
 
 // SchemaKinds lists every schema change kind, in documentation order.
 var SchemaKinds = []SchemaKind{
-	{"property-added", false, false, "an optional property was added"},
-	{"property-added-required", true, false, "a required property was added"},
-	{"property-removed", true, true, "a property was removed (its generated field is gone)"},
-	{"property-required", true, false, "an existing property became required"},
-	{"property-optional", false, true, "a required property became optional"},
-	{"type-changed", true, true, "the type changed to an unrelated one"},
-	{"type-narrowed", true, false, "fewer types are accepted (or a type was imposed)"},
-	{"type-widened", false, true, "more types are accepted (or the type constraint was dropped)"},
-	{"enum-value-added", false, true, "an enum value was added"},
-	{"enum-value-removed", true, false, "an enum value was removed"},
-	{"enum-added", true, false, "an enum now restricts the values"},
-	{"enum-removed", false, true, "the enum restriction was dropped"},
-	{"const-added", true, false, "a const now fixes the value"},
-	{"const-changed", true, true, "the const value changed"},
-	{"const-removed", false, true, "the const restriction was dropped"},
-	{"constraint-tightened", true, false, "a bound, length, pattern, format, multipleOf or uniqueItems was added or made stricter"},
-	{"constraint-loosened", false, true, "such a constraint was removed or relaxed"},
-	{"constraint-changed", true, true, "such a constraint changed in a way that is neither stricter nor looser"},
-	{"additional-properties-disallowed", true, false, "additionalProperties went from allowed to false"},
-	{"additional-properties-allowed", false, true, "additionalProperties went from false to allowed"},
-	{"schema-tightened", true, false, "a sub-schema now accepts nothing (false)"},
-	{"schema-loosened", false, true, "a sub-schema that accepted nothing now accepts something"},
-	{"ref-changed", true, true, "a $ref points elsewhere"},
-	{"alternative-added", false, true, "an anyOf/oneOf alternative was added"},
-	{"alternative-removed", true, false, "an anyOf/oneOf alternative was removed"},
-	{"keyword-changed", true, true, "another validation keyword changed; its effect is not analysed, so it counts as breaking"},
-	{"definition-added", false, false, "a $defs/definitions entry was added"},
-	{"definition-removed", false, false, "a $defs/definitions entry was removed (references to it changed too, and are reported)"},
-	{"annotation-changed", false, false, "a non-validating keyword changed (default, examples, $comment, deprecated, readOnly, writeOnly, x-*)"},
-	{"output-schema-added", false, false, "the tool now declares an output schema"},
-	{"output-schema-removed", false, true, "the tool no longer declares an output schema (its result type is gone)"},
+	{"property-added", false, false, false, "an optional property was added"},
+	{"property-added-required", true, false, false, "a required property was added"},
+	{"property-removed", true, true, false, "a property was removed (its generated field is gone)"},
+	{"property-required", true, false, false, "an existing property became required"},
+	{"property-optional", false, true, false, "a required property became optional"},
+	{"type-changed", true, true, false, "the type changed to an unrelated one"},
+	{"type-narrowed", true, false, false, "fewer types are accepted (or a type was imposed)"},
+	{"type-widened", false, true, false, "more types are accepted (or the type constraint was dropped)"},
+	{"enum-value-added", false, true, false, "an enum value was added"},
+	{"enum-value-removed", true, false, false, "an enum value was removed"},
+	{"enum-added", true, false, false, "an enum now restricts the values"},
+	{"enum-removed", false, true, false, "the enum restriction was dropped"},
+	{"const-added", true, false, false, "a const now fixes the value"},
+	{"const-changed", true, true, false, "the const value changed"},
+	{"const-removed", false, true, false, "the const restriction was dropped"},
+	{"constraint-tightened", true, false, false, "a bound, length, pattern, format, multipleOf or uniqueItems was added or made stricter"},
+	{"constraint-loosened", false, true, false, "such a constraint was removed or relaxed"},
+	{"constraint-changed", true, true, false, "such a constraint changed in a way that is neither stricter nor looser"},
+	{"additional-properties-disallowed", true, false, false, "additionalProperties went from allowed to false"},
+	{"additional-properties-allowed", false, true, false, "additionalProperties went from false to allowed"},
+	{"schema-tightened", true, false, false, "a sub-schema now accepts nothing (false)"},
+	{"schema-loosened", false, true, false, "a sub-schema that accepted nothing now accepts something"},
+	{"ref-changed", true, true, false, "a $ref points elsewhere"},
+	{"alternative-added", false, true, false, "an anyOf/oneOf alternative was added"},
+	{"alternative-removed", true, false, false, "an anyOf/oneOf alternative was removed"},
+	{"keyword-changed", true, true, false, "another validation keyword changed; its effect is not analysed, so it counts as breaking"},
+	{"definition-added", false, false, false, "a $defs/definitions entry was added"},
+	{"definition-removed", false, false, false, "a $defs/definitions entry was removed (references to it changed too, and are reported)"},
+	{"annotation-changed", false, false, false, "a non-validating keyword changed (default, examples, $comment, deprecated, readOnly, writeOnly, x-*; an input schema's x-mcp-header is one of HeaderKinds)"},
+	{"output-schema-added", false, false, false, "the tool now declares an output schema"},
+	{"output-schema-removed", false, true, false, "the tool no longer declares an output schema (its result type is gone)"},
+}
+
+// HeaderKinds are the changes of an input schema's x-mcp-header
+// annotations (MCP 2026-07-28, SEP-2243: an argument value that a client on
+// Streamable HTTP sends in an HTTP header too, Mcp-Param-NAME). Each is
+// security-relevant: an argument that starts travelling in a header is
+// read, and often logged, by every proxy and load balancer on the way. In
+// an output schema the annotation means nothing (annotation-changed).
+var HeaderKinds = []SchemaKind{
+	{"mcp-header-added", true, false, true, "an x-mcp-header annotation was added: the argument's value now travels in an HTTP header too, where proxies and their logs read it (and the gate refuses a value no header can carry)"},
+	{"mcp-header-removed", false, false, true, "an x-mcp-header annotation was removed: the argument's value no longer travels in an HTTP header"},
+	{"mcp-header-changed", false, false, true, "an x-mcp-header annotation changed: the argument's value travels in another HTTP header"},
 }
 
 var schemaKinds = func() map[string]SchemaKind {
-	m := make(map[string]SchemaKind, len(SchemaKinds))
-	for _, k := range SchemaKinds {
+	m := make(map[string]SchemaKind, len(SchemaKinds)+len(HeaderKinds))
+	for _, k := range append(slices.Clone(SchemaKinds), HeaderKinds...) {
 		m[k.Name] = k
 	}
 	return m
@@ -102,7 +116,7 @@ func (w *walker) add(kind, ptr, msg string, old, nw any) {
 		area, brk = AreaOutput, k.BreaksOutput
 	}
 	w.changes = append(w.changes, Change{
-		Kind: kind, Area: area, Pointer: ptr, Breaking: brk, Message: msg,
+		Kind: kind, Area: area, Pointer: ptr, Breaking: brk, Security: k.Security, Message: msg,
 		Old: rawJSON(old), New: rawJSON(nw),
 	})
 }
@@ -245,6 +259,15 @@ func (w *walker) keyword(ptr, k string, o, n map[string]any) {
 			w.add("constraint-loosened", at, fmt.Sprintf("%s %s removed", k, canonical(ov)), ov, nil)
 		default:
 			w.add("constraint-changed", at, fmt.Sprintf("%s changed from %s to %s", k, canonical(ov), canonical(nv)), ov, nv)
+		}
+	case k == "x-mcp-header" && !w.output:
+		switch {
+		case !oin:
+			w.add("mcp-header-added", at, fmt.Sprintf("x-mcp-header %s added: the argument now travels in an HTTP header too", canonical(nv)), nil, nv)
+		case !nin:
+			w.add("mcp-header-removed", at, fmt.Sprintf("x-mcp-header %s removed: the argument no longer travels in an HTTP header", canonical(ov)), ov, nil)
+		default:
+			w.add("mcp-header-changed", at, fmt.Sprintf("x-mcp-header changed from %s to %s: the argument travels in another HTTP header", canonical(ov), canonical(nv)), ov, nv)
 		}
 	case slices.Contains(annotations, k) || strings.HasPrefix(k, "x-"):
 		w.add("annotation-changed", at, fmt.Sprintf("%s changed from %s to %s", k, show(ov, oin), show(nv, nin)), ov, nv)
@@ -502,23 +525,27 @@ func (w *walker) alternatives(at, k string, ov any, oin bool, nv any, nin bool) 
 		}
 		return
 	}
-	oset, nset := map[string]bool{}, map[string]bool{}
-	for _, v := range oa {
-		oset[canonical(v)] = true
-	}
-	for _, v := range na {
-		nset[canonical(v)] = true
-	}
-	for i, v := range oa {
-		if !nset[canonical(v)] {
-			w.add("alternative-removed", at+jsonptr.Pointer(strconv.Itoa(i)), fmt.Sprintf("%s alternative %d removed", k, i), v, nil)
+	// Alternatives are matched by value, each copy once: a repeated one
+	// counts (in a oneOf, a second copy refuses what the first matched).
+	unmatched := func(from, against []any, report func(i int, v any)) {
+		left := map[string]int{}
+		for _, v := range against {
+			left[canonical(v)]++
+		}
+		for i, v := range from {
+			if c := canonical(v); left[c] > 0 {
+				left[c]--
+			} else {
+				report(i, v)
+			}
 		}
 	}
-	for i, v := range na {
-		if !oset[canonical(v)] {
-			w.add("alternative-added", at+jsonptr.Pointer(strconv.Itoa(i)), fmt.Sprintf("%s alternative %d added", k, i), nil, v)
-		}
-	}
+	unmatched(oa, na, func(i int, v any) {
+		w.add("alternative-removed", at+jsonptr.Pointer(strconv.Itoa(i)), fmt.Sprintf("%s alternative %d removed", k, i), v, nil)
+	})
+	unmatched(na, oa, func(i int, v any) {
+		w.add("alternative-added", at+jsonptr.Pointer(strconv.Itoa(i)), fmt.Sprintf("%s alternative %d added", k, i), nil, v)
+	})
 }
 
 func (w *walker) definitions(at string, ov, nv any) {

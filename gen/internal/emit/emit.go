@@ -13,18 +13,17 @@ import (
 	"go/format"
 	"go/scanner"
 	"go/token"
-	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/dave/jennifer/jen"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/ocpgen/ocpgen/gen/internal/model"
 	"github.com/ocpgen/ocpgen/internal/ocpfile"
+	"github.com/ocpgen/ocpgen/internal/par"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
@@ -65,26 +64,20 @@ func Files(p *model.Package) (map[string][]byte, error) {
 	for _, t := range p.Tools {
 		jobs = append(jobs, job{name: t.File, tool: t.Name, build: func(e *emitter) *jen.File { return e.toolFile(p, t) }})
 	}
-	// Files are independent: spread them over the CPUs. The output does not
+	// Files are independent: render them on all CPUs. The output does not
 	// depend on the order, and the error returned is the first in file
 	// order.
-	var g errgroup.Group
-	g.SetLimit(runtime.GOMAXPROCS(0))
-	for i := range jobs {
-		g.Go(func() error {
-			j := &jobs[i]
-			j.src, j.err = render(j.build)
-			if j.err != nil {
-				where := j.name
-				if j.tool != "" {
-					where = fmt.Sprintf("%s (tool %q)", j.name, j.tool)
-				}
-				j.err = fmt.Errorf("%s: %w", where, j.err)
+	par.Each(len(jobs), func(i int) {
+		j := &jobs[i]
+		j.src, j.err = render(j.build)
+		if j.err != nil {
+			where := j.name
+			if j.tool != "" {
+				where = fmt.Sprintf("%s (tool %q)", j.name, j.tool)
 			}
-			return nil
-		})
-	}
-	g.Wait()
+			j.err = fmt.Errorf("%s: %w", where, j.err)
+		}
+	})
 	out := make(map[string][]byte, len(jobs))
 	for _, j := range jobs {
 		if j.err != nil {
@@ -106,8 +99,10 @@ func render(build func(*emitter) *jen.File) ([]byte, error) {
 	if e.err != nil {
 		return nil, e.err
 	}
-	var buf bytes.Buffer
-	if err := f.Render(&buf); err != nil {
+	buf := renderBufs.Get().(*bytes.Buffer)
+	defer renderBufs.Put(buf)
+	buf.Reset()
+	if err := f.Render(buf); err != nil {
 		return nil, fmt.Errorf("jennifer: %w", err)
 	}
 	src, err := format.Source(buf.Bytes())
@@ -116,6 +111,10 @@ func render(build func(*emitter) *jen.File) ([]byte, error) {
 	}
 	return src, nil
 }
+
+// renderBufs holds the buffers render has jennifer write into; go/format
+// returns a copy.
+var renderBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // badLine quotes the source line of a go/format syntax error, to find the
 // emitter bug that wrote it.
@@ -246,7 +245,7 @@ func canonicalDoc(lines []string) []string {
 		b.WriteByte('\n')
 	}
 	text := b.String()
-	for i := 0; i < 4 && !plainDoc(text); i++ {
+	for range 4 {
 		var p doccomment.Parser
 		var pr doccomment.Printer
 		next := string(pr.Comment(p.Parse(text)))
@@ -269,51 +268,6 @@ func canonicalDoc(lines []string) []string {
 		}
 	}
 	return out
-}
-
-// plainDoc reports whether text (a doc comment without its "//" markers,
-// each line ending in a line break) is, to go/doc/comment, only paragraphs
-// of plain text it prints as they are, so that canonicalDoc need not run it:
-// no indented line (code blocks, lists), no line starting with "#" (a
-// heading) or "[" (a link definition), no two backquotes or two single
-// quotes in a row (printed as curly quotes), no blank line at either end
-// or next to another, no paragraph of one line after the first (an
-// old-style heading), no control character and no line ending in white
-// space. It may say false for text the parser would also leave alone;
-// TestPlainDocAgrees and FuzzPlainDoc hold it to go/doc/comment.
-func plainDoc(text string) bool {
-	if strings.Contains(text, "``") || strings.Contains(text, "''") {
-		return false
-	}
-	// lines in the current paragraph; -1 before the first line.
-	para, first := -1, true
-	for text != "" {
-		line, rest, _ := strings.Cut(text, "\n")
-		text = rest
-		if line == "" {
-			if para <= 0 || (para == 1 && !first) {
-				return false // a blank line first or after another, or a one-line paragraph
-			}
-			para, first = 0, false
-			continue
-		}
-		switch line[0] {
-		case ' ', '\t', '#', '[':
-			return false
-		}
-		for i := 0; i < len(line); i++ {
-			if line[i] < ' ' || line[i] == 0x7f {
-				return false // control characters: white space to the parser
-			}
-		}
-		if last, _ := utf8.DecodeLastRuneInString(line); unicode.IsSpace(last) {
-			return false
-		}
-		para = max(para, 0) + 1
-	}
-	// The text ends with a line break: the last line was not blank unless
-	// text had no line at all.
-	return para > 1 || (para == 1 && first)
 }
 
 func (e *emitter) docFile(p *model.Package) *jen.File {
@@ -478,11 +432,11 @@ func (e *emitter) toolVar(t *model.Tool) *jen.Statement {
 		desc = append(desc, kv{"Description", jen.Lit(d.Description)})
 	}
 	desc = append(desc,
-		kv{"InputSchema", jen.Op(schemaLiteral([]byte(d.InputSchema)))},
+		kv{"InputSchema", jen.Op(schemaLiteral(d.InputSchema))},
 		kv{"Fingerprint", jen.Lit(d.Fingerprint)},
 	)
 	if d.OutputSchema != "" {
-		desc = append(desc, kv{"OutputSchema", jen.Op(schemaLiteral([]byte(d.OutputSchema)))})
+		desc = append(desc, kv{"OutputSchema", jen.Op(schemaLiteral(d.OutputSchema))})
 	}
 	desc = append(desc, kv{"Policy", e.qual("Policy").Add(values(policy))})
 	var hints []kv
@@ -713,7 +667,7 @@ func (e *emitter) unionDecl(u *model.Union) *jen.Statement {
 	// The branch list is written once, in ocpBranches, for both methods.
 	var list []jen.Code
 	for _, br := range u.Branches {
-		args := []jen.Code{jen.Op("&").Id("u").Dot(br.GoName), e.kindCode(br.Type), jen.Op(schemaLiteral(br.Schema))}
+		args := []jen.Code{jen.Op("&").Id("u").Dot(br.GoName), e.kindCode(br.Type), jen.Op(schemaLiteral(string(br.Schema)))}
 		for _, r := range br.Required {
 			args = append(args, jen.Lit(r))
 		}
@@ -772,8 +726,7 @@ func (e *emitter) enumDecl(en *model.Enum) *jen.Statement {
 // return, which a raw string would drop, no byte order mark, no
 // bidirectional control that could make the source read differently from
 // what it holds); an interpreted literal otherwise.
-func schemaLiteral(schema []byte) string {
-	s := string(schema)
+func schemaLiteral(s string) string {
 	raw := s != "" && utf8.ValidString(s) && !strings.Contains(s, "`")
 	for _, r := range s {
 		if !raw {

@@ -1,8 +1,9 @@
 package emit
 
 import (
-	doccomment "go/doc/comment"
-	"math/rand/v2"
+	"fmt"
+	"runtime"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"testing"
@@ -111,64 +112,10 @@ func TestSchemaLiteral(t *testing.T) {
 		{"{\"d\":\"\ufeff\"}", `"{\"d\":\"\ufeff\"}"`},
 		{`{"d":"é ü"}`, "`{\"d\":\"é ü\"}`"},
 	} {
-		if got := schemaLiteral([]byte(tc.in)); got != tc.want {
+		if got := schemaLiteral(tc.in); got != tc.want {
 			t.Errorf("schemaLiteral(%q) = %s, want %s", tc.in, got, tc.want)
 		}
 	}
-}
-
-// docPass is one pass of go/doc/comment over text, as gofmt makes it.
-func docPass(text string) string {
-	var p doccomment.Parser
-	var pr doccomment.Printer
-	return string(pr.Comment(p.Parse(text)))
-}
-
-// TestPlainDocAgrees holds plainDoc to go/doc/comment on random doc texts
-// made of lines that trigger each of its rules (indentation, list markers,
-// headings, link definitions, doc links, URLs, quotes, blank lines) and
-// plain sentences: text plainDoc accepts must come out of the parser and
-// printer unchanged. It also checks that plainDoc accepts enough to matter.
-func TestPlainDocAgrees(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	lines := []string{"", "", "Plain sentence.", "Returns the sum", "A B", "x", "- item", "* item", "1. item", "2) item",
-		" indented", "\tcode", "# Heading", "[Go]: https://go.dev", "See [Go] and [bytes.Buffer].", "Visit https://go.dev/x.",
-		"``quoted''", "a ` b ' c", "Über alles", "名前", "{", "}", "ends with {", "ends with \\", "  - nested", "Title Case Heading",
-		"[x]", "a''b", "a``b", "//", "/* c */", "http://x", "1", "Done"}
-	accepted := 0
-	for range 200000 {
-		var b strings.Builder
-		for range 1 + r.IntN(6) {
-			b.WriteString(lines[r.IntN(len(lines))])
-			b.WriteByte('\n')
-		}
-		text := b.String()
-		if !plainDoc(text) {
-			continue
-		}
-		accepted++
-		if got := docPass(text); got != text {
-			t.Fatalf("plainDoc(%q) but go/doc/comment prints %q", text, got)
-		}
-	}
-	if accepted < 1000 {
-		t.Fatalf("plainDoc accepted only %d texts", accepted)
-	}
-}
-
-// FuzzPlainDoc: text plainDoc accepts is go/doc/comment's fixed point.
-func FuzzPlainDoc(f *testing.F) {
-	f.Add("Plain sentence.\n")
-	f.Add("First paragraph\nof two lines.\n\nSecond paragraph\nof two lines.\n")
-	f.Add("See [Go] and https://go.dev.\n")
-	f.Fuzz(func(t *testing.T, text string) {
-		if !strings.HasSuffix(text, "\n") || !plainDoc(text) {
-			return
-		}
-		if got := docPass(text); got != text {
-			t.Fatalf("plainDoc(%q) but go/doc/comment prints %q", text, got)
-		}
-	})
 }
 
 // The model settles a text's headings for the text as a whole; the
@@ -183,5 +130,30 @@ func TestDocCommentsKeepTheModelsLines(t *testing.T) {
 	// A line the model did not make safe still is.
 	if got := docComments([]string{"a\n*/ b\x00"}); !slices.Equal(got, []string{"// a", "// */ b"}) {
 		t.Fatalf("docComments kept an unsafe line: %q", got)
+	}
+}
+
+// TestFilesWorkersPerCPU: Files renders on a goroutine per CPU, not per
+// file (each worker's stack, grown once by go/printer, serves every file it
+// formats): rendering 40 tools starts at most GOMAXPROCS-1 goroutines.
+func TestFilesWorkersPerCPU(t *testing.T) {
+	p := pkg("GetArgs")
+	for i := range 40 {
+		tool := *p.Tools[0]
+		tool.Name, tool.GoName, tool.File = fmt.Sprintf("get%d", i), fmt.Sprintf("Get%d", i), fmt.Sprintf("get%d.go", i)
+		p.Tools = append(p.Tools, &tool)
+	}
+	p.Tools = p.Tools[1:]
+	runtime.GC() // the collector starts its workers at its first cycle
+	s := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+	metrics.Read(s)
+	before := s[0].Value.Uint64()
+	files, err := Files(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics.Read(s)
+	if started, most := s[0].Value.Uint64()-before, uint64(runtime.GOMAXPROCS(0)-1); started > most {
+		t.Fatalf("rendering %d files started %d goroutines, want at most %d (GOMAXPROCS-1)", len(files), started, most)
 	}
 }

@@ -10,10 +10,10 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
 	"github.com/ocpgen/ocpgen/internal/canon"
+	"github.com/ocpgen/ocpgen/internal/par"
 )
 
 // Limits on the inputs. Input over a limit is refused with an error that
@@ -525,20 +525,11 @@ func (l *snapLoader) parseAhead(items []json.RawMessage) {
 			}
 		}
 	}
-	workers := min(runtime.GOMAXPROCS(0), len(raws))
-	if workers < 2 {
+	if min(runtime.GOMAXPROCS(0), len(raws)) < 2 {
 		return
 	}
 	results := make([]parsedSchema, len(raws))
-	var g errgroup.Group
-	g.SetLimit(workers)
-	for i := range raws {
-		g.Go(func() error {
-			results[i] = parseSchema(raws[i])
-			return nil
-		})
-	}
-	g.Wait()
+	par.Each(len(raws), func(i int) { results[i] = parseSchema(raws[i]) })
 	l.parsed = make(map[*byte]parsedSchema, len(raws))
 	for i, raw := range raws {
 		l.parsed[&raw[0]] = results[i]

@@ -113,7 +113,7 @@ func Build(s *load.Snapshot, c *load.Classification, pkgName string) (*Package, 
 	}
 	if len(p.Tools) > 0 {
 		diags = append(diags, diag.Diagnostic{Severity: diag.Warning, Code: diag.CodeRefusedEverywhere, File: s.File,
-			Msg: `in every tool's arguments, whatever its schema allows, the gate refuses a string or key holding a lone surrogate escape ("\ud800"), and a number literal longer than 128 bytes, with an exponent beyond ±1000 or beyond float64's range (README, Fidelity)`})
+			Msg: `in every tool's arguments, whatever its schema allows, the gate refuses a string or key holding a lone surrogate escape ("\ud800"), and a number literal longer than 128 bytes, with an exponent beyond ±1000 or beyond float64's range (docs/generated-code.md, Fidelity)`})
 	}
 	if diags.Err() != nil {
 		diags.Sort()

@@ -1233,7 +1233,7 @@ func (b *schemaBuilder) refusals(ptr string) diag.List {
 		}
 		ptrs = slices.Compact(slices.Sorted(slices.Values(ptrs)))
 		out = append(out, diag.Diagnostic{Severity: diag.Warning, Code: code, File: b.file, Tool: b.tool, Pointer: ptr,
-			Msg: fmt.Sprintf("%s, so a valid call with such a value is refused (README, Fidelity): %s", what, strings.Join(ptrs, ", "))})
+			Msg: fmt.Sprintf("%s, so a valid call with such a value is refused (docs/generated-code.md, Fidelity): %s", what, strings.Join(ptrs, ", "))})
 	}
 	add(diag.CodeIntegerRange, b.intPtrs, "integers typed int64 (uint64) whose schema has no bounds within that range")
 	add(diag.CodeNumberPrecision, b.numPtrs, "numbers typed float64, which holds neither a literal beyond its precision (0.1000000000000000055) nor one beyond its range")

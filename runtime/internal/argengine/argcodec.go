@@ -1,7 +1,6 @@
 package argengine
 
 import (
-	"bytes"
 	"encoding"
 	"encoding/json"
 	"errors"
@@ -71,12 +70,15 @@ type codecNode struct {
 
 // codecField is one encoded field of a struct.
 type codecField struct {
-	name      string // the member name
-	prefix    string // `"name":` as encoding/json writes it
-	index     int
-	omitEmpty bool
-	omitZero  bool
-	node      *codecNode
+	name   string // the member name
+	prefix string // `"name":` as json.Marshal writes it
+	// plainPrefix is `"name":` as an Encoder without HTML escaping writes
+	// it (a valid tag name or a Go identifier needs no other escape).
+	plainPrefix string
+	index       int
+	omitEmpty   bool
+	omitZero    bool
+	node        *codecNode
 }
 
 var (
@@ -254,6 +256,7 @@ func (c *codecCompiler) structFields(n *codecNode) {
 		}
 		names[name] = true
 		f.prefix = `"` + string(htmlEscapeName(nil, name)) + `":`
+		f.plainPrefix = `"` + name + `":`
 		if f.node = c.node(sf.Type); f.node == nil {
 			c.bad = true
 			return
@@ -305,62 +308,65 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 		// null included, as the bytes of decodeInput's text.
 		b := t.rawInput(i)
 		if remarshalled {
-			b = appendCompactHTML(nil, b)
+			b = appendCompact(nil, b, true)
 		}
 		v.SetBytes(b)
 		return nil
 	}
-	if x.kind == tNull {
+	if x.kind() == tNull {
 		return nil // encoding/json leaves the zero value (a nil pointer, slice, map)
 	}
 	switch n.kind {
 	case ckString:
-		if x.kind == tString {
-			v.SetString(x.str)
+		if x.kind() == tString {
+			v.SetString(t.str(i))
 			return nil
 		}
 	case ckBool:
-		if x.kind == tTrue || x.kind == tFalse {
-			v.SetBool(x.kind == tTrue)
+		if x.kind() == tTrue || x.kind() == tFalse {
+			v.SetBool(x.kind() == tTrue)
 			return nil
 		}
 	case ckInt:
-		if x.kind == tNumber {
-			k, ok := parseIntLiteral(x.str)
+		if x.kind() == tNumber {
+			lit := t.str(i)
+			k, ok := parseIntLiteral(lit)
 			var err error
 			if !ok {
-				k, err = strconv.ParseInt(integerText(x.str), 10, 64)
+				k, err = strconv.ParseInt(integerText(lit), 10, 64)
 			}
 			if err != nil || v.OverflowInt(k) {
-				return codecRefusal(t, i, "number "+x.str, n.typ)
+				return codecRefusal(t, i, "number "+lit, n.typ)
 			}
 			v.SetInt(k)
 			return nil
 		}
 	case ckUint:
-		if x.kind == tNumber {
+		if x.kind() == tNumber {
 			var k uint64
 			var err error
-			if i, ok := parseIntLiteral(x.str); ok && x.str[0] != '-' {
-				k = uint64(i)
+			lit := t.str(i)
+			if j, ok := parseIntLiteral(lit); ok && lit[0] != '-' {
+				k = uint64(j)
 			} else {
-				k, err = strconv.ParseUint(integerText(x.str), 10, 64)
+				k, err = strconv.ParseUint(integerText(lit), 10, 64)
 			}
 			if err != nil || v.OverflowUint(k) {
-				return codecRefusal(t, i, "number "+x.str, n.typ)
+				return codecRefusal(t, i, "number "+lit, n.typ)
 			}
 			v.SetUint(k)
 			return nil
 		}
 	case ckFloat:
-		if x.kind == tNumber {
-			// x.num is ParseFloat of the literal; encoding/json parses
+		if x.kind() == tNumber {
+			// t.num is ParseFloat of the literal; encoding/json parses
 			// integerText's rewriting of it (-0.0 is 0).
-			f := x.num
-			if lit := integerText(x.str); n.bits != 64 || lit != x.str {
+			lit := t.str(i)
+			f := t.num(i)
+			if it := integerText(lit); n.bits != 64 || it != lit {
 				var err error
-				if f, err = strconv.ParseFloat(lit, n.bits); err != nil || v.OverflowFloat(f) {
-					return codecRefusal(t, i, "number "+x.str, n.typ)
+				if f, err = strconv.ParseFloat(it, n.bits); err != nil || v.OverflowFloat(f) {
+					return codecRefusal(t, i, "number "+lit, n.typ)
 				}
 			}
 			v.SetFloat(f)
@@ -374,10 +380,11 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 		v.Set(p)
 		return nil
 	case ckSlice:
-		if x.kind == tArray {
-			s := reflect.MakeSlice(n.typ, int(x.n), int(x.n))
-			k := 0
-			for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
+		if x.kind() == tArray {
+			k := t.count(i)
+			s := reflect.MakeSlice(n.typ, k, k)
+			k = 0
+			for p := i + 1; p < t.end(i); p = t.end(p) {
 				if err := n.elem.decodeIn(t, p, s.Index(k), remarshalled); err != nil {
 					return err
 				}
@@ -387,25 +394,25 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 			return nil
 		}
 	case ckMap:
-		if x.kind == tObject {
-			m := reflect.MakeMapWithSize(n.typ, int(x.n))
+		if x.kind() == tObject {
+			m := reflect.MakeMapWithSize(n.typ, t.count(i))
 			kt := n.typ.Key()
-			for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
+			for p := i + 1; p < t.end(i); p = t.end(p) {
 				e := reflect.New(n.elem.typ).Elem()
 				if err := n.elem.decodeIn(t, p, e, remarshalled); err != nil {
 					return err
 				}
 				k := reflect.New(kt).Elem()
-				k.SetString(t.nodes[p].key)
+				k.SetString(t.key(p))
 				m.SetMapIndex(k, e)
 			}
 			v.Set(m)
 			return nil
 		}
 	case ckStruct:
-		if x.kind == tObject {
-			for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
-				f := n.field(t.nodes[p].key)
+		if x.kind() == tObject {
+			for p := i + 1; p < t.end(i); p = t.end(p) {
+				f := n.field(t.key(p))
 				if f == nil && n.extra != nil {
 					// ocpimpl.UnmarshalWithExtra: a member no field declares
 					// goes to the map, decoded strictly as its value type.
@@ -418,7 +425,7 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 						return err
 					}
 					k := reflect.New(n.extra.typ.Key()).Elem()
-					k.SetString(t.nodes[p].key)
+					k.SetString(t.key(p))
 					m.SetMapIndex(k, e)
 					continue
 				}
@@ -432,7 +439,7 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 			return nil
 		}
 	}
-	return codecRefusal(t, i, tapeKindNames[x.kind], n.typ)
+	return codecRefusal(t, i, tapeKindNames[x.kind()], n.typ)
 }
 
 func (n *codecNode) field(name string) *codecField {
@@ -458,12 +465,14 @@ func integerText(lit string) string {
 	return lit
 }
 
-// encode appends v as json.Marshal encodes it. t is the tape v was decoded
-// from.
-func (n *codecNode) encode(dst []byte, v reflect.Value, t *tape) []byte {
+// encode appends v as encoding/json encodes it: with HTML escaping when
+// html (json.Marshal), without it otherwise (Encoder.SetEscapeHTML(false)).
+// A struct with additional properties is always encoded with it, as
+// ocpimpl.MarshalWithExtra calls json.Marshal.
+func (n *codecNode) encode(dst []byte, v reflect.Value, html bool) []byte {
 	switch n.kind {
 	case ckString:
-		return jsonscan.AppendString(dst, v.String(), true)
+		return jsonscan.AppendString(dst, v.String(), html)
 	case ckBool:
 		return strconv.AppendBool(dst, v.Bool())
 	case ckInt:
@@ -476,7 +485,7 @@ func (n *codecNode) encode(dst []byte, v reflect.Value, t *tape) []byte {
 		if v.IsNil() {
 			return append(dst, "null"...)
 		}
-		return n.elem.encode(dst, v.Elem(), t)
+		return n.elem.encode(dst, v.Elem(), html)
 	case ckSlice:
 		if v.IsNil() {
 			return append(dst, "null"...)
@@ -486,39 +495,19 @@ func (n *codecNode) encode(dst []byte, v reflect.Value, t *tape) []byte {
 			if k > 0 {
 				dst = append(dst, ',')
 			}
-			dst = n.elem.encode(dst, v.Index(k), t)
+			dst = n.elem.encode(dst, v.Index(k), html)
 		}
 		return append(dst, ']')
 	case ckMap:
-		if v.IsNil() {
-			return append(dst, "null"...)
-		}
-		type member struct {
-			key string
-			val reflect.Value
-		}
-		ms := make([]member, 0, v.Len())
-		for it := v.MapRange(); it.Next(); {
-			ms = append(ms, member{it.Key().String(), it.Value()})
-		}
-		slices.SortFunc(ms, func(a, b member) int { return strings.Compare(a.key, b.key) })
-		dst = append(dst, '{')
-		for k, m := range ms {
-			if k > 0 {
-				dst = append(dst, ',')
-			}
-			dst = jsonscan.AppendString(dst, m.key, true)
-			dst = append(dst, ':')
-			dst = n.elem.encode(dst, m.val, t)
-		}
-		return append(dst, '}')
+		return n.encodeMap(dst, v, html)
 	case ckRaw:
 		if v.Len() == 0 {
 			return append(dst, "null"...)
 		}
-		return appendCompactHTML(dst, v.Bytes())
+		return appendCompact(dst, v.Bytes(), html)
 	}
 	// ckStruct
+	html = html || n.extra != nil
 	dst = append(dst, '{')
 	first := true
 	for k := range n.fields {
@@ -531,8 +520,12 @@ func (n *codecNode) encode(dst []byte, v reflect.Value, t *tape) []byte {
 			dst = append(dst, ',')
 		}
 		first = false
-		dst = append(dst, f.prefix...)
-		dst = f.node.encode(dst, fv, t)
+		if html {
+			dst = append(dst, f.prefix...)
+		} else {
+			dst = append(dst, f.plainPrefix...)
+		}
+		dst = f.node.encode(dst, fv, html)
 	}
 	if n.extra != nil {
 		// ocpimpl.MarshalWithExtra: the additional properties after the
@@ -540,35 +533,112 @@ func (n *codecNode) encode(dst []byte, v reflect.Value, t *tape) []byte {
 		// declared property cannot happen to a decoded value: decode puts
 		// only the members no field declares in the map.)
 		m := v.Field(n.extraIndex)
-		keys := make([]string, 0, m.Len())
-		for it := m.MapRange(); it.Next(); {
-			keys = append(keys, it.Key().String())
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		if m.Len() > 0 {
 			if !first {
 				dst = append(dst, ',')
 			}
-			first = false
-			dst = jsonscan.AppendString(dst, k, true)
-			dst = append(dst, ':')
-			kv := reflect.New(m.Type().Key()).Elem()
-			kv.SetString(k)
-			dst = n.extra.elem.encode(dst, m.MapIndex(kv), t)
+			dst = n.extra.encodeMembers(dst, m, true)
 		}
 	}
 	return append(dst, '}')
 }
 
-// appendCompactHTML appends the JSON text b as json.Marshal writes a
-// json.RawMessage holding it: compacted, with <, >, & and U+2028, U+2029
-// escaped in its strings. b is valid JSON (the tape parsed it).
-func appendCompactHTML(dst, b []byte) []byte {
-	var c bytes.Buffer
-	_ = json.Compact(&c, b)
-	var h bytes.Buffer
-	json.HTMLEscape(&h, c.Bytes())
-	return append(dst, h.Bytes()...)
+// encodeMap appends the map v (ckMap) as encode does: its members in key
+// order.
+func (n *codecNode) encodeMap(dst []byte, v reflect.Value, html bool) []byte {
+	if v.IsNil() {
+		return append(dst, "null"...)
+	}
+	dst = append(dst, '{')
+	return append(n.encodeMembers(dst, v, html), '}')
+}
+
+// encodeMembers appends the members of the map v (ckMap), in key order,
+// separated by commas. It sorts the keys alone (16 bytes a member), and
+// reads each value by its key.
+func (n *codecNode) encodeMembers(dst []byte, v reflect.Value, html bool) []byte {
+	keys := make([]string, 0, v.Len())
+	for it := v.MapRange(); it.Next(); {
+		keys = append(keys, it.Key().String())
+	}
+	slices.Sort(keys)
+	kv := reflect.New(v.Type().Key()).Elem()
+	for k, key := range keys {
+		if k > 0 {
+			dst = append(dst, ',')
+		}
+		dst = jsonscan.AppendString(dst, key, html)
+		dst = append(dst, ':')
+		kv.SetString(key)
+		dst = n.elem.encode(dst, v.MapIndex(kv), html)
+	}
+	return dst
+}
+
+// encodeTapeMap is encodeTape of the object i into a map (ckMap): its
+// members in key order, as encodeMap writes them. It sorts the members'
+// nodes (4 bytes a member).
+func (n *codecNode) encodeTapeMap(dst []byte, t *tape, i int) ([]byte, bool) {
+	var small [smallObject]int32
+	ms := small[:0]
+	if n := t.count(i); n > len(small) {
+		ms = make([]int32, 0, n)
+	}
+	for p := i + 1; p < t.end(i); p = t.end(p) {
+		ms = append(ms, int32(p))
+	}
+	slices.SortFunc(ms, func(a, b int32) int { return strings.Compare(t.key(int(a)), t.key(int(b))) })
+	dst = append(dst, '{')
+	for k, p := range ms {
+		if k > 0 {
+			dst = append(dst, ',')
+		}
+		dst = jsonscan.AppendString(dst, t.key(int(p)), false)
+		dst = append(dst, ':')
+		var ok bool
+		if dst, ok = n.elem.encodeTape(dst, t, int(p)); !ok {
+			return nil, false
+		}
+	}
+	return append(dst, '}'), true
+}
+
+// appendCompact appends the JSON text b as encoding/json writes a
+// json.RawMessage holding it: compacted (json.Compact), and with html
+// (json.Marshal) HTML-escaped too (json.HTMLEscape: <, >, & and U+2028,
+// U+2029 escaped in its strings), in one pass with no intermediate copy
+// (TestAppendCompact, FuzzAppendCompact). b is valid JSON (the tape parsed
+// it).
+func appendCompact[S text](dst []byte, b S, html bool) []byte {
+	inString := false
+	for p := 0; p < len(b); p++ {
+		c := b[p]
+		switch {
+		case !inString:
+			switch c {
+			case ' ', '\t', '\n', '\r':
+				continue
+			case '"':
+				inString = true
+			}
+		case c == '\\':
+			dst = append(dst, c, b[p+1])
+			p++
+			continue
+		case c == '"':
+			inString = false
+		case !html:
+		case c == '<' || c == '>' || c == '&':
+			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			continue
+		case c == 0xE2 && p+2 < len(b) && b[p+1] == 0x80 && b[p+2]&^1 == 0xA8:
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[b[p+2]&0xF])
+			p += 2
+			continue
+		}
+		dst = append(dst, c)
+	}
+	return dst
 }
 
 // jsonEmpty is encoding/json's isEmptyValue.
@@ -622,25 +692,25 @@ func (n *codecNode) encodeTape(dst []byte, t *tape, i int) (out []byte, ok bool)
 	x := &t.nodes[i]
 	switch n.kind {
 	case ckString:
-		if x.kind == tString {
-			return jsonscan.AppendString(dst, x.str, true), true
+		if x.kind() == tString {
+			return jsonscan.AppendString(dst, t.str(i), false), true
 		}
 	case ckBool:
-		switch x.kind {
+		switch x.kind() {
 		case tTrue:
 			return append(dst, "true"...), true
 		case tFalse:
 			return append(dst, "false"...), true
 		}
 	case ckInt:
-		if x.kind == tNumber {
-			if k, ok := parseIntLiteral(x.str); ok && (n.bits == 64 || k >= -1<<(n.bits-1) && k < 1<<(n.bits-1)) {
+		if x.kind() == tNumber {
+			if k, ok := parseIntLiteral(t.str(i)); ok && (n.bits == 64 || k >= -1<<(n.bits-1) && k < 1<<(n.bits-1)) {
 				return appendInt64(dst, k), true
 			}
 		}
 	case ckUint:
-		if x.kind == tNumber && x.str[0] != '-' {
-			if k, ok := parseIntLiteral(x.str); ok && (n.bits == 64 || uint64(k) < 1<<n.bits) {
+		if lit := t.str(i); x.kind() == tNumber && lit[0] != '-' {
+			if k, ok := parseIntLiteral(lit); ok && (n.bits == 64 || uint64(k) < 1<<n.bits) {
 				return appendUint64(dst, uint64(k)), true
 			}
 		}
@@ -648,17 +718,19 @@ func (n *codecNode) encodeTape(dst []byte, t *tape, i int) (out []byte, ok bool)
 		// decode keeps x.num for a float64 whose literal integerText leaves
 		// as it is (a canonical literal with a fraction has a digit other
 		// than 0 in it), and encode writes a canonical literal back.
-		if x.kind == tNumber && n.bits == 64 && canonicalFloatLiteral(x.str) && (!notInt(x.str) || fractionOnly(x.str)) {
-			return append(dst, x.str...), true
+		if x.kind() == tNumber && n.bits == 64 {
+			if lit := t.str(i); canonicalFloatLiteral(lit) && (!notInt(lit) || fractionOnly(lit)) {
+				return append(dst, lit...), true
+			}
 		}
 	case ckPtr:
-		if x.kind != tNull {
+		if x.kind() != tNull {
 			return n.elem.encodeTape(dst, t, i)
 		}
 	case ckSlice:
-		if x.kind == tArray {
+		if x.kind() == tArray {
 			dst = append(dst, '[')
-			for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
+			for p := i + 1; p < t.end(i); p = t.end(p) {
 				if p > i+1 {
 					dst = append(dst, ',')
 				}
@@ -668,12 +740,34 @@ func (n *codecNode) encodeTape(dst []byte, t *tape, i int) (out []byte, ok bool)
 			}
 			return append(dst, ']'), true
 		}
+	case ckMap:
+		if x.kind() == tObject {
+			return n.encodeTapeMap(dst, t, i)
+		}
+	case ckRaw:
+		// decode gives the text (rawInput), encode writes it compacted and
+		// escaped: that of the tape, unless an integer literal is written
+		// otherwise (1.0, 1e2).
+		for p := i; p < t.end(i); p++ {
+			if t.nodes[p].kind() == tNumber {
+				if lit := t.str(p); notInt(lit) && integerText(lit) != lit {
+					return nil, false
+				}
+			}
+		}
+		return appendCompact(dst, t.raw(i), false), true
 	case ckStruct:
-		if x.kind != tObject || x.n > smallObject || n.extra != nil {
+		if x.kind() != tObject || n.extra != nil {
 			return nil, false // a struct with additional properties: the general path
 		}
+		members := 0
+		for p := i + 1; p < t.end(i); p = t.end(p) {
+			if members++; members > smallObject {
+				return nil, false
+			}
+		}
 		dst = append(dst, '{')
-		first, found := true, int32(0)
+		first, found := true, uint32(0)
 		for k := range n.fields {
 			f := &n.fields[k]
 			p := t.member(i, f.name)
@@ -694,7 +788,7 @@ func (n *codecNode) encodeTape(dst []byte, t *tape, i int) (out []byte, ok bool)
 			switch f.node.kind {
 			case ckPtr:
 			case ckSlice:
-				if f.omitEmpty && t.nodes[p].n == 0 {
+				if f.omitEmpty && !t.moreThan(p, 0) {
 					return nil, false
 				}
 			case ckStruct:
@@ -710,12 +804,12 @@ func (n *codecNode) encodeTape(dst []byte, t *tape, i int) (out []byte, ok bool)
 				dst = append(dst, ',')
 			}
 			first = false
-			dst = append(dst, f.prefix...)
+			dst = append(dst, f.plainPrefix...)
 			if dst, ok = f.node.encodeTape(dst, t, p); !ok {
 				return nil, false
 			}
 		}
-		if found != x.n {
+		if int(found) != members {
 			return nil, false // a member that is no field's
 		}
 		return append(dst, '}'), true

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ocpgen/ocpgen/internal/testcorpus"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
@@ -172,7 +173,12 @@ func genExtraWith(r *rand.Rand, depth int, b *strings.Builder, first string) {
 // properties: on random arguments, the same verdict, and where both accept,
 // the same forwarded bytes and the same typed value. The fast path never
 // takes them.
+//
+// Its value is its breadth, so it is skipped under -race
+// (testcorpus.SkipUnderRace) and .ci/breadth.sh runs it without -race: no
+// test of this package runs the engine concurrently, runtime/ocp's do.
 func TestArgCodecExtraRaw(t *testing.T) {
+	testcorpus.SkipUnderRace(t)
 	typ := reflect.TypeFor[codecExtraArgs]()
 	n := compileCodec(typ)
 	if n == nil {
@@ -251,4 +257,44 @@ func FuzzArgCodecExtra(f *testing.F) {
 	f.Fuzz(func(t *testing.T, raw []byte) {
 		checkExtraAgrees(t, n, raw)
 	})
+}
+
+// appendCompact writes what json.Compact writes, and with html what
+// json.HTMLEscape writes of that.
+func checkCompact(t *testing.T, in string) {
+	if !json.Valid([]byte(in)) {
+		return
+	}
+	var c, h bytes.Buffer
+	if err := json.Compact(&c, []byte(in)); err != nil {
+		t.Fatal(err)
+	}
+	json.HTMLEscape(&h, c.Bytes())
+	if got := appendCompact([]byte("x"), in, true); string(got) != "x"+h.String() {
+		t.Fatalf("%q: %q, want %q", in, got, h.String())
+	}
+	if got := appendCompact(nil, []byte(in), true); string(got) != h.String() {
+		t.Fatalf("%q (bytes): %q, want %q", in, got, h.String())
+	}
+	if got := appendCompact(nil, in, false); string(got) != c.String() {
+		t.Fatalf("%q (plain): %q, want %q", in, got, c.String())
+	}
+}
+
+func TestAppendCompact(t *testing.T) {
+	for _, in := range compactHTMLSeeds {
+		checkCompact(t, in)
+	}
+}
+
+var compactHTMLSeeds = []string{
+	`{}`, ` [ 1 , 2 ] `, "{\"a\" :\t\"<b>&\\\" \\\\\"\r\n}", `"\u2028 ` + "\u2028\u2029\u2027" + ` \\"`, `[true, false, null, -1.5e3]`,
+	`{"k": {"<": [">", "&amp;", "\"<\""]}}`, `"é \u00e9 \ud83d\ude00 ` + "😀" + `"`,
+}
+
+func FuzzAppendCompact(f *testing.F) {
+	for _, s := range compactHTMLSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(checkCompact)
 }

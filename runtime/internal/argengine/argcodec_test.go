@@ -14,6 +14,7 @@ import (
 	"github.com/ocpgen/ocpgen/e2e/memoryocp"
 	"github.com/ocpgen/ocpgen/examples/tickets/ticketsocp"
 	"github.com/ocpgen/ocpgen/internal/jsonscan"
+	"github.com/ocpgen/ocpgen/internal/testcorpus"
 )
 
 // Types that exercise every part of the codec.
@@ -191,8 +192,8 @@ func codecBoth(t testing.TB, typ reflect.Type, n *codecNode, raw []byte) (ref, g
 	}
 	if a, err := decodeArgs(typ, tp.decodeInput(raw)); err != nil {
 		ref.err = err
-	} else if fwd, err := json.Marshal(a); err != nil {
-		t.Fatalf("json.Marshal: %v", err)
+	} else if fwd, err := MarshalPlain(a); err != nil {
+		t.Fatalf("MarshalPlain: %v", err)
 	} else {
 		ref = codecOutcome{ok: equal(fwd), args: a, fwd: fwd}
 	}
@@ -200,7 +201,7 @@ func codecBoth(t testing.TB, typ reflect.Type, n *codecNode, raw []byte) (ref, g
 	if err := n.decode(tp, 0, p.Elem()); err != nil {
 		got.err = err
 	} else {
-		fwd := n.encode(nil, p.Elem(), tp)
+		fwd := n.encode(nil, p.Elem(), false)
 		got = codecOutcome{ok: equal(fwd), args: p.Interface(), fwd: fwd}
 	}
 	return ref, got, true
@@ -461,7 +462,12 @@ func genString(r *rand.Rand) string { return genStrings[r.IntN(len(genStrings))]
 // random arguments shaped like each covered type (and broken in the ways
 // genFor breaks them), the gate accepts the same arguments both ways, with
 // the same typed value and the same forwarded bytes.
+//
+// Its value is its breadth, so it is skipped under -race
+// (testcorpus.SkipUnderRace) and .ci/breadth.sh runs it without -race: no
+// test of this package runs the engine concurrently, runtime/ocp's do.
 func TestArgCodecAgreesWithEncodingJSON(t *testing.T) {
+	testcorpus.SkipUnderRace(t)
 	r := rand.New(rand.NewPCG(1, 2))
 	rounds := 20000
 	if testing.Short() {
@@ -543,7 +549,12 @@ func FuzzArgCodec(f *testing.F) {
 // the same check through encoding/json alone: on random arguments for the
 // benchmark's read and write, the same verdict, the same forwarded bytes,
 // and, when asked for, the same typed arguments.
+//
+// Its value is its breadth, so it is skipped under -race
+// (testcorpus.SkipUnderRace) and .ci/breadth.sh runs it without -race: no
+// test of this package runs the engine concurrently, runtime/ocp's do.
 func TestCheckFastPathAgrees(t *testing.T) {
+	testcorpus.SkipUnderRace(t)
 	r := rand.New(rand.NewPCG(3, 4))
 	rounds := 20000
 	if testing.Short() {
@@ -556,7 +567,7 @@ func TestCheckFastPathAgrees(t *testing.T) {
 		{"search_nodes", searchNodesSchema, reflect.TypeFor[SearchNodesArgs]()},
 		{"add_observations", addObservationsSchema, reflect.TypeFor[AddObservationsArgs]()},
 	} {
-		e, err := Compile([]byte(tool.schema), tool.typ)
+		e, err := Compile([]byte(tool.schema), tool.typ, testLimits)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -564,7 +575,7 @@ func TestCheckFastPathAgrees(t *testing.T) {
 			t.Fatalf("%s: no codec", tool.name)
 		}
 		ref := *e
-		ref.codec = nil // decodeArgs and json.Marshal
+		ref.codec = nil // decodeArgs and MarshalPlain
 		general, accepted := 0, 0
 		for k := range rounds {
 			var b strings.Builder

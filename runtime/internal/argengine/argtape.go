@@ -1,24 +1,32 @@
 package argengine
 
 import (
-	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"unicode/utf8"
 )
 
 // The engine's argument parser parses the arguments once into a flat tape:
-// one node per JSON value, in document order, with strings and numbers as
-// substrings of one private copy of the arguments.
+// one node per JSON value, in document order, each 16 bytes of offsets
+// into one private copy of the arguments (src); a string with escapes is
+// decoded once, into the tape's arena (dec).
 //
 // The parser accepts exactly the JSON that encoding/json accepts (RFC 8259;
 // the caller has already refused invalid UTF-8), decodes string escapes as
-// encoding/json does (it calls it for any string with a backslash), parses
-// numbers with strconv.ParseFloat as encoding/json does for an any, and
-// refuses what the gate refuses: duplicate keys in an object, nesting deeper
-// than MaxArgsDepth, trailing data, and numbers out of float64's range
-// (encoding/json refuses those when it decodes into an any).
+// encoding/json does (TestTapeAgrees, FuzzTape), and refuses what the gate
+// refuses: duplicate keys in an object, nesting deeper than MaxArgsDepth,
+// more values than the tape's limit, trailing data, and numbers out of
+// float64's range (encoding/json refuses those when it decodes into an any).
+//
+// Its memory is bounded by the arguments: 16 bytes a value, the decoded
+// text of the strings with escapes (fewer bytes than their text), and an
+// index of a few bytes a member for an object of more than smallObject
+// members while it is parsed. The nodes and the arena are each allocated
+// at most once a parse, no larger than the arguments and the limit of
+// values require.
 
 type tapeKind uint8
 
@@ -33,50 +41,81 @@ const (
 )
 
 // tapeNode is one JSON value. An array's or object's elements follow it;
-// end is the index just past its last descendant, so the next sibling of
-// node i is at tape[i].end.
+// the next sibling of node i is t.end(i).
 type tapeNode struct {
-	key string  // member name, when the parent is an object
-	str string  // string value, or the literal of a number
-	num float64 // a number's value as encoding/json gives it to an any
-	end int32   // index past the last descendant (i+1 for a scalar)
-	n   int32   // number of elements or members
-	// at and stop are the value's bytes in src, src[at:stop] (what a
-	// json.RawMessage decodes to).
-	at, stop int32
-	kind     tapeKind
+	// at is the offset of the value's text: in src, a string's first
+	// character (past its quote) or any other value's first byte; in dec,
+	// for a string with escapes (meta has strEscaped), its decoded text,
+	// which the offset in src of its characters precedes (4 bytes,
+	// little-endian).
+	at uint32
+	// aux is, for an array or object, the index past its last descendant;
+	// for a number, the length of its literal; for a string, the length of
+	// its text (decoded).
+	aux uint32
+	// key is a member's name: its offset in src, or in dec when meta has
+	// keyEscaped (the decoded name).
+	key uint32
+	// meta is the kind (kindMask), keyEscaped, strEscaped, and the length
+	// of the member's name (above keyShift).
+	meta uint32
 }
+
+const (
+	kindMask   = 7
+	keyEscaped = 8
+	strEscaped = 16
+	keyShift   = 5
+	// maxTapeBytes bounds what a tape parses: key lengths are held in the
+	// bits of meta above keyShift.
+	maxTapeBytes = 1<<(32-keyShift) - 1
+)
+
+func (x *tapeNode) kind() tapeKind { return tapeKind(x.meta & kindMask) }
 
 type tape struct {
 	nodes []tapeNode
 	src   string
 	pos   int
-	// ints are the integer-valued literals not written as integers (1.0,
-	// 1e2), with the integer each is: the typed decode reads them so.
-	ints []intLiteral
+	// dec holds the decoded text of the strings and member names that have
+	// escapes, and decs is what it holds, as a string. Its strings are
+	// views of one buffer that only grows, so a string read from it stays
+	// valid after the parse appends more.
+	dec  strings.Builder
+	decs string
+	// maxValues, when positive, bounds the number of values (errTapeValues).
+	maxValues int
 	// strictUTF8 makes the parse refuse a string that is not valid UTF-8
 	// (errTapeUTF8), for the error of arguments the gate already found
 	// invalid (badUTF8); otherwise the parser passes over non-ASCII bytes.
 	strictUTF8 bool
+	// seen is the scratch of dupKey for objects of more than smallObject
+	// members, one per object being parsed (the innermost last).
+	seen []keyIndex
 }
 
-// intLiteral is src[start:end], an integer-valued number literal with a
-// fraction or an exponent, and its integer form.
-type intLiteral struct {
-	start, end int
-	text       string
-}
+// pooledNodes is the most nodes a pooled tape keeps.
+const pooledNodes = 4096
 
 var tapePool = sync.Pool{New: func() any { return &tape{nodes: make([]tapeNode, 0, 64)} }}
 
 func getTape() *tape { return tapePool.Get().(*tape) }
 
 func putTape(t *tape) {
-	if cap(t.nodes) > 4096 {
+	t.src, t.pos, t.maxValues, t.strictUTF8 = "", 0, 0, false
+	t.dec.Reset()
+	t.decs = ""
+	for _, ix := range t.seen[:cap(t.seen)] {
+		if cap(ix.slots) > pooledNodes {
+			t.seen = nil // let unusually large tables go
+			break
+		}
+	}
+	t.seen = t.seen[:0]
+	if cap(t.nodes) > pooledNodes {
 		return // let an unusually large tape go
 	}
-	clear(t.nodes) // drop references into the arguments
-	t.nodes, t.src, t.pos, t.ints, t.strictUTF8 = t.nodes[:0], "", 0, t.ints[:0], false
+	t.nodes = t.nodes[:0]
 	tapePool.Put(t)
 }
 
@@ -87,13 +126,36 @@ var (
 	errTapeUTF8     = errors.New("a string or member name is not valid UTF-8")
 	errTapeDeep     = errors.New("arguments nest too deeply")
 	errTapeRange    = errors.New("arguments hold a number out of float64 range")
+	errTapeLarge    = errors.New("the value is too large to parse")
 )
+
+// errTapeValues is the refusal of a value past the limit of values.
+func errTapeValues(limit int) error {
+	return &Refusal{Rule: RuleValues, Err: fmt.Errorf("arguments hold more than %d JSON values", limit)}
+}
 
 // parse fills t with the one JSON value of s. Its error is a *Refusal
 // at the value whose parse failed.
 func (t *tape) parse(s string) error {
-	t.nodes, t.src, t.pos, t.ints = t.nodes[:0], s, 0, t.ints[:0]
-	if err := t.value("", 0); err != nil {
+	t.nodes, t.src, t.pos = t.nodes[:0], s, 0
+	t.dec.Reset()
+	t.decs = ""
+	if len(s) > maxTapeBytes {
+		return refusal("", RuleSize, errTapeLarge)
+	}
+	if len(s)/2+1 > cap(t.nodes) {
+		// More values may come than the nodes hold: count them, and
+		// allocate once.
+		values, dec := sizeOf(s)
+		if t.maxValues > 0 {
+			values = min(values, t.maxValues)
+		}
+		if values > cap(t.nodes) {
+			t.nodes = make([]tapeNode, 0, values)
+		}
+		t.dec.Grow(dec)
+	}
+	if err := t.value(0, 0, 0); err != nil {
 		return parseError(err)
 	}
 	t.skipSpace()
@@ -103,36 +165,75 @@ func (t *tape) parse(s string) error {
 	return nil
 }
 
-// next consumes what follows a member or an element: a comma (another
-// follows: true) or the closing byte of its object or array (false).
-func (t *tape) next(closing byte) (bool, error) {
-	t.skipSpace()
-	if t.pos >= len(t.src) {
-		return false, errTapeEOF
-	}
-	switch t.src[t.pos] {
-	case ',':
-		t.pos++
-		return true, nil
-	case closing:
-		t.pos++
-		return false, nil
-	}
-	return false, errTapeSyntax
-}
-
-func (t *tape) skipSpace() {
-	for t.pos < len(t.src) {
-		switch t.src[t.pos] {
-		case ' ', '\t', '\n', '\r':
-			t.pos++
-		default:
-			return
+// sizeOf returns, for the JSON text s, how many values it holds and a
+// bound on the bytes its strings with escapes take in a tape's dec. For
+// text that is not JSON the figures mean nothing (the parse refuses it).
+// A value is the root, or follows a comma, or is the first of a non-empty
+// array or object: s holds 1 + commas + non-empty containers values.
+func sizeOf(s string) (values, dec int) {
+	values = 1
+	for p := 0; p < len(s); p++ {
+		switch s[p] {
+		case ',':
+			values++
+		case '[', '{':
+			q := p + 1
+			for q < len(s) && (s[q] == ' ' || s[q] == '\t' || s[q] == '\n' || s[q] == '\r') {
+				q++
+			}
+			if q < len(s) && s[q] != ']' && s[q] != '}' {
+				values++
+			}
+		case '"':
+			// A string: an escape decodes to fewer bytes than its text,
+			// \uXXXX to at most 3 (two of a surrogate pair to 4).
+			start, saved := p+1, 0
+			for p++; p < len(s); p++ {
+				for p < len(s) && strText[s[p]] {
+					p++
+				}
+				if p >= len(s) || s[p] == '"' {
+					break
+				}
+				// a backslash
+				if p+1 < len(s) && s[p+1] == 'u' {
+					saved += 3
+				} else {
+					saved++
+				}
+				p++
+			}
+			if saved > 0 {
+				dec += 4 + max(0, p-start-saved)
+			}
 		}
 	}
+	return values, dec
 }
 
-func (t *tape) value(key string, depth int) error {
+// strText marks the bytes that sizeOf passes over in a string: all but
+// '"' and '\\'.
+var strText = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// next consumes what follows a member or an element (scanNext).
+func (t *tape) next(closing byte) (bool, error) {
+	p, more, err := scanNext(t.src, t.pos, closing)
+	if err == nil {
+		t.pos = p
+	}
+	return more, err
+}
+
+func (t *tape) skipSpace() { t.pos = skipSpace(t.src, t.pos) }
+
+// value parses one value; key and keyMeta are its member name's key and
+// meta (0 for an element or the root).
+func (t *tape) value(key, keyMeta uint32, depth int) error {
 	if depth > MaxArgsDepth {
 		return errTapeDeep
 	}
@@ -141,13 +242,17 @@ func (t *tape) value(key string, depth int) error {
 		return errTapeEOF
 	}
 	i := len(t.nodes)
-	t.nodes = append(t.nodes, tapeNode{key: key, at: int32(t.pos)})
+	if t.maxValues > 0 && i >= t.maxValues {
+		return errTapeValues(t.maxValues)
+	}
+	t.nodes = append(t.nodes, tapeNode{at: uint32(t.pos), key: key, meta: keyMeta})
+	var kind tapeKind
 	switch c := t.src[t.pos]; c {
 	case '{':
 		t.pos++
-		t.nodes[i].kind = tObject
-		n := int32(0)
-		var seen map[string]struct{}
+		kind = tObject
+		members := uint32(0)
+		seen := -1 // t.seen's index for this object, once it is large
 		t.skipSpace()
 		if t.pos < len(t.src) && t.src[t.pos] == '}' {
 			t.pos++
@@ -160,15 +265,20 @@ func (t *tape) value(key string, depth int) error {
 				if t.src[t.pos] != '"' {
 					return errTapeSyntax
 				}
-				k, err := t.str()
+				k, n, escaped, err := t.scanStr()
 				if err != nil {
 					if err == errLoneSurrogate {
 						return &Refusal{Rule: RuleLoneSurrogate, Err: errors.New("a member name holds " + err.Error())}
 					}
 					return err
 				}
-				if t.dupKey(i, n, k, &seen) {
-					return &Refusal{Rule: RuleDuplicateKey, Err: errors.New("duplicate key " + truncQuote(k)), segs: []string{k}}
+				meta := n << keyShift
+				if escaped {
+					meta |= keyEscaped
+				}
+				name := t.keyText(k, meta)
+				if t.dupKey(i, members, name, &seen) {
+					return &Refusal{Rule: RuleDuplicateKey, Err: errors.New("duplicate key " + truncQuote(name)), segs: []string{name}}
 				}
 				t.skipSpace()
 				if t.pos >= len(t.src) {
@@ -178,10 +288,14 @@ func (t *tape) value(key string, depth int) error {
 					return errTapeSyntax
 				}
 				t.pos++
-				if err := t.value(k, depth+1); err != nil {
-					return at(err, k)
+				m := len(t.nodes)
+				if err := t.value(k, meta, depth+1); err != nil {
+					return at(err, name)
 				}
-				n++
+				if seen >= 0 {
+					t.seen[seen].insert(t, m)
+				}
+				members++
 				if more, err := t.next('}'); err != nil {
 					return err
 				} else if !more {
@@ -189,17 +303,23 @@ func (t *tape) value(key string, depth int) error {
 				}
 			}
 		}
-		t.nodes[i].n = n
+		if seen >= 0 {
+			if cap(t.seen[seen].slots) > pooledNodes {
+				t.seen[seen] = keyIndex{} // let a large table go now
+			}
+			t.seen = t.seen[:seen]
+		}
+		t.nodes[i].aux = uint32(len(t.nodes))
 	case '[':
 		t.pos++
-		t.nodes[i].kind = tArray
-		n := int32(0)
+		kind = tArray
+		n := uint32(0)
 		t.skipSpace()
 		if t.pos < len(t.src) && t.src[t.pos] == ']' {
 			t.pos++
 		} else {
 			for {
-				if err := t.value("", depth+1); err != nil {
+				if err := t.value(0, 0, depth+1); err != nil {
 					return at(err, strconv.Itoa(int(n)))
 				}
 				n++
@@ -210,57 +330,169 @@ func (t *tape) value(key string, depth int) error {
 				}
 			}
 		}
-		t.nodes[i].n = n
+		t.nodes[i].aux = uint32(len(t.nodes))
 	case '"':
-		s, err := t.str()
+		at, n, escaped, err := t.scanStr()
 		if err != nil {
 			return err
 		}
-		t.nodes[i].kind, t.nodes[i].str = tString, s
-	case 't':
-		if err := t.lit("true"); err != nil {
+		x := &t.nodes[i]
+		x.at, x.aux = at, n
+		x.meta |= uint32(tString)
+		if escaped {
+			x.meta |= strEscaped
+		}
+		return nil
+	case 't', 'f', 'n':
+		p, k, err := scanLiteral(t.src, t.pos)
+		if err != nil {
 			return err
 		}
-		t.nodes[i].kind = tTrue
-	case 'f':
-		if err := t.lit("false"); err != nil {
-			return err
-		}
-		t.nodes[i].kind = tFalse
-	case 'n':
-		if err := t.lit("null"); err != nil {
-			return err
-		}
-		t.nodes[i].kind = tNull
+		t.pos, kind = p, k
 	default:
 		if c != '-' && (c < '0' || c > '9') {
 			return errTapeSyntax
 		}
-		start := t.pos
-		lit, err := t.number()
+		p, err := scanNumber(t.src, t.pos)
 		if err != nil {
 			return err
 		}
+		lit := t.src[t.pos:p]
+		t.pos = p
 		if len(lit) > MaxNumberLen {
 			return errNumberLong
 		}
-		f, err := parseFloatLiteral(lit)
-		if err != nil {
+		if _, err := parseFloatLiteral(lit); err != nil {
 			return errTapeRange
 		}
 		if notInt(lit) && !fractionOnly(lit) {
-			d, ok := parseDecimal(lit)
-			if !ok {
+			if _, ok := parseDecimal(lit); !ok {
 				return errNumberExp
 			}
-			if it, ok := d.integerText(); ok {
-				t.ints = append(t.ints, intLiteral{start, t.pos, it})
-			}
 		}
-		t.nodes[i].kind, t.nodes[i].str, t.nodes[i].num = tNumber, lit, f
+		t.nodes[i].aux = uint32(len(lit))
+		kind = tNumber
 	}
-	t.nodes[i].end, t.nodes[i].stop = int32(len(t.nodes)), int32(t.pos)
+	t.nodes[i].meta |= uint32(kind)
 	return nil
+}
+
+// end returns the index past the last descendant of node i: its next
+// sibling's.
+func (t *tape) end(i int) int {
+	if x := &t.nodes[i]; x.kind() >= tArray {
+		return int(x.aux)
+	}
+	return i + 1
+}
+
+// count returns the number of elements or members of node i, an array or
+// an object.
+func (t *tape) count(i int) int {
+	n := 0
+	for p, end := i+1, t.end(i); p < end; p = t.end(p) {
+		n++
+	}
+	return n
+}
+
+// moreThan reports whether node i, an array or an object, has more than k
+// elements or members; it counts no further than k+1.
+func (t *tape) moreThan(i, k int) bool {
+	n := 0
+	for p, end := i+1, t.end(i); p < end; p = t.end(p) {
+		if n++; n > k {
+			return true
+		}
+	}
+	return false
+}
+
+// str returns the value of node i, a string or a number: a string's
+// characters (decoded), a number's literal.
+func (t *tape) str(i int) string {
+	x := &t.nodes[i]
+	s := t.src
+	if x.meta&strEscaped != 0 {
+		s = t.decs
+	}
+	return s[x.at : x.at+x.aux]
+}
+
+// key returns the member name of node i.
+func (t *tape) key(i int) string {
+	x := &t.nodes[i]
+	return t.keyText(x.key, x.meta)
+}
+
+func (t *tape) keyText(key, meta uint32) string {
+	s := t.src
+	if meta&keyEscaped != 0 {
+		s = t.decs
+	}
+	return s[key : key+meta>>keyShift]
+}
+
+// srcAt returns the offset in src of the text of value i (a string's
+// opening quote).
+func (t *tape) srcAt(i int) int {
+	x := &t.nodes[i]
+	switch {
+	case x.kind() != tString:
+		return int(x.at)
+	case x.meta&strEscaped == 0:
+		return int(x.at) - 1
+	}
+	d := t.decs[x.at-4 : x.at]
+	return int(uint32(d[0])|uint32(d[1])<<8|uint32(d[2])<<16|uint32(d[3])<<24) - 1
+}
+
+// num returns the float64 of node i, a number, as encoding/json gives it
+// to an any (the parse refused a number out of range).
+func (t *tape) num(i int) float64 {
+	f, _ := parseFloatLiteral(t.str(i))
+	return f
+}
+
+// raw returns the text of value i in src (a string with its quotes).
+func (t *tape) raw(i int) string {
+	x := &t.nodes[i]
+	at := t.srcAt(i)
+	switch x.kind() {
+	case tNull, tTrue:
+		return t.src[at : at+4]
+	case tFalse:
+		return t.src[at : at+5]
+	case tNumber:
+		return t.src[at : at+int(x.aux)]
+	case tString:
+		if x.meta&strEscaped == 0 {
+			return t.src[at : at+int(x.aux)+2]
+		}
+		// Past the escapes, to the closing quote.
+		p := at + 1
+		for t.src[p] != '"' {
+			if t.src[p] == '\\' {
+				p++
+			}
+			p++
+		}
+		return t.src[at : p+1]
+	}
+	// An array or an object: past its last descendant, and the space, to
+	// the closing bracket.
+	p := at + 1
+	if end := int(x.aux); end > i+1 {
+		last := i + 1
+		for q := last; q < end; q = t.end(q) {
+			last = q
+		}
+		p = t.srcAt(last) + len(t.raw(last))
+	}
+	for t.src[p] == ' ' || t.src[p] == '\t' || t.src[p] == '\n' || t.src[p] == '\r' {
+		p++
+	}
+	return t.src[at : p+1]
 }
 
 // smallObject is the size up to which duplicate keys (and lookups) are found
@@ -269,200 +501,73 @@ const smallObject = 16
 
 // dupKey reports whether the object at obj, whose first n members are
 // parsed, already has key k. Up to smallObject members it scans them; from
-// there on it keeps them in *seen, which it builds once per large object.
-func (t *tape) dupKey(obj int, n int32, k string, seen *map[string]struct{}) bool {
+// there on it looks k up in an index of the object's members, t.seen[*seen],
+// which it builds once per large object (and value inserts each member
+// into once parsed).
+func (t *tape) dupKey(obj int, n uint32, k string, seen *int) bool {
 	if n < smallObject {
-		for j := obj + 1; j < len(t.nodes); j = int(t.nodes[j].end) {
-			if t.nodes[j].key == k {
+		for j := obj + 1; j < len(t.nodes); j = t.end(j) {
+			if t.key(j) == k {
 				return true
 			}
 		}
 		return false
 	}
-	if *seen == nil {
-		*seen = make(map[string]struct{}, 2*smallObject)
-		for j := obj + 1; j < len(t.nodes); j = int(t.nodes[j].end) {
-			(*seen)[t.nodes[j].key] = struct{}{}
+	if *seen < 0 {
+		*seen = len(t.seen)
+		if len(t.seen) < cap(t.seen) {
+			t.seen = t.seen[:len(t.seen)+1] // reuse its table
+		} else {
+			t.seen = append(t.seen, keyIndex{})
+		}
+		ix := &t.seen[*seen]
+		ix.reset(2 * smallObject)
+		for j := obj + 1; j < len(t.nodes); j = t.end(j) {
+			ix.insert(t, j)
 		}
 	}
-	if _, dup := (*seen)[k]; dup {
-		return true
-	}
-	(*seen)[k] = struct{}{}
-	return false
+	return t.seen[*seen].find(t, k) >= 0
 }
 
-func (t *tape) lit(want string) error {
-	if len(t.src)-t.pos < len(want) {
-		if t.src[t.pos:] == want[:len(t.src)-t.pos] {
-			return errTapeEOF
-		}
-		return errTapeSyntax
-	}
-	if t.src[t.pos:t.pos+len(want)] != want {
-		return errTapeSyntax
-	}
-	t.pos += len(want)
-	return nil
-}
-
-// number scans a number literal (RFC 8259 grammar).
-func (t *tape) number() (string, error) {
-	s, p := t.src, t.pos
-	start := p
-	if p < len(s) && s[p] == '-' {
-		p++
-	}
-	switch {
-	case p >= len(s):
-		return "", errTapeEOF
-	case s[p] == '0':
-		p++
-	case s[p] >= '1' && s[p] <= '9':
-		for p < len(s) && s[p] >= '0' && s[p] <= '9' {
-			p++
-		}
-	default:
-		return "", errTapeSyntax
-	}
-	if p < len(s) && s[p] == '.' {
-		p++
-		if p >= len(s) {
-			return "", errTapeEOF
-		}
-		if s[p] < '0' || s[p] > '9' {
-			return "", errTapeSyntax
-		}
-		for p < len(s) && s[p] >= '0' && s[p] <= '9' {
-			p++
-		}
-	}
-	if p < len(s) && (s[p] == 'e' || s[p] == 'E') {
-		p++
-		if p < len(s) && (s[p] == '+' || s[p] == '-') {
-			p++
-		}
-		if p >= len(s) {
-			return "", errTapeEOF
-		}
-		if s[p] < '0' || s[p] > '9' {
-			return "", errTapeSyntax
-		}
-		for p < len(s) && s[p] >= '0' && s[p] <= '9' {
-			p++
-		}
-	}
-	t.pos = p
-	return s[start:p], nil
-}
-
-// str scans a string at t.pos (which is '"') and returns its value: a
-// substring of the source when it has no escapes, else what encoding/json
-// decodes it to.
-func (t *tape) str() (string, error) {
-	s := t.src
+// scanStr scans the string at t.pos (which is '"'): its text is n bytes
+// at at, in src, or in dec when it has escapes (escaped), decoded as
+// encoding/json decodes it.
+func (t *tape) scanStr() (at, n uint32, escaped bool, err error) {
 	start := t.pos + 1
-	escaped := false
-	for p := start; p < len(s); p++ {
-		// Most bytes are neither a quote, a backslash nor a control.
-		for p < len(s) && strPlain[s[p]] {
-			p++
-		}
-		if p >= len(s) {
-			break
-		}
-		c := s[p]
-		switch {
-		case c == '"':
-			t.pos = p + 1
-			if t.strictUTF8 && !utf8.ValidString(s[start:p]) {
-				return "", errTapeUTF8
-			}
-			if !escaped {
-				return s[start:p], nil
-			}
-			var v string
-			if err := json.Unmarshal([]byte(s[start-1:p+1]), &v); err != nil {
-				return "", errTapeSyntax
-			}
-			return v, nil
-		case c == '\\':
-			escaped = true
-			p++
-			if p >= len(s) {
-				return "", errTapeEOF
-			}
-			switch s[p] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-			case 'u':
-				r, err := hex4(s, p+1)
-				if err != nil {
-					return "", err
-				}
-				p += 4
-				switch {
-				case 0xDC00 <= r && r <= 0xDFFF:
-					return "", errLoneSurrogate
-				case 0xD800 <= r && r <= 0xDBFF:
-					// A high surrogate must be followed by a low one.
-					if p+2 >= len(s) || s[p+1] != '\\' || s[p+2] != 'u' {
-						return "", errLoneSurrogate
-					}
-					lo, err := hex4(s, p+3)
-					if err != nil {
-						return "", err
-					}
-					if lo < 0xDC00 || lo > 0xDFFF {
-						return "", errLoneSurrogate
-					}
-					p += 6
-				}
-			default:
-				return "", errTapeSyntax
-			}
-		case c < 0x20:
-			return "", errTapeSyntax
-		}
+	end, escaped, size, err := scanString(t.src, t.pos)
+	if err != nil {
+		return 0, 0, false, err
 	}
-	return "", errTapeEOF
+	t.pos = end + 1
+	if t.strictUTF8 && !utf8.ValidString(t.src[start:end]) {
+		return 0, 0, false, errTapeUTF8
+	}
+	if !escaped {
+		return uint32(start), uint32(end - start), false, nil
+	}
+	return t.unescape(t.src[start:end], start, size), uint32(size), true, nil
 }
 
-// strPlain marks the bytes that str passes over: all but '"', '\\' and
-// the controls below 0x20.
-var strPlain = func() (t [256]bool) {
-	for c := 0x20; c < 256; c++ {
-		t[c] = c != '"' && c != '\\'
+// unescape appends to t.dec the offset in src of the characters s of a
+// string with escapes (4 bytes, little-endian) and their decoded text, n
+// bytes, and returns the offset of the text.
+func (t *tape) unescape(s string, at, n int) uint32 {
+	d := &t.dec
+	d.Grow(4 + n)
+	for k := range 4 {
+		d.WriteByte(byte(at >> (8 * k)))
 	}
-	return t
-}()
-
-// hex4 reads the four hex digits of a \u escape at s[p:].
-func hex4(s string, p int) (rune, error) {
-	var r rune
-	for k := p; k < p+4; k++ {
-		if k >= len(s) {
-			return 0, errTapeEOF
-		}
-		c := s[k]
-		switch {
-		case '0' <= c && c <= '9':
-			r = r<<4 | rune(c-'0')
-		case 'a' <= c && c <= 'f':
-			r = r<<4 | rune(c-'a'+10)
-		case 'A' <= c && c <= 'F':
-			r = r<<4 | rune(c-'A'+10)
-		default:
-			return 0, errTapeSyntax
+	off := d.Len()
+	for run, r := range unescaped(s) {
+		if r < 0 {
+			d.WriteString(run)
+		} else {
+			d.WriteRune(r)
 		}
 	}
-	return r, nil
+	t.decs = d.String()
+	return uint32(off)
 }
-
-// errLoneSurrogate is a \u escape of a UTF-16 surrogate that is not half of
-// a pair. encoding/json would decode it to U+FFFD, so what was validated
-// and what is forwarded would differ; the gate refuses it, naming where
-// (RuleLoneSurrogate).
-var errLoneSurrogate = errors.New("a \\u escape of a lone UTF-16 surrogate (not a character; it would be rewritten to U+FFFD)")
 
 // fractionOnly reports whether a literal has no exponent and a fraction
 // with a digit other than 0 (0.25): it is not an integer, and parseDecimal,
@@ -497,39 +602,54 @@ func notInt(lit string) bool {
 // JSON Schema, which encoding/json refuses for an int64). The value is the
 // same JSON value; nothing else changes. raw is src's bytes.
 func (t *tape) decodeInput(raw []byte) []byte {
-	if len(t.ints) == 0 {
-		return raw
-	}
-	out := make([]byte, 0, len(t.src))
-	last := 0
-	for _, r := range t.ints {
-		out = append(out, t.src[last:r.start]...)
-		out = append(out, r.text...)
-		last = r.end
-	}
-	return append(out, t.src[last:]...)
+	return t.rawInputTo(raw, 0, func() []byte { return make([]byte, 0, len(t.src)) })
 }
 
 // rawInput is src[at:stop] of value i as decodeInput writes it: the bytes
-// encoding/json gives a json.RawMessage there.
+// encoding/json gives a json.RawMessage there (a copy).
 func (t *tape) rawInput(i int) []byte {
-	at, stop := int(t.nodes[i].at), int(t.nodes[i].stop)
-	out := make([]byte, 0, stop-at)
-	last := at
-	for _, r := range t.ints {
-		if r.start >= at && r.end <= stop {
-			out = append(out, t.src[last:r.start]...)
-			out = append(out, r.text...)
-			last = r.end
+	r := t.raw(i)
+	return t.rawInputTo(nil, i, func() []byte { return make([]byte, 0, len(r)) })
+}
+
+// rawInputTo writes the text of value i with its integer-valued literals
+// as integers into a buffer from buf. When no literal changes it returns
+// same, if not nil, or a copy of the text in a buffer from buf.
+func (t *tape) rawInputTo(same []byte, i int, buf func() []byte) []byte {
+	text := t.raw(i)
+	base := t.srcAt(i)
+	var out []byte
+	last := 0
+	for p := i; p < t.end(i); p++ {
+		if t.nodes[p].kind() != tNumber {
+			continue
 		}
+		lit := t.str(p)
+		it := integerText(lit)
+		if it == lit {
+			continue
+		}
+		if out == nil {
+			out = buf()
+		}
+		at := int(t.nodes[p].at) - base
+		out = append(out, text[last:at]...)
+		out = append(out, it...)
+		last = at + len(lit)
 	}
-	return append(out, t.src[last:stop]...)
+	if out == nil {
+		if same != nil {
+			return same
+		}
+		return append(buf(), text...)
+	}
+	return append(out, text[last:]...)
 }
 
 // member returns the index of the member k of the object at i, or -1.
 func (t *tape) member(i int, k string) int {
-	for j, end := i+1, int(t.nodes[i].end); j < end; j = int(t.nodes[j].end) {
-		if t.nodes[j].key == k {
+	for j, end := i+1, t.end(i); j < end; j = t.end(j) {
+		if t.key(j) == k {
 			return j
 		}
 	}
@@ -543,47 +663,48 @@ func (t *tape) member(i int, k string) int {
 // scalar b has otherwise, an array or object of another size).
 func tapeDiff(a *tape, i int, b *tape, j int) int {
 	x, y := &a.nodes[i], &b.nodes[j]
-	if x.kind != y.kind {
+	if x.kind() != y.kind() {
 		return i
 	}
-	switch x.kind {
+	switch x.kind() {
 	case tString:
-		if x.str != y.str {
+		if a.str(i) != b.str(j) {
 			return i
 		}
 	case tNumber:
-		if !literalsEqual(x.str, y.str) { // exact, linear in the literals' lengths
+		if !literalsEqual(a.str(i), b.str(j)) { // exact, linear in the literals' lengths
 			return i
 		}
 	case tArray:
-		if x.n != y.n {
+		if a.count(i) != b.count(j) {
 			return i
 		}
-		for p, q := i+1, j+1; p < int(x.end); p, q = int(a.nodes[p].end), int(b.nodes[q].end) {
+		for p, q := i+1, j+1; p < a.end(i); p, q = a.end(p), b.end(q) {
 			if d := tapeDiff(a, p, b, q); d >= 0 {
 				return d
 			}
 		}
 	case tObject:
-		if x.n != y.n {
+		n := a.count(i)
+		if n != b.count(j) {
 			// The member of x that y lacks, if there is one (the cold path).
-			for p := i + 1; p < int(x.end); p = int(a.nodes[p].end) {
-				if b.member(j, a.nodes[p].key) < 0 {
+			for p := i + 1; p < a.end(i); p = a.end(p) {
+				if b.member(j, a.key(p)) < 0 {
 					return p
 				}
 			}
 			return i
 		}
-		if x.n > smallObject {
-			return objectDiffLarge(a, i, b, j)
+		if n > smallObject {
+			return objectDiffLarge(a, i, b, j, n)
 		}
 		// Members are unique on both sides and equal in number, so every
 		// member of x found in y with an equal value means equal objects.
 		// The common case, the same order, costs one comparison per member.
 		q := j + 1
-		for p := i + 1; p < int(x.end); p = int(a.nodes[p].end) {
-			k := a.nodes[p].key
-			if q >= int(y.end) || b.nodes[q].key != k {
+		for p := i + 1; p < a.end(i); p = a.end(p) {
+			k := a.key(p)
+			if q >= b.end(j) || b.key(q) != k {
 				if q = b.member(j, k); q < 0 {
 					return p
 				}
@@ -591,20 +712,21 @@ func tapeDiff(a *tape, i int, b *tape, j int) int {
 			if d := tapeDiff(a, p, b, q); d >= 0 {
 				return d
 			}
-			q = int(b.nodes[q].end)
+			q = b.end(q)
 		}
 	}
 	return -1 // equal; null, false, true
 }
 
-func objectDiffLarge(a *tape, i int, b *tape, j int) int {
-	idx := make(map[string]int, b.nodes[j].n)
-	for q := j + 1; q < int(b.nodes[j].end); q = int(b.nodes[q].end) {
-		idx[b.nodes[q].key] = q
+func objectDiffLarge(a *tape, i int, b *tape, j, n int) int {
+	var ix keyIndex
+	ix.reset(n)
+	for q := j + 1; q < b.end(j); q = b.end(q) {
+		ix.insert(b, q)
 	}
-	for p := i + 1; p < int(a.nodes[i].end); p = int(a.nodes[p].end) {
-		q, ok := idx[a.nodes[p].key]
-		if !ok {
+	for p := i + 1; p < a.end(i); p = a.end(p) {
+		q := ix.find(b, a.key(p))
+		if q < 0 {
 			return p
 		}
 		if d := tapeDiff(a, p, b, q); d >= 0 {

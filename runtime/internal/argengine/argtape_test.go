@@ -178,8 +178,7 @@ func TestTapeEqual(t *testing.T) {
 // (map[string]any, []any, float64, string, bool, nil): what the tape
 // holds, for comparison with encoding/json.
 func (t *tape) toAny(i int) any {
-	x := &t.nodes[i]
-	switch x.kind {
+	switch t.nodes[i].kind() {
 	case tNull:
 		return nil
 	case tFalse:
@@ -187,19 +186,19 @@ func (t *tape) toAny(i int) any {
 	case tTrue:
 		return true
 	case tNumber:
-		return x.num
+		return t.num(i)
 	case tString:
-		return x.str
+		return t.str(i)
 	case tArray:
-		a := make([]any, 0, x.n)
-		for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
+		a := make([]any, 0, t.count(i))
+		for p := i + 1; p < t.end(i); p = t.end(p) {
 			a = append(a, t.toAny(p))
 		}
 		return a
 	}
-	m := make(map[string]any, x.n)
-	for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
-		m[t.nodes[p].key] = t.toAny(p)
+	m := make(map[string]any, t.count(i))
+	for p := i + 1; p < t.end(i); p = t.end(p) {
+		m[t.key(p)] = t.toAny(p)
 	}
 	return m
 }

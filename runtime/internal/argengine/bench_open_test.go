@@ -34,7 +34,7 @@ func BenchmarkArgsOpenObject(b *testing.B) {
 		{"closed", reflect.TypeFor[benchClosedArgs]()},
 		{"open", reflect.TypeFor[memoryocp.CreateEntitiesArgs]()},
 	} {
-		e, err := Compile([]byte(memoryocp.CreateEntities.Desc.InputSchema), tc.typ)
+		e, err := Compile([]byte(memoryocp.CreateEntities.Desc.InputSchema), tc.typ, testLimits)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -19,7 +19,7 @@ import (
 // jsonschema-go alone (schema resolved once, reused; instance decoded by
 // encoding/json, as any caller of jsonschema-go must).
 func BenchmarkArgs(b *testing.B) {
-	e, err := Compile([]byte(searchNodesSchema), reflect.TypeFor[SearchNodesArgs]())
+	e, err := Compile([]byte(searchNodesSchema), reflect.TypeFor[SearchNodesArgs](), testLimits)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -27,18 +27,23 @@
 //     translation the engine can run does not fail Compile: every call of
 //     that tool is then refused, at the root ([RulePatternUntranslatable]),
 //     because no verdict that depends on the pattern could be trusted.
-//   - Bounded cost. The arguments are bounded ([MaxArgsBytes],
-//     [MaxArgsDepth], [MaxNumberLen], [MaxNumberExp]), and so is the work
-//     on them: a validation costs at most a constant times the instance's
-//     size times the schema's, whatever the schema's references, and no
-//     number costs more than its literal's length.
+//   - Bounded cost. The arguments are bounded ([Limits]: their bytes and
+//     their values; [MaxArgsDepth], [MaxNumberLen], [MaxNumberExp]), and so
+//     is the work on them: a validation costs at most a constant times the
+//     instance's size times the schema's, whatever the schema's
+//     references, and no number costs more than its literal's length. So
+//     is the memory: a check holds a copy of the arguments, 16 bytes a
+//     value, the decoded text of the strings with escapes, the re-encoding
+//     and, only when asked for, the typed value; the indexes of large
+//     objects and arrays hold a few bytes a member or item.
 //   - The forwarded bytes are the validated value. The arguments must be
 //     one JSON object (RFC 8259, UTF-8, no duplicate key, no trailing
 //     data), valid against the schema, with only the schema's top-level
 //     properties ([RuleUndeclared]), held by the tool's Go type
-//     ([RuleGoType]); the bytes forwarded are the typed value's encoding,
-//     and they must equal the arguments as a JSON value, at every depth
-//     ([RuleRoundTrip]). What was validated, what the typed value holds
+//     ([RuleGoType]); the bytes forwarded are the typed value's encoding
+//     (encoding/json's without HTML escaping, [MarshalPlain]), and they
+//     must equal the arguments as a JSON value, at every depth
+//     ([RuleRoundTrip]), which is checked without parsing them again. What was validated, what the typed value holds
 //     and what is forwarded are one value.
 //
 // A refusal by [RuleSchema] or [RuleSyntax] says the arguments fail the

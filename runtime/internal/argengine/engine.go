@@ -9,29 +9,65 @@ import (
 	"unicode/utf8"
 )
 
-// MaxArgsBytes bounds the arguments of one call; larger ones are refused
-// ([RuleSize]).
-const MaxArgsBytes = 4 << 20
-
 // MaxArgsDepth bounds nesting, as encoding/json does ([RuleDepth]).
 const MaxArgsDepth = 10000
+
+// Limits bounds the arguments of one call. A call beyond either bound is
+// refused before the work it would cost: its length before anything reads
+// it ([RuleSize]), its values as the parse counts them, before it
+// allocates anything for more ([RuleValues]).
+type Limits struct {
+	// Bytes bounds the length of the arguments' JSON text, at most
+	// MaxLimitBytes.
+	Bytes int
+	// Values bounds how many JSON values they hold (every object, array,
+	// string, number and literal, at any depth, counts one), at most
+	// MaxLimitValues.
+	Values int
+}
+
+// The largest limits [Compile] takes. The tape holds offsets of 32 bits and
+// member name lengths of 27; the bounds keep a call's memory to a few
+// times its bytes (docs/security-model.md, "Bounds").
+const (
+	MaxLimitBytes  = 64 << 20
+	MaxLimitValues = 1 << 22
+)
+
+// check returns an error naming the limit that is out of range.
+func (l Limits) check() error {
+	switch {
+	case l.Bytes < 1 || l.Bytes > MaxLimitBytes:
+		return fmt.Errorf("the limit of bytes, %d, is not within 1 to %d", l.Bytes, MaxLimitBytes)
+	case l.Values < 1 || l.Values > MaxLimitValues:
+		return fmt.Errorf("the limit of values, %d, is not within 1 to %d", l.Values, MaxLimitValues)
+	}
+	return nil
+}
 
 // Engine is the argument engine of one tool: its input schema and its Go
 // argument type, compiled once by [Compile]. It is immutable and safe for
 // concurrent use.
 type Engine struct {
-	typ   reflect.Type
-	check *schemaCheck
-	codec *codecNode      // typed decode and re-encoding; nil: encoding/json
-	props map[string]bool // top-level property names of the schema
+	typ    reflect.Type
+	check  *schemaCheck
+	codec  *codecNode      // typed decode and re-encoding; nil: encoding/json
+	props  map[string]bool // top-level property names of the schema
+	limits Limits
+	// headers are the schema's x-mcp-header annotations (RuleParamHeader).
+	headers []paramHeader
 }
 
 // Compile compiles the tool whose input schema is the JSON text
-// inputSchema and whose argument type is the struct type typ. It refuses a
-// schema it cannot compile (see [CompileSchema]); a schema with a pattern
-// that has no ECMA-262 translation compiles, and then [Engine.Check]
-// refuses every call ([RulePatternUntranslatable]).
-func Compile(inputSchema []byte, typ reflect.Type) (*Engine, error) {
+// inputSchema and whose argument type is the struct type typ, for calls
+// within lim. It refuses limits out of range, and a schema it cannot
+// compile (see [CompileSchema]); a schema with a pattern that has no
+// ECMA-262 translation compiles, and then [Engine.Check] refuses every
+// call ([RulePatternUntranslatable]).
+func Compile(inputSchema []byte, typ reflect.Type, lim Limits) (*Engine, error) {
+	if err := lim.check(); err != nil {
+		return nil, err
+	}
 	check, err := compileSchemaJSON(inputSchema)
 	if err != nil {
 		return nil, err
@@ -46,7 +82,11 @@ func Compile(inputSchema []byte, typ reflect.Type) (*Engine, error) {
 	for k := range top.Properties {
 		props[k] = true
 	}
-	return &Engine{typ: typ, check: check, codec: compileCodec(typ), props: props}, nil
+	headers, err := paramHeaders(inputSchema)
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{typ: typ, check: check, codec: compileCodec(typ), props: props, limits: lim, headers: headers}, nil
 }
 
 // Check checks a call's arguments, raw. It returns the typed arguments (a
@@ -56,8 +96,8 @@ func Compile(inputSchema []byte, typ reflect.Type) (*Engine, error) {
 // error is a *[Refusal]: the rule that refused, and the pointer of the
 // value refused.
 //
-// The arguments must be JSON (RFC 8259, UTF-8) of at most [MaxArgsBytes]
-// bytes, without duplicate keys, nesting deeper than [MaxArgsDepth] or
+// The arguments must be JSON (RFC 8259, UTF-8) within the engine's
+// [Limits], without duplicate keys, nesting deeper than [MaxArgsDepth] or
 // trailing data; an object valid against the tool's schema; with only the
 // schema's top-level properties; held by the tool's type; and their
 // re-encoding must equal them, at every depth, so that a key the typed
@@ -68,57 +108,37 @@ func (e *Engine) Check(raw []byte, needTyped bool) (any, []byte, error) {
 	if len(raw) == 0 {
 		return nil, nil, refusal("", RuleSyntax, errors.New("no arguments (an object is required)"))
 	}
-	if len(raw) > MaxArgsBytes {
-		return nil, nil, refusal("", RuleSize, errArgsTooLarge)
+	if len(raw) > e.limits.Bytes {
+		return nil, nil, refusal("", RuleSize, fmt.Errorf("arguments of %d bytes exceed the limit of %d", len(raw), e.limits.Bytes))
 	}
 	if !utf8.Valid(raw) {
-		return nil, nil, badUTF8(raw)
+		return nil, nil, badUTF8(raw, e.limits.Values)
 	}
 	// A private copy: the tape's strings are substrings of it.
 	t := getTape()
+	t.maxValues = e.limits.Values
 	args, fwd, err := e.checkParsed(t, raw, needTyped)
 	putTape(t)
 	return args, fwd, err
 }
 
-// checkParsed is Check with the tape t.
+// checkParsed is Check with the tape t: its steps, in order (the
+// benchmarks of memory measure each: BenchmarkArgsHeap).
 func (e *Engine) checkParsed(t *tape, raw []byte, needTyped bool) (any, []byte, error) {
 	if err := t.parse(string(raw)); err != nil {
 		return nil, nil, err
 	}
-	if t.nodes[0].kind != tObject {
-		return nil, nil, refusal("", RuleSchema, errors.New("arguments are not a JSON object"))
-	}
-	if err := e.check.validate(t, 0); err != nil {
+	if err := e.validate(t); err != nil {
 		return nil, nil, err
 	}
-	// Only what the schema takes is forwarded, whatever the schema says
-	// about additional properties. (After the schema: an undeclared key the
-	// schema refuses is the schema's refusal.)
-	for p := 1; p < len(t.nodes); p = int(t.nodes[p].end) {
-		if k := t.nodes[p].key; !e.props[k] {
-			return nil, nil, refusal(t.pointer(p), RuleUndeclared, fmt.Errorf("argument %s is not a property of the tool's schema", truncQuote(k)))
-		}
-	}
-	// What the caller reads of the typed arguments must be what is
-	// forwarded: then the bytes are the typed arguments' own encoding.
-	// Without needTyped, in the common case, they are written straight
-	// from the tape.
-	var args any
-	fwd, ok := []byte(nil), false
-	if !needTyped {
-		fwd, ok = e.fastEncode(t, raw)
-	}
-	if !ok {
-		var err error
-		if args, fwd, err = e.decodeEncode(t, raw); err != nil {
-			return nil, nil, err
-		}
+	args, fwd, err := e.reencode(t, raw, needTyped)
+	if err != nil {
+		return nil, nil, err
 	}
 	// Anything the typed decode dropped, case-folded or altered would
 	// otherwise be approved in one form and forwarded in another. Identical
 	// bytes (a typed call, or a client that sends keys in schema order)
-	// are equal without a second parse.
+	// are equal without reading them again.
 	if !bytes.Equal(raw, fwd) {
 		if err := sameAsTape(t, fwd); err != nil {
 			return nil, nil, err
@@ -127,53 +147,78 @@ func (e *Engine) checkParsed(t *tape, raw []byte, needTyped bool) (any, []byte, 
 	return args, fwd, nil
 }
 
-// sameAsTape parses fwd and compares it with t as JSON values; a
-// difference is refused at its place in t.
-func sameAsTape(t *tape, fwd []byte) error {
-	back := getTape()
-	defer putTape(back)
-	if err := back.parse(string(fwd)); err != nil {
-		return refusal("", RuleRoundTrip, fmt.Errorf("re-encode: %w", err))
+// validate checks the parsed arguments against the schema, that they hold
+// only the schema's top-level properties, and that those the schema
+// mirrors into HTTP headers can be headers.
+func (e *Engine) validate(t *tape) error {
+	if t.nodes[0].kind() != tObject {
+		return refusal("", RuleSchema, errors.New("arguments are not a JSON object"))
 	}
-	if d := tapeDiff(t, 0, back, 0); d >= 0 {
-		return refusal(t.pointer(d), RuleRoundTrip, errors.New("the value does not survive the typed round trip (a key in another case, a lost value or precision)"))
+	if err := e.check.validate(t, 0); err != nil {
+		return err
 	}
-	return nil
+	// Only what the schema takes is forwarded, whatever the schema says
+	// about additional properties. (After the schema: an undeclared key the
+	// schema refuses is the schema's refusal.)
+	for p := 1; p < len(t.nodes); p = t.end(p) {
+		if k := t.key(p); !e.props[k] {
+			return refusal(t.pointer(p), RuleUndeclared, fmt.Errorf("argument %s is not a property of the tool's schema", truncQuote(k)))
+		}
+	}
+	return checkParamHeaders(t, e.headers)
 }
 
-// fastEncode is the re-encoding written straight from the tape by the
-// tool's codec (codecNode.encodeTape), for the common case; ok is false
-// when the tool has no codec or the case is not the common one.
-func (e *Engine) fastEncode(t *tape, raw []byte) ([]byte, bool) {
-	if e.codec == nil {
-		return nil, false
-	}
-	return e.codec.encodeTape(make([]byte, 0, len(raw)+16), t, 0)
-}
-
-// decodeEncode is the typed decode of the parsed arguments and their
-// re-encoding: by the tool's codec (argcodec.go), or by encoding/json for a
-// type it does not cover.
-func (e *Engine) decodeEncode(t *tape, raw []byte) (any, []byte, error) {
+// reencode returns the typed arguments (nil without needTyped, when they
+// are not made) and their re-encoding, the bytes to forward: what the
+// caller reads of the typed arguments must be what is forwarded. Without
+// needTyped, in the common case, the bytes are written straight from the
+// tape (codecNode.encodeTape); otherwise the typed decode makes the
+// arguments and they are encoded: by the tool's codec (argcodec.go), or by
+// encoding/json for a type it does not cover.
+func (e *Engine) reencode(t *tape, raw []byte, needTyped bool) (any, []byte, error) {
 	if e.codec == nil {
 		args, err := decodeArgs(e.typ, t.decodeInput(raw))
 		if err != nil {
 			return nil, nil, decodeError(t, fmt.Errorf("decode: %w", err))
 		}
-		fwd, err := json.Marshal(args)
+		fwd, err := MarshalPlain(args)
 		if err != nil {
 			return nil, nil, refusal("", RuleRoundTrip, fmt.Errorf("re-encode: %w", err))
 		}
+		if !needTyped {
+			return nil, fwd, nil
+		}
 		return args, fwd, nil
+	}
+	buf := make([]byte, 0, len(raw)+16) // the arguments' size, which the re-encoding usually is
+	if !needTyped {
+		if fwd, ok := e.codec.encodeTape(buf, t, 0); ok {
+			return nil, fwd, nil
+		}
 	}
 	p := reflect.New(e.typ)
 	if err := e.codec.decode(t, 0, p.Elem()); err != nil {
 		return nil, nil, err
 	}
-	return p.Interface(), e.codec.encode(make([]byte, 0, len(raw)+16), p.Elem(), t), nil
+	fwd := e.codec.encode(buf[:0], p.Elem(), false)
+	if !needTyped {
+		return nil, fwd, nil // the typed arguments go now
+	}
+	return p.Interface(), fwd, nil
 }
 
-var errArgsTooLarge = fmt.Errorf("arguments exceed %d bytes", MaxArgsBytes)
+// MarshalPlain is json.Marshal without HTML escaping (an Encoder with
+// SetEscapeHTML(false), without its newline): the encoding of the bytes
+// the engine forwards, which go to a JSON parser, not into a page.
+func MarshalPlain(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
 
 // Schema is a JSON Schema compiled by [CompileSchema], the validator
 // [Engine.Check] uses, for a value that is not a call's arguments (a

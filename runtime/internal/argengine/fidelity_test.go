@@ -59,7 +59,7 @@ func TestPatternECMADialect(t *testing.T) {
 	// Lookaround has no linear-time translation: the tool is still built
 	// (NewGate does not fail), and every call of it is refused, naming the
 	// pattern's pointer, whatever the value.
-	e, err := Compile([]byte(`{"type":"object","properties":{"s":{"type":"string","pattern":"^(?!admin)"}}}`), reflect.TypeFor[GetNoteArgs]())
+	e, err := Compile([]byte(`{"type":"object","properties":{"s":{"type":"string","pattern":"^(?!admin)"}}}`), reflect.TypeFor[GetNoteArgs](), testLimits)
 	if err != nil {
 		t.Fatalf("a tool with a lookahead pattern: %v", err)
 	}

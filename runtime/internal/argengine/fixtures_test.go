@@ -83,3 +83,7 @@ type CreateNoteArgs struct {
 	Body  ocpimpl.Nullable[string] `json:"body,omitzero"`
 	Meta  *NoteMeta                `json:"meta,omitzero"`
 }
+
+// testLimits are the limits of the engines of the tests: the gate's
+// defaults (runtime/ocp's DefaultMaxArgsBytes, DefaultMaxArgsValues).
+var testLimits = Limits{Bytes: 4 << 20, Values: 1 << 18}

@@ -43,8 +43,13 @@ const (
 	RuleNumberExponent Rule = "number-exponent"
 	// RuleDepth: nesting deeper than [MaxArgsDepth].
 	RuleDepth Rule = "nesting-depth"
-	// RuleSize: the arguments exceed [MaxArgsBytes].
+	// RuleSize: the arguments are longer than the limit of bytes
+	// ([Limits]).
 	RuleSize Rule = "size"
+	// RuleValues: the arguments hold more JSON values (every string,
+	// number, literal, array, object, member value and element counts
+	// one) than the limit ([Limits]).
+	RuleValues Rule = "value-count"
 	// RuleUndeclared: a top-level argument the schema does not declare as
 	// a property; only declared ones are forwarded, whatever the schema
 	// says of additional properties.
@@ -61,13 +66,19 @@ const (
 	// ECMA-262 translation the engine can run, so every call of the tool
 	// is refused, at the root (fail closed).
 	RulePatternUntranslatable Rule = "pattern-untranslatable"
+	// RuleParamHeader: an argument the tool's schema mirrors into an HTTP
+	// header (x-mcp-header, MCP 2026-07-28) holds a value no such header
+	// can carry: not a string, an integer within ±(2^53−1) or a boolean,
+	// or a string whose header form exceeds [MaxParamHeaderBytes]
+	// (paramheader.go).
+	RuleParamHeader Rule = "mcp-header-value"
 )
 
 // Rules returns the engine's rules, in the order above.
 func Rules() []Rule {
 	return []Rule{RuleSchema, RuleSyntax, RuleLoneSurrogate, RuleDuplicateKey, RuleNumberRange,
-		RuleNumberLength, RuleNumberExponent, RuleDepth, RuleSize, RuleUndeclared, RuleGoType,
-		RuleRoundTrip, RulePatternUntranslatable}
+		RuleNumberLength, RuleNumberExponent, RuleDepth, RuleSize, RuleValues, RuleUndeclared, RuleGoType,
+		RuleRoundTrip, RulePatternUntranslatable, RuleParamHeader}
 }
 
 // SchemaRule reports whether r is of the first kind: the arguments fail
@@ -162,12 +173,12 @@ func (t *tape) pointer(i int) string {
 	for n := 0; n < i; {
 		// The child of n that holds i: the one whose subtree ends past i.
 		p, k := n+1, 0
-		for int(t.nodes[p].end) <= i {
-			p, k = int(t.nodes[p].end), k+1
+		for t.end(p) <= i {
+			p, k = t.end(p), k+1
 		}
 		b.WriteByte('/')
-		if t.nodes[n].kind == tObject {
-			b.WriteString(jsonptr.EscapeToken(t.nodes[p].key))
+		if t.nodes[n].kind() == tObject {
+			b.WriteString(jsonptr.EscapeToken(t.key(p)))
 		} else {
 			b.WriteString(strconv.Itoa(k))
 		}
@@ -179,10 +190,10 @@ func (t *tape) pointer(i int) string {
 // badUTF8 is the refusal of raw, which is not valid UTF-8, at the string
 // or member name that holds the invalid bytes (outside strings they are a
 // syntax error of the parse).
-func badUTF8(raw []byte) error {
+func badUTF8(raw []byte, maxValues int) error {
 	t := getTape()
 	defer putTape(t)
-	t.strictUTF8 = true
+	t.strictUTF8, t.maxValues = true, maxValues
 	if err := t.parse(string(raw)); err != nil {
 		return err
 	}
@@ -199,10 +210,10 @@ func decodeError(t *tape, err error) *Refusal {
 		return refusal("", RuleGoType, err)
 	}
 	i, rest := 0, ute.Field
-	for rest != "" && t.nodes[i].kind == tObject {
+	for rest != "" && t.nodes[i].kind() == tObject {
 		next := -1
-		for p := i + 1; p < int(t.nodes[i].end); p = int(t.nodes[p].end) {
-			k := t.nodes[p].key
+		for p := i + 1; p < t.end(i); p = t.end(p) {
+			k := t.key(p)
 			if rest == k || strings.HasPrefix(rest, k+".") {
 				next = p
 				break
@@ -211,7 +222,7 @@ func decodeError(t *tape, err error) *Refusal {
 		if next < 0 {
 			break
 		}
-		i, rest = next, strings.TrimPrefix(rest[len(t.nodes[next].key):], ".")
+		i, rest = next, strings.TrimPrefix(rest[len(t.key(next)):], ".")
 	}
 	return refusal(t.pointer(i), RuleGoType, err)
 }

@@ -140,6 +140,8 @@ type snode struct {
 	// memo: reached by more than one edge, so its verdicts are remembered
 	// per instance location during a call.
 	memo bool
+	// id numbers the node in its schema, from 1 (memoBits' keys).
+	id int32
 	// edges are the subschemas this one applies, in place (same instance)
 	// or not, for the compile-time checks.
 	inPlace []*snode
@@ -491,7 +493,8 @@ func (c *schemaCompiler) compile(ptr string) *snode {
 		return n
 	}
 	n := &snode{ptr: ptr, res: c.resourceOf(ptr), draft7: c.draft7, minLength: -1, maxLength: -1,
-		minContains: -1, maxContains: -1, minItems: -1, maxItems: -1, minProps: -1, maxProps: -1}
+		minContains: -1, maxContains: -1, minItems: -1, maxItems: -1, minProps: -1, maxProps: -1,
+		id: int32(len(c.nodes) + 1)}
 	c.nodes[ptr] = n
 	v, _ := c.lookup(ptr)
 	switch v := v.(type) {
@@ -960,9 +963,9 @@ func (b *numBounds) floatValid(f float64) bool {
 	return f >= float64(b.iMin) && f <= float64(b.iMax) && (b.xmin == nil || f > float64(b.iXMin)) && (b.xmax == nil || f < float64(b.iXMax))
 }
 
-// check applies the numeric keywords to a literal exactly; num is its
-// float64. It returns the failure, or "".
-func (b *numBounds) check(lit string, num float64) string {
+// check applies the numeric keywords to a literal exactly. It returns the
+// failure, or "".
+func (b *numBounds) check(lit string) string {
 	if b.intBounds {
 		// A literal that passes needs no decimal; one that fails takes the
 		// path below, which says why.
@@ -970,8 +973,10 @@ func (b *numBounds) check(lit string, num float64) string {
 			if b.intValid(k) {
 				return ""
 			}
-		} else if b.iMult == 0 && canonicalFloatLiteral(lit) && b.floatValid(num) {
-			return ""
+		} else if b.iMult == 0 && canonicalFloatLiteral(lit) {
+			if f, _ := parseFloatLiteral(lit); b.floatValid(f) {
+				return ""
+			}
 		}
 	}
 	d, _ := parseDecimal(lit) // the tape bounded its exponent
@@ -993,20 +998,21 @@ func (b *numBounds) check(lit string, num float64) string {
 // typeBit is the JSON Schema type of node x: a number is an integer when
 // its literal has no fractional part (1.0 and 1e2 are integers,
 // 1.0000000000000001 is not).
-func typeBit(x *tapeNode) uint8 {
-	switch x.kind {
+func typeBit(t *tape, i int) uint8 {
+	switch t.nodes[i].kind() {
 	case tNull:
 		return jtNull
 	case tFalse, tTrue:
 		return jtBoolean
 	case tNumber:
+		lit := t.str(i)
 		switch {
-		case !notInt(x.str):
+		case !notInt(lit):
 			return jtInteger
-		case fractionOnly(x.str):
+		case fractionOnly(lit):
 			return jtNumber
 		}
-		if d, _ := parseDecimal(x.str); d.isInteger() {
+		if d, _ := parseDecimal(lit); d.isInteger() {
 			return jtInteger
 		}
 		return jtNumber
@@ -1109,10 +1115,14 @@ type evalCtx struct {
 	bound   []string
 	// sig identifies the part of the dynamic scope a $dynamicRef can see,
 	// for memo keys.
-	sig   int32
-	sigs  map[[2]int32]int32
-	memo  map[memoKey]memoVal
-	evals int
+	sig  int32
+	sigs map[[2]int32]int32
+	// memo holds the verdicts of memo nodes; memoBits those of the common
+	// case, without a dynamic scope's signature or annotations, 8 bytes a
+	// slot.
+	memo     map[memoKey]memoVal
+	memoBits memoSet
+	evals    int
 	// entered is the node whose scope and memo evalScoped has just
 	// handled, so that eval runs its body.
 	entered *snode
@@ -1218,7 +1228,14 @@ func (n *snode) evalScoped(c *evalCtx, i int, ann *anns) bool {
 		}
 	}
 	var ok bool
-	if n.memo {
+	if n.memo && c.sig == 0 && ann == nil {
+		var hit bool
+		if ok, hit = c.memoBits.get(n.id, i); !hit {
+			c.entered = n
+			ok = n.eval(c, i, nil)
+			c.memoBits.put(n.id, i, ok)
+		}
+	} else if n.memo {
 		key := memoKey{n, int32(i), c.sig, ann != nil}
 		if v, hit := c.memo[key]; hit {
 			ok = v.ok
@@ -1272,8 +1289,8 @@ func (n *snode) eval(c *evalCtx, i int, ann *anns) bool {
 	x := &c.t.nodes[i]
 	var local anns
 	var la *anns
-	if (ann != nil || n.unevalProps != nil || n.unevalItems != nil) && (x.kind == tObject || x.kind == tArray) {
-		local.init(x.n)
+	if (ann != nil || n.unevalProps != nil || n.unevalItems != nil) && (x.kind() == tObject || x.kind() == tArray) {
+		local.init(int32(c.t.count(i)))
 		la = &local
 	}
 	if n.ref != nil {
@@ -1282,7 +1299,7 @@ func (n *snode) eval(c *evalCtx, i int, ann *anns) bool {
 		}
 	}
 	if n.hasType {
-		got := typeBit(x)
+		got := typeBit(c.t, i)
 		if n.types&got == 0 && !(got == jtInteger && n.types&jtNumber != 0) {
 			return c.fail(i, "type: has type %q", typeName(got))
 		}
@@ -1290,16 +1307,17 @@ func (n *snode) eval(c *evalCtx, i int, ann *anns) bool {
 	if n.values && !n.checkValues(c, i) {
 		return false
 	}
-	switch x.kind {
+	switch x.kind() {
 	case tNumber:
 		if n.num != nil {
-			if msg := n.num.check(x.str, x.num); msg != "" {
+			if msg := n.num.check(c.t.str(i)); msg != "" {
 				return c.fail(i, "%s", msg)
 			}
 		}
 	case tString:
+		str := c.t.str(i)
 		if n.minLength >= 0 || n.maxLength >= 0 {
-			k := utf8.RuneCountInString(x.str)
+			k := utf8.RuneCountInString(str)
 			if n.minLength >= 0 && k < n.minLength {
 				return c.fail(i, "minLength: %d code points, fewer than %d", k, n.minLength)
 			}
@@ -1308,10 +1326,10 @@ func (n *snode) eval(c *evalCtx, i int, ann *anns) bool {
 			}
 		}
 		if n.patternFast != nil {
-			if !n.patternFast.match(x.str) {
+			if !n.patternFast.match(str) {
 				return c.fail(i, "pattern: does not match %q", n.patternSrc)
 			}
-		} else if n.pattern != nil && !n.pattern.MatchString(x.str) {
+		} else if n.pattern != nil && !n.pattern.MatchString(str) {
 			return c.fail(i, "pattern: does not match %q", n.patternSrc)
 		}
 	}
@@ -1329,7 +1347,7 @@ func (n *snode) eval(c *evalCtx, i int, ann *anns) bool {
 	if n.logic && !n.evalLogic(c, i, la) {
 		return false
 	}
-	switch x.kind {
+	switch x.kind() {
 	case tArray:
 		if n.arr && !n.evalArray(c, i, la) {
 			return false
@@ -1360,8 +1378,10 @@ func (n *snode) checkValues(c *evalCtx, i int) bool {
 	if n.enum != nil {
 		ok := false
 		if n.enumSet != nil {
-			_, ok = n.enumSet[t.nodes[i].str]
-			ok = ok && t.nodes[i].kind == tString
+			ok = t.nodes[i].kind() == tString
+			if ok {
+				_, ok = n.enumSet[t.str(i)]
+			}
 		} else {
 			for _, e := range n.enum {
 				if tapeEqualsJSON(t, i, e) {
@@ -1454,10 +1474,9 @@ func (n *snode) evalLogic(c *evalCtx, i int, la *anns) bool {
 
 func (n *snode) evalArray(c *evalCtx, i int, la *anns) bool {
 	t := c.t
-	x := &t.nodes[i]
 	if n.prefix != nil || n.items != nil {
 		k := 0
-		for p := i + 1; p < int(x.end); p, k = int(t.nodes[p].end), k+1 {
+		for p := i + 1; p < t.end(i); p, k = t.end(p), k+1 {
 			s := n.items
 			if k < len(n.prefix) {
 				s = n.prefix[k]
@@ -1476,7 +1495,7 @@ func (n *snode) evalArray(c *evalCtx, i int, la *anns) bool {
 	if n.contains != nil {
 		matched, k := 0, 0
 		c.quiet(func() bool {
-			for p := i + 1; p < int(x.end); p, k = int(t.nodes[p].end), k+1 {
+			for p := i + 1; p < t.end(i); p, k = t.end(p), k+1 {
 				if n.contains.eval(c, p, nil) {
 					matched++
 					if la != nil {
@@ -1497,18 +1516,21 @@ func (n *snode) evalArray(c *evalCtx, i int, la *anns) bool {
 			return c.fail(i, "maxContains: %d items match, more than %d", matched, n.maxContains)
 		}
 	}
-	if n.minItems >= 0 && int(x.n) < n.minItems {
-		return c.fail(i, "minItems: %d items, fewer than %d", x.n, n.minItems)
+	if n.minItems >= 0 || n.maxItems >= 0 {
+		k := t.count(i)
+		if n.minItems >= 0 && k < n.minItems {
+			return c.fail(i, "minItems: %d items, fewer than %d", k, n.minItems)
+		}
+		if n.maxItems >= 0 && k > n.maxItems {
+			return c.fail(i, "maxItems: %d items, more than %d", k, n.maxItems)
+		}
 	}
-	if n.maxItems >= 0 && int(x.n) > n.maxItems {
-		return c.fail(i, "maxItems: %d items, more than %d", x.n, n.maxItems)
-	}
-	if n.unique && x.n > 1 && !uniqueItems(t, i) {
+	if n.unique && t.moreThan(i, 1) && !uniqueItems(t, i) {
 		return c.fail(i, "uniqueItems: two items are equal")
 	}
 	if n.unevalItems != nil {
 		k := 0
-		for p := i + 1; p < int(x.end); p, k = int(t.nodes[p].end), k+1 {
+		for p := i + 1; p < t.end(i); p, k = t.end(p), k+1 {
 			if !la.has(k) && !n.unevalItems.eval(c, p, nil) {
 				return c.fail(i, "unevaluatedItems: item %d", k)
 			}
@@ -1520,11 +1542,10 @@ func (n *snode) evalArray(c *evalCtx, i int, la *anns) bool {
 
 func (n *snode) evalObject(c *evalCtx, i int, la *anns) bool {
 	t := c.t
-	x := &t.nodes[i]
 	if n.props != nil || n.patProps != nil || n.additional != nil || n.propNames != nil {
 		k := 0
-		for p := i + 1; p < int(x.end); p, k = int(t.nodes[p].end), k+1 {
-			key := t.nodes[p].key
+		for p := i + 1; p < t.end(i); p, k = t.end(p), k+1 {
+			key := t.key(p)
 			matched := false
 			if s, ok := n.props[key]; ok {
 				matched = true
@@ -1554,11 +1575,14 @@ func (n *snode) evalObject(c *evalCtx, i int, la *anns) bool {
 			}
 		}
 	}
-	if n.minProps >= 0 && int(x.n) < n.minProps {
-		return c.fail(i, "minProperties: %d properties, fewer than %d", x.n, n.minProps)
-	}
-	if n.maxProps >= 0 && int(x.n) > n.maxProps {
-		return c.fail(i, "maxProperties: %d properties, more than %d", x.n, n.maxProps)
+	if n.minProps >= 0 || n.maxProps >= 0 {
+		k := t.count(i)
+		if n.minProps >= 0 && k < n.minProps {
+			return c.fail(i, "minProperties: %d properties, fewer than %d", k, n.minProps)
+		}
+		if n.maxProps >= 0 && k > n.maxProps {
+			return c.fail(i, "maxProperties: %d properties, more than %d", k, n.maxProps)
+		}
 	}
 	for _, r := range n.required {
 		if t.member(i, r) < 0 {
@@ -1582,9 +1606,9 @@ func (n *snode) evalObject(c *evalCtx, i int, la *anns) bool {
 	}
 	if n.unevalProps != nil {
 		k := 0
-		for p := i + 1; p < int(x.end); p, k = int(t.nodes[p].end), k+1 {
+		for p := i + 1; p < t.end(i); p, k = t.end(p), k+1 {
 			if !la.has(k) && !n.unevalProps.eval(c, p, nil) {
-				return c.fail(i, "unevaluatedProperties: %q", t.nodes[p].key)
+				return c.fail(i, "unevaluatedProperties: %q", t.key(p))
 			}
 		}
 		la.setAll()
@@ -1596,7 +1620,8 @@ func (n *snode) evalObject(c *evalCtx, i int, la *anns) bool {
 // its own one-node tape.
 func (n *snode) nameValid(c *evalCtx, key string) bool {
 	kt := getTape()
-	kt.nodes = append(kt.nodes, tapeNode{kind: tString, str: key, end: 1})
+	kt.src = key
+	kt.nodes = append(kt.nodes, tapeNode{aux: uint32(len(key)), meta: uint32(tString)})
 	sub := evalCtx{t: kt, track: c.track, scope: c.scope, sig: c.sig, sigs: c.sigs, binding: c.binding, bound: c.bound}
 	ok := n.propNames.eval(&sub, 0, nil)
 	putTape(kt)
@@ -1604,12 +1629,13 @@ func (n *snode) nameValid(c *evalCtx, key string) bool {
 }
 
 // uniqueItems reports whether the items of the array at i are pairwise
-// unequal (numbers compared by value, exactly).
+// unequal (numbers compared by value, exactly). Beyond 32 items it finds
+// equal ones through a table of their hashes (hashTape, with a seed chosen
+// at random for the process): 8 bytes a slot, at most 2.5 slots an item.
 func uniqueItems(t *tape, i int) bool {
-	x := &t.nodes[i]
-	if x.n <= 32 {
-		for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
-			for q := int(t.nodes[p].end); q < int(x.end); q = int(t.nodes[q].end) {
+	if !t.moreThan(i, 32) {
+		for p := i + 1; p < t.end(i); p = t.end(p) {
+			for q := t.end(p); q < t.end(i); q = t.end(q) {
 				if tapeDiff(t, p, t, q) < 0 {
 					return false
 				}
@@ -1617,19 +1643,27 @@ func uniqueItems(t *tape, i int) bool {
 		}
 		return true
 	}
-	seed := maphash.MakeSeed()
-	byHash := make(map[uint64][]int, x.n)
-	for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
+	size := 8
+	for n := t.count(i); size*4 < n*5; {
+		size *= 2
+	}
+	slots := make([]uint64, size) // the hash's high half, and the item's node + 1
+	mask := size - 1
+	for p := i + 1; p < t.end(i); p = t.end(p) {
 		var h maphash.Hash
-		h.SetSeed(seed)
+		h.SetSeed(keySeed)
 		hashTape(&h, t, p)
-		s := h.Sum64()
-		for _, q := range byHash[s] {
-			if tapeDiff(t, p, t, q) < 0 {
+		sum := h.Sum64()
+		for k := int(sum) & mask; ; k = (k + 1) & mask {
+			v := slots[k]
+			if v == 0 {
+				slots[k] = sum>>32<<32 | uint64(p+1)
+				break
+			}
+			if v>>32 == sum>>32 && tapeDiff(t, p, t, int(uint32(v))-1) < 0 {
 				return false
 			}
 		}
-		byHash[s] = append(byHash[s], p)
 	}
 	return true
 }
@@ -1637,11 +1671,11 @@ func uniqueItems(t *tape, i int) bool {
 // hashTape hashes value i so that equal values (tapeEqual) hash alike:
 // exactly equal numbers have equal float64s.
 func hashTape(h *maphash.Hash, t *tape, i int) {
-	x := &t.nodes[i]
-	h.WriteByte(byte(x.kind))
-	switch x.kind {
+	kind := t.nodes[i].kind()
+	h.WriteByte(byte(kind))
+	switch kind {
 	case tNumber:
-		f := x.num
+		f := t.num(i)
 		if f == 0 {
 			f = 0 // -0 and 0 are equal
 		}
@@ -1652,19 +1686,19 @@ func hashTape(h *maphash.Hash, t *tape, i int) {
 		}
 		h.Write(b[:])
 	case tString:
-		h.WriteString(x.str)
+		h.WriteString(t.str(i))
 	case tArray:
-		for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
+		for p := i + 1; p < t.end(i); p = t.end(p) {
 			hashTape(h, t, p)
 		}
 	case tObject:
 		// Order-independent: combine member hashes commutatively.
 		var sum uint64
 		seed := h.Seed()
-		for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
+		for p := i + 1; p < t.end(i); p = t.end(p) {
 			var m maphash.Hash
 			m.SetSeed(seed)
-			m.WriteString(t.nodes[p].key)
+			m.WriteString(t.key(p))
 			hashTape(&m, t, p)
 			sum += m.Sum64()
 		}
@@ -1728,28 +1762,29 @@ func tapeEqualsJSON(t *tape, i int, v any) bool {
 	x := &t.nodes[i]
 	switch w := v.(type) {
 	case nil:
-		return x.kind == tNull
+		return x.kind() == tNull
 	case bool:
-		return w && x.kind == tTrue || !w && x.kind == tFalse
+		return w && x.kind() == tTrue || !w && x.kind() == tFalse
 	case *schemaNumber:
 		// Exactly equal numbers have the same float64: a different one
 		// settles it without decimals.
-		if x.kind != tNumber || x.num != w.f {
+		if x.kind() != tNumber || t.num(i) != w.f {
 			return false
 		}
-		if x.str == w.lit {
+		lit := t.str(i)
+		if lit == w.lit {
 			return true
 		}
-		a, _ := parseDecimal(x.str)
+		a, _ := parseDecimal(lit)
 		return cmpDecimal(&a, &w.d) == 0
 	case string:
-		return x.kind == tString && x.str == w
+		return x.kind() == tString && t.str(i) == w
 	case []any:
-		if x.kind != tArray || int(x.n) != len(w) {
+		if x.kind() != tArray || t.count(i) != len(w) {
 			return false
 		}
 		k := 0
-		for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
+		for p := i + 1; p < t.end(i); p = t.end(p) {
 			if !tapeEqualsJSON(t, p, w[k]) {
 				return false
 			}
@@ -1757,11 +1792,11 @@ func tapeEqualsJSON(t *tape, i int, v any) bool {
 		}
 		return true
 	case map[string]any:
-		if x.kind != tObject || int(x.n) != len(w) {
+		if x.kind() != tObject || t.count(i) != len(w) {
 			return false
 		}
-		for p := i + 1; p < int(x.end); p = int(t.nodes[p].end) {
-			e, ok := w[t.nodes[p].key]
+		for p := i + 1; p < t.end(i); p = t.end(p) {
+			e, ok := w[t.key(p)]
 			if !ok || !tapeEqualsJSON(t, p, e) {
 				return false
 			}

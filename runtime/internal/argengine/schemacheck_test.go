@@ -551,7 +551,12 @@ func corpusSchemas(t testing.TB) []*diffSchema {
 // TestSchemaCheckAgreesOnCorpus: every corpus schema compiles, and the
 // compiled validator agrees with santhosh-tekuri/jsonschema on instances
 // generated from each.
+//
+// Its value is its breadth, so it is skipped under -race
+// (testcorpus.SkipUnderRace) and .ci/breadth.sh runs it without -race: no
+// test of this package runs the engine concurrently, runtime/ocp's do.
 func TestSchemaCheckAgreesOnCorpus(t *testing.T) {
+	testcorpus.SkipUnderRace(t)
 	schemas := corpusSchemas(t)
 	r := rand.New(rand.NewPCG(1, 2))
 	n := 300
@@ -565,7 +570,15 @@ func TestSchemaCheckAgreesOnCorpus(t *testing.T) {
 	}
 }
 
+// TestSchemaCheckAgreesOnRandomSchemas: on random schemas, the compiled
+// validator agrees with santhosh-tekuri/jsonschema on instances generated
+// from each.
+//
+// Its value is its breadth, so it is skipped under -race
+// (testcorpus.SkipUnderRace) and .ci/breadth.sh runs it without -race: no
+// test of this package runs the engine concurrently, runtime/ocp's do.
 func TestSchemaCheckAgreesOnRandomSchemas(t *testing.T) {
+	testcorpus.SkipUnderRace(t)
 	r := rand.New(rand.NewPCG(3, 4))
 	schemas, compiled := 1500, 0
 	if testing.Short() {
@@ -757,7 +770,12 @@ func TestSchemaCheckBoundedWork(t *testing.T) {
 // paths to its exact decimal one: random numeric keywords (integers, near
 // 2^53, and fractions, which turn those paths off) against integer
 // literals at, next to and far from them, and fractions just beside them.
+//
+// Its value is its breadth, so it is skipped under -race
+// (testcorpus.SkipUnderRace) and .ci/breadth.sh runs it without -race: no
+// test of this package runs the engine concurrently, runtime/ocp's do.
 func TestIntBoundsAgreeWithDecimals(t *testing.T) {
+	testcorpus.SkipUnderRace(t)
 	r := rand.New(rand.NewPCG(5, 6))
 	bound := func() *float64 {
 		var f float64
@@ -822,11 +840,7 @@ func TestIntBoundsAgreeWithDecimals(t *testing.T) {
 		}
 		lits = append(lits, strconv.FormatFloat(r.Float64()*4-2, 'f', -1, 64), "0.1", "-0.1", "1.5", "-1.5")
 		for _, lit := range lits {
-			num, err := strconv.ParseFloat(lit, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got, want := c.check(lit, num), slow.check(lit, num); got != want {
+			if got, want := c.check(lit), slow.check(lit); got != want {
 				t.Fatalf("%s, %s: fast path %q, decimals %q", raw, lit, got, want)
 			}
 		}

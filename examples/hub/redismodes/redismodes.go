@@ -1,4 +1,4 @@
-// Package redismodes is the README's Redis clients for the confirm broker:
+// Package redismodes makes the Redis clients for the confirm broker:
 // one plain node, Redis Cluster, and a TLS node with a user that may run
 // only what the broker needs. Every Hub replica makes its own client and its
 // own broker, with the same Options.Prefix.

@@ -1,0 +1,153 @@
+package argengine
+
+import (
+	"encoding/json"
+	"reflect"
+	"runtime"
+	"testing"
+
+	"github.com/ocpgen/ocpgen/internal/argshapes"
+	"github.com/ocpgen/ocpgen/internal/heapmeter"
+)
+
+// The argument types of the shapes of internal/argshapes, as the generator
+// writes them.
+type (
+	heapInts struct {
+		V []int64 `json:"v"`
+	}
+	heapStrings struct {
+		V []string `json:"v"`
+	}
+	heapObject struct {
+		A *int64 `json:"a,omitzero"`
+	}
+	heapObjects struct {
+		V []heapObject `json:"v"`
+	}
+	heapRaw struct {
+		V json.RawMessage `json:"v"`
+	}
+	heapString struct {
+		V string `json:"v"`
+	}
+	heapMap struct {
+		V map[string]int64 `json:"v"`
+	}
+)
+
+// heapLimits take the shapes whole: every value of MaxLimitBytes in one
+// call.
+var heapLimits = Limits{Bytes: MaxLimitBytes, Values: MaxLimitValues}
+
+var heapTypes = map[string]reflect.Type{
+	"tiny-numbers":     reflect.TypeFor[heapInts](),
+	"shared-ref":       reflect.TypeFor[heapInts](),
+	"tiny-strings":     reflect.TypeFor[heapStrings](),
+	"tiny-objects":     reflect.TypeFor[heapObjects](),
+	"deep":             reflect.TypeFor[heapRaw](),
+	"long-string":      reflect.TypeFor[heapString](),
+	"escaped-string":   reflect.TypeFor[heapString](),
+	"html-string":      reflect.TypeFor[heapString](),
+	"invisible-string": reflect.TypeFor[heapString](),
+	"wide-object":      reflect.TypeFor[heapMap](),
+	"big-numbers":      reflect.TypeFor[heapRaw](),
+}
+
+func heapEngine(tb testing.TB, s argshapes.Shape) *Engine {
+	tb.Helper()
+	typ := heapTypes[s.Name]
+	if typ == nil {
+		tb.Fatalf("shape %s has no Go type here", s.Name)
+	}
+	e, err := Compile([]byte(s.InputSchema()), typ, heapLimits)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return e
+}
+
+// BenchmarkArgsHeap bounds the peak live heap of Check on the worst shapes
+// of arguments (internal/argshapes) of 4 MiB, whatever their number of
+// values (heapLimits), per byte of input,
+// with internal/heapmeter (a forced collection at every phase boundary;
+// the bound of a phase is the live heap at its start plus what it
+// allocates), and next to it that of json.Unmarshal into an any of the same
+// input, measured the same way. Metrics: peak-B/B, Check's peak (typed
+// decode or not, as the sub-benchmark's name says); json-any-B/B; and the
+// bound of each phase of Check run by hand: tape-B/B (the copy and the
+// parse), validate-B/B, encode-B/B (the typed decode and the re-encoding,
+// or the re-encoding from the tape), compare-B/B (the round-trip
+// comparison).
+func BenchmarkArgsHeap(b *testing.B) {
+	for _, s := range argshapes.All {
+		raw := s.Args(testLimits.Bytes, MaxLimitValues)
+		e := heapEngine(b, s)
+		for _, typed := range []bool{false, true} {
+			name := s.Name + "/untyped"
+			if typed {
+				name = s.Name + "/typed"
+			}
+			b.Run(name, func(b *testing.B) {
+				var peak, jsonPeak uint64
+				var phases []heapmeter.Phase
+				for b.Loop() {
+					m := heapmeter.Start()
+					args, fwd, err := e.Check(raw, typed)
+					m.Mark("check")
+					if err != nil {
+						b.Fatalf("%s: %v", s.Name, err)
+					}
+					runtime.KeepAlive(args)
+					runtime.KeepAlive(fwd)
+					peak = max(peak, m.Peak())
+
+					m = heapmeter.Start()
+					var v any
+					if err := json.Unmarshal(raw, &v); err != nil {
+						b.Fatal(err)
+					}
+					m.Mark("json")
+					runtime.KeepAlive(v)
+					jsonPeak = max(jsonPeak, m.Peak())
+
+					phases = checkPhases(b, e, raw, typed)
+				}
+				n := float64(len(raw))
+				b.ReportMetric(float64(peak)/n, "peak-B/B")
+				b.ReportMetric(float64(jsonPeak)/n, "json-any-B/B")
+				for _, p := range phases {
+					b.ReportMetric(float64(p.Peak)/n, p.Name+"-B/B")
+				}
+			})
+		}
+	}
+}
+
+// checkPhases runs Check's phases one by one (as checkParsed does) under a
+// heapmeter, and returns their bounds.
+func checkPhases(b *testing.B, e *Engine, raw []byte, typed bool) []heapmeter.Phase {
+	m := heapmeter.Start()
+	t := getTape()
+	t.maxValues = e.limits.Values
+	if err := t.parse(string(raw)); err != nil {
+		b.Fatal(err)
+	}
+	m.Mark("tape")
+	if err := e.validate(t); err != nil {
+		b.Fatal(err)
+	}
+	m.Mark("validate")
+	args, fwd, err := e.reencode(t, raw, typed)
+	if err != nil {
+		b.Fatal(err)
+	}
+	m.Mark("encode")
+	if err := sameAsTape(t, fwd); err != nil {
+		b.Fatal(err)
+	}
+	m.Mark("compare")
+	runtime.KeepAlive(args)
+	putTape(t)
+	return m.Phases()
+}

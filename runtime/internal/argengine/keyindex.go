@@ -1,0 +1,131 @@
+package argengine
+
+import "hash/maphash"
+
+// keyIndex finds a member of an object by name in constant expected time:
+// an open-addressing table of the members' node indices, hashed by name
+// with a seed chosen at random for the process (so that no input can be
+// built to collide). It holds 4 bytes a slot, at most 2.5 slots a member.
+type keyIndex struct {
+	slots []int32 // node index + 1; 0: empty
+	n     int
+}
+
+var keySeed = maphash.MakeSeed()
+
+// reset empties ix, with room for about n members.
+func (ix *keyIndex) reset(n int) {
+	size := 8
+	for size*4 < n*5 {
+		size *= 2
+	}
+	if cap(ix.slots) >= size {
+		ix.slots = ix.slots[:size]
+		clear(ix.slots)
+	} else {
+		ix.slots = make([]int32, size)
+	}
+	ix.n = 0
+}
+
+// insert adds member j of t, whose name ix does not hold yet.
+func (ix *keyIndex) insert(t *tape, j int) {
+	if (ix.n+1)*5 > len(ix.slots)*4 {
+		old := ix.slots
+		ix.slots, ix.n = make([]int32, 2*len(old)), 0
+		for _, v := range old {
+			if v != 0 {
+				ix.put(t.key(int(v-1)), v)
+			}
+		}
+	}
+	ix.put(t.key(j), int32(j+1))
+}
+
+func (ix *keyIndex) put(k string, v int32) {
+	mask := len(ix.slots) - 1
+	for s := int(maphash.String(keySeed, k)) & mask; ; s = (s + 1) & mask {
+		if ix.slots[s] == 0 {
+			ix.slots[s] = v
+			ix.n++
+			return
+		}
+	}
+}
+
+// find returns the member of t named k, or -1.
+func (ix *keyIndex) find(t *tape, k string) int {
+	mask := len(ix.slots) - 1
+	for s := int(maphash.String(keySeed, k)) & mask; ix.slots[s] != 0; s = (s + 1) & mask {
+		if j := int(ix.slots[s] - 1); t.key(j) == k {
+			return j
+		}
+	}
+	return -1
+}
+
+// memoSet remembers the verdicts of a validation's memo nodes (snode.memo)
+// by schema node and instance node, in the common case (no signature of a
+// dynamic scope, no annotations): an open-addressing table of 8-byte
+// slots, each a key and its verdict, hashed with the process's random
+// seed.
+type memoSet struct {
+	slots []uint64 // (id<<32 | instance node) << 1 | verdict; 0: empty
+	n     int
+}
+
+var memoSeed = uint64(maphash.Comparable(keySeed, "memo"))
+
+func memoKey64(id int32, i int) uint64 { return (uint64(uint32(id))<<32 | uint64(uint32(i))) << 1 }
+
+func memoHash(k uint64) uint64 {
+	k ^= memoSeed
+	k ^= k >> 33
+	k *= 0xff51afd7ed558ccd
+	k ^= k >> 33
+	return k
+}
+
+// get returns the verdict remembered for node id at instance node i.
+func (m *memoSet) get(id int32, i int) (ok, hit bool) {
+	if m.n == 0 {
+		return false, false
+	}
+	k := memoKey64(id, i)
+	mask := len(m.slots) - 1
+	for s := int(memoHash(k)) & mask; m.slots[s] != 0; s = (s + 1) & mask {
+		if m.slots[s]&^1 == k {
+			return m.slots[s]&1 == 1, true
+		}
+	}
+	return false, false
+}
+
+// put remembers ok for node id at instance node i, which m does not hold.
+func (m *memoSet) put(id int32, i int, ok bool) {
+	if (m.n+1)*5 > len(m.slots)*4 {
+		old := m.slots
+		m.slots, m.n = make([]uint64, max(16, 2*len(old))), 0
+		for _, v := range old {
+			if v != 0 {
+				m.insert(v)
+			}
+		}
+	}
+	v := memoKey64(id, i)
+	if ok {
+		v |= 1
+	}
+	m.insert(v)
+}
+
+func (m *memoSet) insert(v uint64) {
+	mask := len(m.slots) - 1
+	for s := int(memoHash(v&^1)) & mask; ; s = (s + 1) & mask {
+		if m.slots[s] == 0 {
+			m.slots[s] = v
+			m.n++
+			return
+		}
+	}
+}
