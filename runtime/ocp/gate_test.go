@@ -1244,6 +1244,13 @@ func TestToolShapeRefused(t *testing.T) {
 			t.Errorf("%s: NewGate error %v, want %q", tc.name, err, tc.want)
 		}
 	}
+	for _, ts := range []string{"required", "sometimes"} {
+		needsTask := DeleteEntities.Desc.Clone()
+		needsTask.TaskSupport = ts
+		if err := newGate(&Tool{Args: (*DeleteEntitiesArgs)(nil), Desc: *needsTask}); err == nil || !strings.Contains(err.Error(), "can only be called as a task") {
+			t.Errorf("execution.taskSupport %q: %v", ts, err)
+		}
+	}
 	edited := DeleteEntities.Desc.Clone()
 	edited.InputSchema = `{"type":"object"}`
 	if err := newGate(&Tool{Args: (*DeleteEntitiesArgs)(nil), Desc: *edited}); err == nil || !strings.Contains(err.Error(), "does not match its fingerprint") {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ocpgen/ocpgen/internal/impl"
 	"github.com/ocpgen/ocpgen/internal/testwait"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
@@ -392,13 +393,25 @@ func TestEachDriftIsAudited(t *testing.T) {
 	d.Title = "Read the graph"
 	d.Hints = ServerHints{ReadOnly: &yes, OpenWorld: &no}
 	d.OutputSchema = `{"properties":{"nodes":{"type":"integer"}},"type":"object"}`
+	d.Hints.Title = "Graph reader"
+	d.TaskSupport = impl.TaskOptional
+	icons := json.RawMessage(`[{"src":"https://example.com/g.png","mimeType":"image/png","sizes":["48x48"]}]`)
+	meta := json.RawMessage(`{"vendor":{"rank":1}}`)
+	var err error
+	if d.IconsFingerprint, err = impl.IconsFingerprint(icons); err != nil {
+		t.Fatal(err)
+	}
+	if d.MetaFingerprint, err = impl.MetaFingerprint(meta); err != nil {
+		t.Fatal(err)
+	}
 	c := NewCatalogue(testTiers, &Tool{Args: (*ReadGraphArgs)(nil), Desc: *d})
 	outFP, err := SchemaFingerprint([]byte(d.OutputSchema))
 	if err != nil {
 		t.Fatal(err)
 	}
 	generated := LiveTool{Name: d.Name, Fingerprint: d.Fingerprint, Title: d.Title, Description: d.Description,
-		Hints: ServerHints{ReadOnly: &yes, OpenWorld: &no}, OutputFingerprint: outFP}
+		Hints: ServerHints{Title: "Graph reader", ReadOnly: &yes, OpenWorld: &no}, OutputFingerprint: outFP,
+		Icons: icons, Meta: meta, TaskSupport: impl.TaskOptional}
 	for _, tc := range []struct {
 		name   string
 		change func(*LiveTool)
@@ -417,6 +430,20 @@ func TestEachDriftIsAudited(t *testing.T) {
 		{"openWorldHint absent", func(lt *LiveTool) { lt.Hints.OpenWorld = nil }, "annotations"},
 		{"outputSchema", func(lt *LiveTool) { lt.OutputFingerprint = "sha256:another" }, "outputSchema"},
 		{"outputSchema gone", func(lt *LiveTool) { lt.OutputFingerprint = "" }, "outputSchema"},
+		{"annotations.title", func(lt *LiveTool) { lt.Hints.Title = "Graph writer" }, "annotations.title"},
+		{"annotations.title gone", func(lt *LiveTool) { lt.Hints.Title = "" }, "annotations.title"},
+		{"icons", func(lt *LiveTool) { lt.Icons = json.RawMessage(`[{"src":"https://example.com/evil.png"}]`) }, "icons"},
+		{"icons gone", func(lt *LiveTool) { lt.Icons = nil }, "icons"},
+		{"icons with a member MCP does not define", func(lt *LiveTool) {
+			lt.Icons = json.RawMessage(`[{"sizes":["48x48"],"src":"https://example.com/g.png","x-extra":1,"mimeType":"image/png"}]`)
+		}, ""},
+		{"icons not an array", func(lt *LiveTool) { lt.Icons = json.RawMessage(`{"src":"https://example.com/g.png"}`) }, "icons"},
+		{"_meta", func(lt *LiveTool) { lt.Meta = json.RawMessage(`{"vendor":{"rank":2}}`) }, "_meta"},
+		{"_meta gone", func(lt *LiveTool) { lt.Meta = json.RawMessage(`{}`) }, "_meta"},
+		{"_meta in another order", func(lt *LiveTool) { lt.Meta = json.RawMessage(`{ "vendor" : { "rank" : 1.0 } }`) }, ""},
+		{"execution", func(lt *LiveTool) { lt.TaskSupport = impl.TaskForbidden }, "execution"},
+		{"execution gone", func(lt *LiveTool) { lt.TaskSupport = "" }, "execution"},
+		{"title and _meta", func(lt *LiveTool) { lt.Title, lt.Meta = "Graph", nil }, "title, _meta"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := newHarness(t, false, func(cfg *Config) { cfg.Catalogue = c })
