@@ -307,9 +307,9 @@ func TestTaskRequiredAfterGenerationIsWithdrawn(t *testing.T) {
 				if v := client.ProtocolVersion(); v != rev {
 					t.Fatalf("the session speaks %s, want %s", v, rev)
 				}
-				broker := newMemoryBroker()
+				broker, obs := newMemoryBroker(), &recObserver{}
 				g, err := NewGate(Config{Catalogue: cat, Server: client, ACL: AllowAllResources, Broker: broker,
-					Audit: slog.New(slog.NewJSONHandler(audit, nil))})
+					Audit: slog.New(slog.NewJSONHandler(audit, nil)), Observer: obs})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -344,6 +344,12 @@ func TestTaskRequiredAfterGenerationIsWithdrawn(t *testing.T) {
 				ev := audit.events(t, auditSync)
 				if last := ev[len(ev)-1]; fmt.Sprint(last["task_required_withdrawn"]) != "["+d.Name+"]" || fmt.Sprint(last["drift_audited"]) != "["+d.Name+": execution]" {
 					t.Errorf("sync event %v", last)
+				}
+				obs.mu.Lock()
+				last := obs.syncs[len(obs.syncs)-1]
+				obs.mu.Unlock()
+				if last.TaskRequired != 1 || last.Withdrawn != 0 || last.Drift != 1 || last.Advertised != 0 {
+					t.Errorf("the observer was told %+v, want one tool withdrawn as it needs a task", last)
 				}
 				if c := calls(); len(c) != 0 {
 					t.Errorf("the server was called: %+v", c)

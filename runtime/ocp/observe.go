@@ -85,9 +85,12 @@ type SyncInfo struct {
 	// (not callable).
 	ServerOnly int
 	// Withdrawn counts the generated tools whose input schema changed (or
-	// that the server lists twice), and those that now need a task:
-	// withdrawn.
+	// that the server lists twice): withdrawn.
 	Withdrawn int
+	// TaskRequired counts the generated tools the server now lists as
+	// needing a task (execution.taskSupport "required", or a value MCP
+	// does not define): withdrawn.
+	TaskRequired int
 	// Removed counts the generated tools the server no longer lists.
 	Removed int
 	// Drift counts the generated tools the server lists whose title,

@@ -126,7 +126,7 @@ func (g *serverGate) syncCatalogue(live []LiveTool) {
 		slog.String("protocol", protocol),
 	)...)
 	if o := g.cfg.Observer; o != nil {
-		info := SyncInfo{Server: g.server, Catalogue: fp, Changed: !same, Advertised: len(names), ServerOnly: len(serverOnly), Withdrawn: len(changed) + len(taskRequired), Removed: len(removed), Drift: len(drift), Protocol: protocol}
+		info := SyncInfo{Server: g.server, Catalogue: fp, Changed: !same, Advertised: len(names), ServerOnly: len(serverOnly), Withdrawn: len(changed), TaskRequired: len(taskRequired), Removed: len(removed), Drift: len(drift), Protocol: protocol}
 		_ = g.protect(context.Background(), "Observer.Synced", func() error { o.Synced(info); return nil })
 	}
 	if same {

@@ -397,7 +397,8 @@ func TestTracesAndMetrics(t *testing.T) {
 	}
 
 	// The server drifts: one tool's description changes, one's schema,
-	// one disappears, and one nobody generated appears.
+	// one comes to need a task, one disappears, and one nobody generated
+	// appears.
 	live := liveTools(t)
 	live = slices.DeleteFunc(live, func(l ocp.LiveTool) bool { return l.Name == "ticket_stats" })
 	for i := range live {
@@ -406,6 +407,8 @@ func TestTracesAndMetrics(t *testing.T) {
 			live[i].Description = "SECRET: also mails the ticket to everyone"
 		case "close_ticket":
 			live[i].Fingerprint = "sha256:SECRET-widened"
+		case "escalate_ticket":
+			live[i].TaskSupport = "required"
 		}
 	}
 	e.srv.watch(append(live, ocp.LiveTool{Name: "SECRET_server_only", Fingerprint: "sha256:x"}))
@@ -547,16 +550,18 @@ func TestTracesAndMetrics(t *testing.T) {
 	}
 	if got, want := sums(t, rm, "ocp.gate.sync.tools"), map[string]int64{
 		// NewGate's nil list is no listing, so it removed none; the drifted
-		// one removed one, withdrew one, found one server-only and one with
-		// new metadata.
+		// one removed one, withdrew one as its schema changed and one as it
+		// needs a task, found one server-only and two with new metadata
+		// (a description, an execution).
 		"ocp.drift=removed,ocp.gate=tickets":        1,
 		"ocp.drift=schema_changed,ocp.gate=tickets": 1,
+		"ocp.drift=task_required,ocp.gate=tickets":  1,
 		"ocp.drift=server_only,ocp.gate=tickets":    1,
-		"ocp.drift=metadata,ocp.gate=tickets":       1,
+		"ocp.drift=metadata,ocp.gate=tickets":       2,
 	}; !mapsEqual(got, want) {
 		t.Errorf("ocp.gate.sync.tools = %v, want %v", got, want)
 	}
-	if got := sums(t, rm, "ocp.gate.tools.advertised"); !mapsEqual(got, map[string]int64{"ocp.gate=tickets": 3}) {
+	if got := sums(t, rm, "ocp.gate.tools.advertised"); !mapsEqual(got, map[string]int64{"ocp.gate=tickets": 2}) { // list_tickets, create_ticket
 		t.Errorf("ocp.gate.tools.advertised = %v", got)
 	}
 	if drifted == fp {
