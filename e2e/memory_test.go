@@ -163,7 +163,7 @@ func sameDir(t *testing.T, got, want string) {
 }
 
 // memoryACL allows every resource of the graph except "graph/Secret".
-var memoryACL = ocp.ACLFunc(func(_ context.Context, _ ocp.Principal, _ *ocp.Descriptor, resources []string) error {
+var memoryACL = ocp.ACL(func(_ context.Context, _ ocp.Principal, _ *ocp.Descriptor, resources []string) error {
 	for _, r := range resources {
 		if r == "graph/Secret" {
 			return fmt.Errorf("resource %s is off limits", r)

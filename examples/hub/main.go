@@ -53,7 +53,7 @@ func newHub(server ocp.Server, audit *slog.Logger) (h *hub, stop func(), err err
 	h.gate, err = ocp.NewGate(ocp.Config{
 		Catalogue: ticketsocp.Catalogue,
 		Server:    server,
-		ACL:       ocp.ACLFunc(acl),
+		ACL:       acl,
 		Broker:    ocp.NewMemoryBroker(), // or redisbroker for several replicas
 		Audit:     audit,
 		// On connect, and whenever the server's tools change.

@@ -355,7 +355,7 @@ func testGateDeciderACL(t *testing.T, a, b ocp.ConfirmBroker) {
 	ra := NewReplica(t, a)
 	var mu sync.Mutex
 	var asked []string
-	rb := newReplica(t, b, catalogue, ocp.ACLFunc(func(_ context.Context, p ocp.Principal, _ *ocp.Descriptor, rs []string) error {
+	rb := newReplica(t, b, catalogue, ocp.ACL(func(_ context.Context, p ocp.Principal, _ *ocp.Descriptor, rs []string) error {
 		mu.Lock()
 		defer mu.Unlock()
 		asked = append(asked, p.ID+" "+fmt.Sprint(rs))

@@ -269,14 +269,16 @@ func BenchmarkCall(b *testing.B) {
 	// With a real ACL hook (which the gate must hand copies).
 	b.Run("gate-nop-acl", func(b *testing.B) {
 		g := benchGate(b, nop, nil)
-		g.one().cfg.ACL = ACLFunc(func(_ context.Context, p Principal, _ *Descriptor, rs []string) error {
+		sg := g.one()
+		sg.cfg.ACL = func(_ context.Context, p Principal, _ *Descriptor, rs []string) error {
 			for _, r := range rs {
 				if r != "graph" {
 					return errors.New("no")
 				}
 			}
 			return nil
-		})
+		}
+		sg.allowsAll = false
 		benchDispatch(b, g, "search_nodes", benchReadArgs)
 	})
 	b.Run("gate-nop-audit-json", func(b *testing.B) {

@@ -20,18 +20,20 @@ import (
 // errNotObject refuses arguments that are not a JSON object, before sending.
 var errNotObject = errors.New("ocp client: arguments are not a JSON object")
 
-// ProtocolVersion is the MCP revision the client asks for first: the
-// current one. A server that speaks it is spoken to in it (SEP-2575:
-// server/discover, no initialize handshake, subscriptions/listen, and on
-// Streamable HTTP no session); any other is spoken to in
-// [LegacyProtocolVersion] through the initialize handshake.
-const ProtocolVersion = "2026-07-28"
-
-// LegacyProtocolVersion is the revision the client offers a server that
-// does not speak [ProtocolVersion], in the initialize handshake. A server
-// may answer it with an older revision (2025-06-18, 2025-03-26,
-// 2024-11-05); the client speaks that one too, with the same rules.
-const LegacyProtocolVersion = "2025-11-25"
+// The MCP revisions the client asks for, in the order it asks.
+const (
+	// ProtocolVersion is the current revision, asked for first. A server
+	// that speaks it is spoken to in it (SEP-2575: server/discover, no
+	// initialize handshake, subscriptions/listen, and on Streamable HTTP no
+	// session); any other is spoken to in LegacyProtocolVersion through the
+	// initialize handshake.
+	ProtocolVersion = "2026-07-28"
+	// LegacyProtocolVersion is the revision offered in the initialize
+	// handshake to a server that does not speak ProtocolVersion. A server
+	// may answer it with an older revision (2025-06-18, 2025-03-26,
+	// 2024-11-05); the client speaks that one too, with the same rules.
+	LegacyProtocolVersion = "2025-11-25"
+)
 
 // spokenVersions are the revisions a session may use, newest first: what
 // a server receives under each is known (docs/mcp-revisions.md). A revision

@@ -223,7 +223,7 @@ func TestDecisionDoesNotReadTheArguments(t *testing.T) {
 	var aclSaw atomic.Value
 	broker := newMemoryBroker()
 	g, spy := loneGate(t, testCatalogue, broker, func(c *Config) {
-		c.ACL = ACLFunc(func(_ context.Context, p Principal, _ *Descriptor, rs []string) error {
+		c.ACL = ACL(func(_ context.Context, p Principal, _ *Descriptor, rs []string) error {
 			aclCalls.Add(1)
 			aclSaw.Store(strings.Join(rs, ","))
 			if p.ID == memOnly.ID {

@@ -461,8 +461,8 @@ func (g *serverGate) resources(ctx context.Context, gt *gateTool, args any) (res
 // the tier and scopes on its own copy, and renders resources and prompts
 // from the templates it bound at NewGate.
 func (g *serverGate) allow(ctx context.Context, p Principal, gt *gateTool, resources []string) error {
-	if g.cfg.ACL == AllowAllResources {
-		return nil // it allows everything and reads nothing
+	if g.allowsAll {
+		return nil
 	}
 	// The scopes and the resources are capped, so an append by the hook
 	// cannot write into the other.
@@ -478,7 +478,7 @@ func (g *serverGate) allow(ctx context.Context, p Principal, gt *gateTool, resou
 	if resources != nil {
 		rs = buf[ns : ns+nr : ns+nr]
 	}
-	if err := g.protect(ctx, "ACL", func() error { return g.cfg.ACL.Allow(ctx, p, &d, rs) }); err != nil {
+	if err := g.protect(ctx, "ACL", func() error { return g.cfg.ACL(ctx, p, &d, rs) }); err != nil {
 		return fmt.Errorf("acl: %w", err)
 	}
 	return nil

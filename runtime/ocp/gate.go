@@ -205,6 +205,9 @@ type serverGate struct {
 	byType map[reflect.Type]*gateTool // immutable
 	// advertised tells the Gate that this server's advertised set changed.
 	advertised func()
+	// allowsAll says that cfg.ACL is AllowAllResources, which reads nothing:
+	// the gate skips the hook and the copies made for it.
+	allowsAll bool
 
 	syncMu sync.Mutex
 	state  atomic.Pointer[catState]
@@ -446,7 +449,8 @@ func newServerGate(cfg Config, server string, expose map[string]string) (*server
 	if len(cfg.Catalogue.Tiers()) == 0 {
 		return nil, errors.New("ocp gate: the catalogue has no tiers: it was generated without a classification file, so no principal could ever be authorized. Write one (ocpgen init -snapshot S -o NAME.ocp.yaml), classify the tools, and regenerate with -classify")
 	}
-	g := &serverGate{cfg: cfg, audit: cfg.Audit, server: server, policy: cfg.Catalogue.PolicyDigest(), tools: make(map[string]*gateTool), byType: make(map[reflect.Type]*gateTool)}
+	g := &serverGate{cfg: cfg, audit: cfg.Audit, server: server, policy: cfg.Catalogue.PolicyDigest(), tools: make(map[string]*gateTool), byType: make(map[reflect.Type]*gateTool),
+		allowsAll: reflect.ValueOf(cfg.ACL).Pointer() == reflect.ValueOf(AllowAllResources).Pointer()}
 	g.byServer = g.tools
 	if expose != nil {
 		g.byServer = make(map[string]*gateTool)

@@ -376,7 +376,7 @@ func TestAuthorization(t *testing.T) {
 	var aclPanics bool
 	var seenResources [][]string
 	var mu sync.Mutex
-	acl := ACLFunc(func(_ context.Context, p Principal, tool *Descriptor, resources []string) error {
+	acl := ACL(func(_ context.Context, p Principal, tool *Descriptor, resources []string) error {
 		mu.Lock()
 		defer mu.Unlock()
 		seenResources = append(seenResources, resources)
@@ -691,7 +691,7 @@ func TestRightsRevokedWhilePending(t *testing.T) {
 		h := newHarness(t, true, func(c *Config) {
 			// Resources locked for one channel's principal: the
 			// approver (another channel) may still decide.
-			c.ACL = ACLFunc(func(_ context.Context, p Principal, _ *Descriptor, rs []string) error {
+			c.ACL = ACL(func(_ context.Context, p Principal, _ *Descriptor, rs []string) error {
 				mu.Lock()
 				defer mu.Unlock()
 				for _, r := range rs {

@@ -73,7 +73,7 @@ func TestResourcesAreBounded(t *testing.T) {
 	h := newHarness(t, false, func(cfg *Config) {
 		cfg.Catalogue = c
 		cfg.MaxResources = 100
-		cfg.ACL = ACLFunc(func(context.Context, Principal, *Descriptor, []string) error { asked++; return nil })
+		cfg.ACL = ACL(func(context.Context, Principal, *Descriptor, []string) error { asked++; return nil })
 	})
 	h.g.one().syncCatalogue(liveOf(c))
 	names := make([]string, 11)

@@ -137,7 +137,7 @@ func TestObserverSeesEveryStep(t *testing.T) {
 	h := newHarness(t, true, func(c *Config) {
 		c.Observer = obs
 		c.Server = srv
-		c.ACL = ACLFunc(func(ctx context.Context, p Principal, _ *Descriptor, rs []string) error {
+		c.ACL = ACL(func(ctx context.Context, p Principal, _ *Descriptor, rs []string) error {
 			hookMu.Lock()
 			aclSteps = append(aclSteps, ctx.Value(obsStepKey{}))
 			hookMu.Unlock()
@@ -331,7 +331,7 @@ func TestNoObserverKeepsTheContext(t *testing.T) {
 	var got []any
 	var mu sync.Mutex
 	h := newHarness(t, true, func(c *Config) {
-		c.ACL = ACLFunc(func(ctx context.Context, _ Principal, _ *Descriptor, _ []string) error {
+		c.ACL = ACL(func(ctx context.Context, _ Principal, _ *Descriptor, _ []string) error {
 			mu.Lock()
 			got = append(got, ctx.Value(key{}))
 			mu.Unlock()

@@ -31,23 +31,9 @@ func (p Principal) HasScope(s string) bool { return slices.Contains(p.Scopes, s)
 // only to the audit log. It is called before the confirm and again after
 // approval, so it may consult live state. tool is a copy: changing it has no
 // effect.
-type ACL interface {
-	Allow(ctx context.Context, p Principal, tool *Descriptor, resources []string) error
-}
-
-// ACLFunc adapts a function to [ACL].
-type ACLFunc func(ctx context.Context, p Principal, tool *Descriptor, resources []string) error
-
-// Allow calls f.
-func (f ACLFunc) Allow(ctx context.Context, p Principal, tool *Descriptor, resources []string) error {
-	return f(ctx, p, tool, resources)
-}
+type ACL func(ctx context.Context, p Principal, tool *Descriptor, resources []string) error
 
 // AllowAllResources is an [ACL] that allows every resource. Tier and scopes
 // are still checked. A Gate has no implicit ACL: a Hub that wants no resource
-// checks must say so by choosing this value.
-var AllowAllResources ACL = allowAll{}
-
-type allowAll struct{}
-
-func (allowAll) Allow(context.Context, Principal, *Descriptor, []string) error { return nil }
+// checks must say so by choosing this function.
+func AllowAllResources(context.Context, Principal, *Descriptor, []string) error { return nil }

@@ -126,7 +126,7 @@ func newEnvWith(t *testing.T, broker ocp.ConfirmBroker) *env {
 	e.gate, err = ocp.NewGate(ocp.Config{
 		Catalogue: ticketsocp.Catalogue,
 		Server:    e.srv,
-		ACL: ocp.ACLFunc(func(_ context.Context, _ ocp.Principal, _ *ocp.Descriptor, rs []string) error {
+		ACL: ocp.ACL(func(_ context.Context, _ ocp.Principal, _ *ocp.Descriptor, rs []string) error {
 			for _, r := range rs {
 				if strings.Contains(r, secret) || r == forbiddenResource {
 					return fmt.Errorf("%s is off limits", r)

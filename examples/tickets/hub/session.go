@@ -33,7 +33,7 @@ var (
 
 // acl is the Hub's resource rule: everyone may touch the desk's tickets.
 // A real Hub would look the resources up in its own store.
-var acl = ocp.ACLFunc(func(ctx context.Context, p ocp.Principal, tool *ocp.Descriptor, resources []string) error {
+var acl = ocp.ACL(func(ctx context.Context, p ocp.Principal, tool *ocp.Descriptor, resources []string) error {
 	for _, r := range resources {
 		if r != "tickets" && !strings.HasPrefix(r, "tickets/") {
 			return fmt.Errorf("%s may not touch %s", p.ID, r)
