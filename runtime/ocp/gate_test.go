@@ -394,8 +394,12 @@ func TestAuthorization(t *testing.T) {
 		return nil
 	})
 	h := newHarness(t, true, func(c *Config) { c.ACL = acl })
-	stop := autoDecide(t, h, alicePhone, true)
-	defer stop()
+	// A forbidden call must not reach the confirm. One that does is denied
+	// at once, through the broker (which the gate's decider checks would
+	// refuse here), so that the test fails on it without waiting its TTL.
+	denyAll := h.broker.Subscribe(func(r ConfirmRequest) {
+		_ = h.broker.Resolve(context.Background(), bob, ConfirmDecision{ID: r.ID, Digest: r.Digest})
+	})
 
 	for _, tc := range []struct {
 		name string
@@ -440,6 +444,8 @@ func TestAuthorization(t *testing.T) {
 	mu.Lock()
 	aclPanics = false
 	mu.Unlock()
+	denyAll()
+	defer autoDecide(t, h, alicePhone, true)()
 	if res := h.g.Dispatch(context.Background(), alice, req("ok", "delete_entities", `{"entityNames":["a","b"]}`)); !res.OK {
 		t.Fatalf("allowed write: %+v", res)
 	}
