@@ -492,7 +492,9 @@ func testRequestErrors(t *testing.T, a, b ocp.ConfirmBroker) {
 	p := pendingFor("c-dup", time.Hour)
 	res, seen := start(context.Background(), t, a, b, p)
 	for name, br := range map[string]ocp.ConfirmBroker{"same replica": a, "other replica": b} {
-		q := pendingFor("c-dup", time.Minute)
+		// A second's life: a broker that accepts the duplicate fails here
+		// when it expires, not a minute later.
+		q := pendingFor("c-dup", time.Second)
 		q.Request.Digest = "sha256:an-impostor"
 		if d, err := br.Request(context.Background(), q); err == nil {
 			t.Fatalf("duplicate id on the %s accepted: %+v", name, d)
