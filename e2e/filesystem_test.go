@@ -150,6 +150,8 @@ func run(node, entry, root, outside string) error {
 		select {
 		case r := <-confirms:
 			return r, nil
+		case r := <-done: // the confirm was skipped: fail now, not at the minute
+			return ocp.ConfirmRequest{}, fmt.Errorf("the write returned before a confirm request was published: ok %v, reason %q, output %s", r.OK, r.Reason, r.Output)
 		case <-time.After(time.Minute):
 			return ocp.ConfirmRequest{}, fmt.Errorf("no confirm request was published")
 		}

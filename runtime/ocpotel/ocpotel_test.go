@@ -175,7 +175,14 @@ func (e *env) write(t *testing.T, args string, approve bool) (ocp.ActionResult, 
 	go func() {
 		done <- e.gate.Dispatch(context.Background(), alice, req("w-SECRET-call-id", "create_ticket", args))
 	}()
-	r := testwait.Recv(t, opened, "the write's confirm to open")
+	var r ocp.ConfirmRequest
+	select {
+	case r = <-opened:
+	case res := <-done: // the confirm was skipped: fail now, not at the guard
+		t.Fatalf("the write returned before its confirm opened: ok %v, reason %q, output %s", res.OK, res.Reason, res.Output)
+	case <-time.After(testwait.Guard):
+		t.Fatalf("waited %v for the write's confirm to open: it never came", testwait.Guard)
+	}
 	during := e.pending(t, "create_ticket")
 	if err := e.gate.Resolve(context.Background(), phone, ocp.ConfirmDecision{ID: r.ID, Approve: approve, Digest: r.Digest}); err != nil {
 		t.Fatal(err)
