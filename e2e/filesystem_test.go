@@ -145,12 +145,24 @@ func run(node, entry, root, outside string) error {
 	}
 	defer client.Close()
 
+	done := make(chan ocp.ActionResult, 1)
 	next := func() (ocp.ConfirmRequest, error) {
 		select {
 		case r := <-confirms:
 			return r, nil
+		case r := <-done: // the confirm was skipped: fail now, not at the minute
+			return ocp.ConfirmRequest{}, fmt.Errorf("the write returned before a confirm request was published: ok %v, reason %q, output %s", r.OK, r.Reason, r.Output)
 		case <-time.After(time.Minute):
 			return ocp.ConfirmRequest{}, fmt.Errorf("no confirm request was published")
+		}
+	}
+	// result waits for a write's result, as next waits for its confirm.
+	result := func() ocp.ActionResult {
+		select {
+		case r := <-done:
+			return r
+		case <-time.After(time.Minute):
+			return ocp.ActionResult{ID: "(none)", Error: "the write did not return within a minute"}
 		}
 	}
 	reader := ocp.Principal{ID: "ann", Tier: "visitor", Scopes: []string{"fs.read"}, Peer: "model"}
@@ -175,7 +187,6 @@ func run(node, entry, root, outside string) error {
 	}
 
 	// A write, held until the peer approves.
-	done := make(chan ocp.ActionResult, 1)
 	go func() {
 		done <- g.Call(ctx, writer, fsocp.WriteFileArgs{Path: root + "/approved.txt", Content: "approved\n"})
 	}()
@@ -189,7 +200,7 @@ func run(node, entry, root, outside string) error {
 	if err := g.Resolve(ctx, peer, ocp.ConfirmDecision{ID: req.ID, Approve: true, Digest: req.Digest}); err != nil {
 		return err
 	}
-	if r := <-done; !r.OK {
+	if r := result(); !r.OK {
 		return fmt.Errorf("approved write_file: %+v", r)
 	}
 
@@ -203,7 +214,7 @@ func run(node, entry, root, outside string) error {
 	if err := g.Resolve(ctx, peer, ocp.ConfirmDecision{ID: req.ID, Approve: false, Digest: req.Digest}); err != nil {
 		return err
 	}
-	if r := <-done; r.OK || r.Reason != ocp.ReasonDenied {
+	if r := result(); r.OK || r.Reason != ocp.ReasonDenied {
 		return fmt.Errorf("denied write_file: %+v", r)
 	}
 
@@ -224,7 +235,7 @@ func run(node, entry, root, outside string) error {
 	if err := g.Resolve(ctx, peer, ocp.ConfirmDecision{ID: req.ID, Approve: false, Digest: req.Digest}); err != nil {
 		return err
 	}
-	if r := <-done; r.Reason != ocp.ReasonDenied {
+	if r := result(); r.Reason != ocp.ReasonDenied {
 		return fmt.Errorf("denied create_directory: %+v", r)
 	}
 
@@ -239,7 +250,7 @@ func run(node, entry, root, outside string) error {
 	if err := g.Resolve(ctx, peer, ocp.ConfirmDecision{ID: req.ID, Approve: true, Digest: req.Digest}); err != nil {
 		return err
 	}
-	r = <-done
+	r = result()
 	if r.OK || r.Reason != ocp.ReasonFailed || !strings.HasPrefix(r.Error, "Could not write that file. (ref ") || strings.Contains(r.Error, outside) || strings.Contains(r.Error, "denied") {
 		return fmt.Errorf("write_file outside the root: %+v", r)
 	}

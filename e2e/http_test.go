@@ -20,6 +20,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/ocpgen/ocpgen/examples/tickets/ticketsocp"
+	"github.com/ocpgen/ocpgen/internal/testwait"
 	"github.com/ocpgen/ocpgen/ocpgentest"
 	ocp "github.com/ocpgen/ocpgen/runtime/ocp"
 )
@@ -97,7 +98,7 @@ func (s *ticketsServerProc) kill() {
 	case <-s.exited:
 	default:
 		_ = s.cmd.Process.Kill()
-		<-s.exited
+		testwait.Closed(s.t, s.exited, "tickets-server to exit after SIGKILL")
 	}
 	s.cmd = nil
 }

@@ -19,6 +19,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/ocpgen/ocpgen/internal/redistest"
+	"github.com/ocpgen/ocpgen/internal/testwait"
 	"github.com/ocpgen/ocpgen/runtime/brokertest"
 	"github.com/ocpgen/ocpgen/runtime/ocp"
 )
@@ -84,7 +85,7 @@ func TestUnreachableRedisDeniesWrite(t *testing.T) {
 	addr := fmt.Sprintf("127.0.0.1:%d", freePort(t))
 	br := newBroker(t, addr, Options{OpTimeout: 500 * time.Millisecond})
 	r := brokertest.NewReplica(t, br)
-	res := <-r.Dispatch(brokertest.Requester, "close_ticket", `{"ticket":"T-1"}`)
+	res := testwait.Recv(t, r.Dispatch(brokertest.Requester, "close_ticket", `{"ticket":"T-1"}`), "the write's result while Redis is unreachable")
 	if res.OK || res.Reason != ocp.ReasonDenied {
 		t.Fatalf("result = %+v, want denied", res)
 	}
@@ -174,7 +175,7 @@ func TestRedisRestartDeniesPending(t *testing.T) {
 	if err := rb.Gate().Resolve(context.Background(), brokertest.Decider, ocp.ConfirmDecision{ID: r.ID, Approve: true, Digest: r.Digest}); err != nil {
 		t.Fatal(err)
 	}
-	if res := <-out; !res.OK {
+	if res := testwait.Recv(t, out, "the result of the write after the restart"); !res.OK {
 		t.Fatalf("write after the restart: %+v", res)
 	}
 	if c := ra.Calls(); !slices.Equal(c, []string{`close_ticket {"ticket":"T-after"}`}) {
@@ -239,9 +240,17 @@ func TestReplicaDiesConfirmVanishes(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = child.Process.Kill(); _ = child.Wait() })
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil || strings.TrimSpace(line) != "PENDING c-orphan" {
-		t.Fatalf("child said %q, %v", line, err)
+	type read struct {
+		line string
+		err  error
+	}
+	lines := make(chan read, 1)
+	go func() {
+		line, err := bufio.NewReader(stdout).ReadString('\n')
+		lines <- read{line, err}
+	}()
+	if r := testwait.Recv(t, lines, "the child replica to say its confirm is pending"); r.err != nil || strings.TrimSpace(r.line) != "PENDING c-orphan" {
+		t.Fatalf("child said %q, %v", r.line, r.err)
 	}
 	// The child printed it from its subscription, so it is registered. (Not
 	// awaited in b's Pending: a child that a loaded machine stalls for the

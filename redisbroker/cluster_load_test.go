@@ -15,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/ocpgen/ocpgen/internal/redistest"
+	"github.com/ocpgen/ocpgen/internal/testwait"
 	"github.com/ocpgen/ocpgen/runtime/brokertest"
 	"github.com/ocpgen/ocpgen/runtime/ocp"
 )
@@ -97,9 +98,9 @@ func TestClusterConfirmSlotLoad(t *testing.T) {
 			}
 		}()
 	}
-	wg.Wait()
+	testwait.Wait(t, &wg, "the %d writes to return", n)
 	elapsed := time.Since(t0)
-	deciders.Wait()
+	testwait.Wait(t, &deciders, "the deciders to decide every write")
 	after := snapshot(t, c)
 	if decideErrs.Load() != 0 || approved.Load()+denied.Load() != int64(n) {
 		t.Fatalf("%d approved, %d denied of %d; %d decisions refused", approved.Load(), denied.Load(), n, decideErrs.Load())

@@ -9,7 +9,7 @@ import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 // Catalogue lists every generated tool, in name order, with the
 // classification's tiers (lowest first) and the digest of their policy,
 // which the gate checks.
-var Catalogue = ocpimpl.NewCatalogue("sha256:4f1f27c01bfa2ef947dd0625e0fb2dc5ae6986797ee9532bf1036b94156e816c", []string{"anonymous", "visitor", "member", "operator", "admin"}, ocpTools[:]...)
+var Catalogue = ocpimpl.NewCatalogue("sha256:43ebb0fa8e82096bb7ab3151ac4203a3d7fb0a6201c96eaefef7a344fb464243", []string{"anonymous", "visitor", "member", "operator", "admin"}, ocpTools[:]...)
 
 // ocpTools are the tools of Catalogue, in name order.
 var ocpTools = [...]*ocpimpl.Tool{

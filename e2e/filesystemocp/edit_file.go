@@ -47,6 +47,7 @@ var EditFile = &ocpimpl.Tool{
 			Idempotent:  &ocpFalse,
 			OpenWorld:   &ocpFalse,
 		},
+		TaskSupport: "forbidden",
 	},
 }
 

@@ -35,6 +35,7 @@ var GetFileInfo = &ocpimpl.Tool{
 			ReadOnly:  &ocpTrue,
 			OpenWorld: &ocpFalse,
 		},
+		TaskSupport: "forbidden",
 	},
 }
 

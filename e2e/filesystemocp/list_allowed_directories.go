@@ -32,6 +32,7 @@ var ListAllowedDirectories = &ocpimpl.Tool{
 			ReadOnly:  &ocpTrue,
 			OpenWorld: &ocpFalse,
 		},
+		TaskSupport: "forbidden",
 	},
 }
 

@@ -48,6 +48,7 @@ var MoveFile = &ocpimpl.Tool{
 			Idempotent:  &ocpFalse,
 			OpenWorld:   &ocpFalse,
 		},
+		TaskSupport: "forbidden",
 	},
 }
 

@@ -35,6 +35,7 @@ var ReadMediaFile = &ocpimpl.Tool{
 			ReadOnly:  &ocpTrue,
 			OpenWorld: &ocpFalse,
 		},
+		TaskSupport: "forbidden",
 	},
 }
 

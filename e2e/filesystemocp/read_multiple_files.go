@@ -35,6 +35,7 @@ var ReadMultipleFiles = &ocpimpl.Tool{
 			ReadOnly:  &ocpTrue,
 			OpenWorld: &ocpFalse,
 		},
+		TaskSupport: "forbidden",
 	},
 }
 

@@ -35,6 +35,7 @@ var SearchFiles = &ocpimpl.Tool{
 			ReadOnly:  &ocpTrue,
 			OpenWorld: &ocpFalse,
 		},
+		TaskSupport: "forbidden",
 	},
 }
 

@@ -46,6 +46,7 @@ var WriteFile = &ocpimpl.Tool{
 			Idempotent:  &ocpTrue,
 			OpenWorld:   &ocpFalse,
 		},
+		TaskSupport: "forbidden",
 	},
 }
 

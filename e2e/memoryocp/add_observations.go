@@ -44,6 +44,7 @@ var AddObservations = &ocpimpl.Tool{
 			Idempotent:  &ocpFalse,
 			OpenWorld:   &ocpFalse,
 		},
+		TaskSupport: "forbidden",
 	},
 }
 

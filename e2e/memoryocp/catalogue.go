@@ -9,7 +9,7 @@ import ocpimpl "github.com/ocpgen/ocpgen/runtime/ocpimpl"
 // Catalogue lists every generated tool, in name order, with the
 // classification's tiers (lowest first) and the digest of their policy,
 // which the gate checks.
-var Catalogue = ocpimpl.NewCatalogue("sha256:1cf565fca78e15c8ac971d1186fa623b5275b8e7c9b4c43963dba950d39eea8c", []string{"anonymous", "visitor", "member", "operator", "admin"}, ocpTools[:]...)
+var Catalogue = ocpimpl.NewCatalogue("sha256:ff3d0995158fbf4f2f3b038d6f69febea41bbee99e137dd84f35df01e2ae7651", []string{"anonymous", "visitor", "member", "operator", "admin"}, ocpTools[:]...)
 
 // ocpTools are the tools of Catalogue, in name order.
 var ocpTools = [...]*ocpimpl.Tool{

@@ -44,6 +44,7 @@ var CreateEntities = &ocpimpl.Tool{
 			Idempotent:  &ocpFalse,
 			OpenWorld:   &ocpFalse,
 		},
+		TaskSupport: "forbidden",
 	},
 }
 

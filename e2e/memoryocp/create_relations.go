@@ -44,6 +44,7 @@ var CreateRelations = &ocpimpl.Tool{
 			Idempotent:  &ocpFalse,
 			OpenWorld:   &ocpFalse,
 		},
+		TaskSupport: "forbidden",
 	},
 }
 

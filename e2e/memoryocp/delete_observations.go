@@ -44,6 +44,7 @@ var DeleteObservations = &ocpimpl.Tool{
 			Idempotent:  &ocpTrue,
 			OpenWorld:   &ocpFalse,
 		},
+		TaskSupport: "forbidden",
 	},
 }
 

@@ -44,6 +44,7 @@ var DeleteRelations = &ocpimpl.Tool{
 			Idempotent:  &ocpTrue,
 			OpenWorld:   &ocpFalse,
 		},
+		TaskSupport: "forbidden",
 	},
 }
 

@@ -34,6 +34,7 @@ var ReadGraph = &ocpimpl.Tool{
 			Idempotent:  &ocpTrue,
 			OpenWorld:   &ocpFalse,
 		},
+		TaskSupport: "forbidden",
 	},
 }
 

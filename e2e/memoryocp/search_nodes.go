@@ -34,6 +34,7 @@ var SearchNodes = &ocpimpl.Tool{
 			Idempotent:  &ocpTrue,
 			OpenWorld:   &ocpFalse,
 		},
+		TaskSupport: "forbidden",
 	},
 }
 

@@ -9,6 +9,7 @@ package impl
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -92,6 +93,8 @@ func (m BindMode) Prompt() bool { return m == BindText || m == BindJSON || m == 
 // ServerHints are the annotations the MCP server sent for a tool. They are
 // kept for display and review only: no decision reads them.
 type ServerHints struct {
+	// Title is annotations.title ("" when absent).
+	Title       string `json:",omitempty"`
 	ReadOnly    *bool
 	Destructive *bool
 	Idempotent  *bool
@@ -121,6 +124,88 @@ type Descriptor struct {
 	Policy Policy
 	// Hints are the server's annotations: not trusted.
 	Hints ServerHints
+	// TaskSupport is the tool's execution.taskSupport in the snapshot: ""
+	// (absent), TaskForbidden or TaskOptional. A tool that needs a task
+	// (see [CallableWithoutTask]) is never generated.
+	TaskSupport string `json:",omitempty"`
+	// IconsFingerprint is [IconsFingerprint] of the tool's icons, "" when
+	// it has none.
+	IconsFingerprint string `json:",omitempty"`
+	// MetaFingerprint is [MetaFingerprint] of the tool's _meta, "" when it
+	// has none.
+	MetaFingerprint string `json:",omitempty"`
+}
+
+// The values of a tool's execution.taskSupport (MCP 2025-11-25) that
+// [CallableWithoutTask] accepts, besides "" (absent).
+const (
+	TaskForbidden = "forbidden"
+	TaskOptional  = "optional"
+	TaskRequired  = "required"
+)
+
+// CallableWithoutTask reports whether a tool whose execution.taskSupport
+// is ts can be called without task augmentation, as the gate calls every
+// tool: absent, "forbidden" or "optional". "required", and any value MCP
+// does not define, may need a task: such a tool is neither generated nor
+// advertised.
+func CallableWithoutTask(ts string) bool {
+	return ts == "" || ts == TaskForbidden || ts == TaskOptional
+}
+
+// IconsFingerprint returns the fingerprint by which a generated descriptor
+// and a live tool compare their icons: of each icon, the members MCP
+// defines (src, mimeType, sizes, theme; no other member counts), as
+// canonical JSON. icons is the JSON of the icons array; null and an empty
+// array are no icons ("").
+func IconsFingerprint(icons []byte) (string, error) {
+	var raw []json.RawMessage
+	if err := json.Unmarshal(icons, &raw); err != nil {
+		return "", fmt.Errorf("icons: not an array: %w", err)
+	}
+	if len(raw) == 0 {
+		return "", nil
+	}
+	type icon struct {
+		Src      string   `json:"src"`
+		MIMEType string   `json:"mimeType,omitempty"`
+		Sizes    []string `json:"sizes,omitempty"`
+		Theme    string   `json:"theme,omitempty"`
+	}
+	list := make([]icon, len(raw))
+	for i, r := range raw {
+		if err := json.Unmarshal(r, &list[i]); err != nil {
+			return "", fmt.Errorf("icon %d is not an MCP icon (an object of strings src, mimeType and theme, and sizes, an array of strings)", i)
+		}
+	}
+	b, err := json.Marshal(list)
+	if err != nil {
+		return "", fmt.Errorf("icons: %w", err)
+	}
+	return canon.SchemaFingerprint(b)
+}
+
+// MetaFingerprint returns the fingerprint by which a generated descriptor
+// and a live tool compare their _meta: canonical JSON with every number as
+// the float64 a go-sdk client decodes it to (as [canon.SchemaFingerprint]).
+// meta is the JSON of the _meta object; null and an empty object are no
+// _meta ("").
+func MetaFingerprint(meta []byte) (string, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(meta, &m); err != nil {
+		return "", fmt.Errorf("_meta: %w", err)
+	}
+	if len(m) == 0 {
+		return "", nil
+	}
+	fp, err := canon.SchemaFingerprint(meta)
+	if err != nil {
+		if u := errors.Unwrap(err); u != nil {
+			err = u // json's own error, without the fingerprint's prefix
+		}
+		return "", fmt.Errorf("_meta: %w", err)
+	}
+	return fp, nil
 }
 
 // Write reports whether the tool is a write, which every call confirms.

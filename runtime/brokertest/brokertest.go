@@ -31,13 +31,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ocpgen/ocpgen/internal/testwait"
 	"github.com/ocpgen/ocpgen/runtime/ocp"
 )
 
 // HangGuard bounds every wait of the suite for something the broker must do
-// (announce a confirm, return a decision). Reaching it fails the test: it is
-// a guard against a hang, not a performance threshold.
-const HangGuard = 30 * time.Second
+// (announce a confirm or its end, return a decision). Reaching it fails the
+// test, saying what it waited for: it is a guard against a hang, not a
+// performance threshold.
+const HangGuard = testwait.Guard
 
 // RequesterPeer is the Peer of the requesting (model's) channel in the
 // suite's confirms.
@@ -207,13 +209,7 @@ func startShortLived(ctx context.Context, t *testing.T, on ocp.ConfirmBroker, an
 
 func await(t *testing.T, ch <-chan result) result {
 	t.Helper()
-	select {
-	case r := <-ch:
-		return r
-	case <-time.After(HangGuard):
-		t.Fatal("Request never returned")
-	}
-	panic("unreachable")
+	return testwait.Recv(t, ch, "Request to return")
 }
 
 func wantOutcome(t *testing.T, r result, o ocp.Outcome) {
@@ -375,7 +371,7 @@ func testResolvesOnce(t *testing.T, a, b ocp.ConfirmBroker) {
 			})
 		}
 		close(gate)
-		wg.Wait()
+		testwait.Wait(t, &wg, "round %d: the %d deciders' Resolve to return", round, deciders)
 		winner := -1
 		for i, err := range errs {
 			switch {
@@ -496,7 +492,9 @@ func testRequestErrors(t *testing.T, a, b ocp.ConfirmBroker) {
 	p := pendingFor("c-dup", time.Hour)
 	res, seen := start(context.Background(), t, a, b, p)
 	for name, br := range map[string]ocp.ConfirmBroker{"same replica": a, "other replica": b} {
-		q := pendingFor("c-dup", time.Minute)
+		// A second's life: a broker that accepts the duplicate fails here
+		// when it expires, not a minute later.
+		q := pendingFor("c-dup", time.Second)
 		q.Request.Digest = "sha256:an-impostor"
 		if d, err := br.Request(context.Background(), q); err == nil {
 			t.Fatalf("duplicate id on the %s accepted: %+v", name, d)
@@ -663,10 +661,10 @@ func testSubscriberMayResolve(t *testing.T, a, b ocp.ConfirmBroker) {
 		errs <- b.Resolve(context.Background(), phone, approve(r))
 	})
 	defer stop()
-	d, err := a.Request(context.Background(), pendingFor("c-in-notification", time.Hour))
-	if err != nil || d.Outcome != ocp.OutcomeApproved {
-		t.Fatalf("Request = %+v, %v", d, err)
-	}
+	// The subscriber decides: Request waits for it, not for the hour.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	wantOutcome(t, await(t, request(ctx, a, pendingFor("c-in-notification", time.Hour))), ocp.OutcomeApproved)
 	select {
 	case err := <-errs:
 		if err != nil {
@@ -730,7 +728,7 @@ func testManyConcurrent(t *testing.T, a, b ocp.ConfirmBroker) {
 			}
 		})
 	}
-	wg.Wait()
+	testwait.Wait(t, &wg, "the deciders' Resolve to return")
 	for i := range n {
 		want := ocp.OutcomeDenied
 		if i%3 == 0 {

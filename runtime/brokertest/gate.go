@@ -15,6 +15,7 @@ import (
 
 	"github.com/ocpgen/ocpgen/internal/canon"
 	"github.com/ocpgen/ocpgen/internal/impl"
+	"github.com/ocpgen/ocpgen/internal/testwait"
 	"github.com/ocpgen/ocpgen/runtime/ocp"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
@@ -186,22 +187,23 @@ func (r *Replica) Dispatch(p ocp.Principal, tool, args string) <-chan ocp.Action
 
 func awaitResult(t *testing.T, ch <-chan ocp.ActionResult) ocp.ActionResult {
 	t.Helper()
-	select {
-	case r := <-ch:
-		return r
-	case <-time.After(HangGuard):
-		t.Fatal("Dispatch never returned")
-	}
-	panic("unreachable")
+	return testwait.Recv(t, ch, "Dispatch to return")
 }
 
-func nextAnnounced(t *testing.T, ch <-chan ocp.ConfirmRequest) ocp.ConfirmRequest {
+// nextAnnounced returns the next confirm announced on ch, that of the
+// write whose result arrives on out. A write that returns first (it asked
+// for no confirm, or its broker failed) fails the test at once.
+func nextAnnounced(t *testing.T, ch <-chan ocp.ConfirmRequest, out <-chan ocp.ActionResult) ocp.ConfirmRequest {
 	t.Helper()
+	timer := time.NewTimer(HangGuard)
+	defer timer.Stop()
 	select {
 	case r := <-ch:
 		return r
-	case <-time.After(HangGuard):
-		t.Fatal("no confirm was announced")
+	case res := <-out:
+		t.Fatalf("the write returned before its confirm was announced: ok %v, reason %q, error %q, output %s", res.OK, res.Reason, res.Error, res.Output)
+	case <-timer.C:
+		t.Fatalf("waited %v for the write's confirm to be announced: it never came", HangGuard)
 	}
 	panic("unreachable")
 }
@@ -255,7 +257,7 @@ func wantRefusedEverywhere(t *testing.T, ra, rb *Replica, b ocp.ConfirmBroker, s
 // on the other, and only then does the requesting replica call its server.
 func testGateApprove(t *testing.T, a, b ocp.ConfirmBroker) {
 	ra, rb, out, ann := openWrite(t, a, b, "close_ticket", `{"ticket":"T-17"}`)
-	seen := nextAnnounced(t, ann)
+	seen := nextAnnounced(t, ann, out)
 	if seen.Tool != "close_ticket" || string(seen.Args) != `{"ticket":"T-17"}` || seen.Prompt != `Close ticket "T-17"?` || seen.Requester != Requester.ID {
 		t.Fatalf("announced %+v", seen)
 	}
@@ -273,7 +275,7 @@ func testGateApprove(t *testing.T, a, b ocp.ConfirmBroker) {
 
 func testGateDeny(t *testing.T, a, b ocp.ConfirmBroker) {
 	ra, rb, out, ann := openWrite(t, a, b, "close_ticket", `{"ticket":"T-18"}`)
-	seen := nextAnnounced(t, ann)
+	seen := nextAnnounced(t, ann, out)
 	if err := rb.g.Resolve(context.Background(), desk, deny(seen)); err != nil {
 		t.Fatalf("deny on the other replica: %v", err)
 	}
@@ -286,7 +288,7 @@ func testGateDeny(t *testing.T, a, b ocp.ConfirmBroker) {
 // a decision with another digest.
 func testGateRequesterChannel(t *testing.T, a, b ocp.ConfirmBroker) {
 	ra, rb, out, ann := openWrite(t, a, b, "close_ticket", `{"ticket":"T-19"}`)
-	seen := nextAnnounced(t, ann)
+	seen := nextAnnounced(t, ann, out)
 	wantRefusedEverywhere(t, ra, rb, b, seen,
 		refusal{"approval from the requester's channel", Requester, approve(seen), ocp.ErrConfirmSelf},
 		refusal{"approval with another digest", desk, ocp.ConfirmDecision{ID: seen.ID, Approve: true, Digest: "sha256:forged"}, ocp.ErrConfirmDigest})
@@ -301,7 +303,7 @@ func testGateRequesterChannel(t *testing.T, a, b ocp.ConfirmBroker) {
 // replica: a guest's approval and denial are refused and change nothing.
 func testGateUnauthorizedDecider(t *testing.T, a, b ocp.ConfirmBroker) {
 	ra, rb, out, ann := openWrite(t, a, b, "close_ticket", `{"ticket":"T-21"}`)
-	seen := nextAnnounced(t, ann)
+	seen := nextAnnounced(t, ann, out)
 	wantRefusedEverywhere(t, ra, rb, b, seen,
 		refusal{"a guest's approval", Guest, approve(seen), ocp.ErrConfirmForbidden},
 		refusal{"a guest's denial", Guest, deny(seen), ocp.ErrConfirmForbidden})
@@ -322,7 +324,7 @@ func testGateUnauthorizedDecider(t *testing.T, a, b ocp.ConfirmBroker) {
 func testGateOtherPolicy(t *testing.T, a, b ocp.ConfirmBroker) {
 	ra, rb, out, ann := openWrite(t, a, b, "close_ticket", `{"ticket":"T-23"}`)
 	lax := newReplica(t, b, laxCatalogue, ocp.AllowAllResources)
-	seen := nextAnnounced(t, ann)
+	seen := nextAnnounced(t, ann, out)
 	if seen.Policy != catalogue.PolicyDigest() || !slices.Equal(seen.Resources, []string{"tickets/T-23"}) {
 		t.Fatalf("announced policy %q resources %q, want %q [tickets/T-23]", seen.Policy, seen.Resources, catalogue.PolicyDigest())
 	}
@@ -364,7 +366,7 @@ func testGateDeciderACL(t *testing.T, a, b ocp.ConfirmBroker) {
 	}))
 	ann := announcements(t, b)
 	out := ra.Dispatch(Requester, "close_ticket", `{"ticket":"T-24"}`)
-	seen := nextAnnounced(t, ann)
+	seen := nextAnnounced(t, ann, out)
 	wantErr(t, "an approval the ACL refuses", rb.g.Resolve(context.Background(), Decider, approve(seen)), ocp.ErrConfirmForbidden)
 	mu.Lock()
 	got := slices.Clone(asked)
@@ -495,7 +497,7 @@ func Load(tb testing.TB, a, b ocp.ConfirmBroker, n, deciders int) LoadResult {
 		work <- r
 	}
 	close(work)
-	wg.Wait()
+	testwait.Wait(tb, &wg, "the deciders to decide the %d writes", n)
 
 	res := LoadResult{N: n, Deciders: max(deciders, 1)}
 	for i, ch := range results {

@@ -231,7 +231,7 @@ func TestPromptEscapesDefaultIgnorable(t *testing.T) {
 	defer stop()
 	args, _ := json.Marshal(map[string]any{"entityNames": []string{evil}})
 	res := dispatchAsync(h, alice, req("w", "delete_entities", string(args)))
-	cr := <-ch
+	cr := awaitConfirm(t, ch, res)
 	for _, r := range hidden {
 		if strings.ContainsRune(cr.Prompt, r) || strings.ContainsRune(string(cr.Args), r) {
 			t.Errorf("U+%04X shown raw: prompt %q args %s", r, cr.Prompt, cr.Args)
@@ -248,7 +248,7 @@ func TestPromptEscapesDefaultIgnorable(t *testing.T) {
 	if err := h.g.Resolve(context.Background(), alicePhone, ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}); err != nil {
 		t.Fatal(err)
 	}
-	if r := <-res; !r.OK {
+	if r := awaitResult(t, res); !r.OK {
 		t.Fatalf("%+v", r)
 	}
 	calls := h.spy.Calls()

@@ -337,6 +337,7 @@ func (c *Client) open(ctx context.Context, dial func(context.Context) (mcp.Trans
 	if err != nil {
 		return nil, fmt.Errorf("ocp client: dial MCP server: %w", err)
 	}
+	t = tapLists(t)
 	cs, err := c.client.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: ProtocolVersion})
 	if err != nil {
 		return nil, fmt.Errorf("ocp client: connect to MCP server: %w", err)
@@ -516,7 +517,12 @@ func (c *Client) listAll(ctx context.Context, cs *mcp.ClientSession) ([]LiveTool
 		if page == maxListPages {
 			return nil, fmt.Errorf("ocp client: tools/list: more than %d pages", maxListPages)
 		}
-		res, err := cs.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
+		tapped, raw := withRawList(ctx)
+		res, err := cs.ListTools(tapped, &mcp.ListToolsParams{Cursor: cursor})
+		tasks, rawErr := raw.taskSupport()
+		if err == nil {
+			err = rawErr
+		}
 		if err != nil {
 			return nil, fmt.Errorf("ocp client: tools/list: %w", err)
 		}
@@ -535,13 +541,11 @@ func (c *Client) listAll(ctx context.Context, cs *mcp.ClientSession) ([]LiveTool
 				c.audit.LogAttrs(ctx, slog.LevelWarn, "mcp tool schema not encodable; left out", slog.String("tool", boundTo(t.Name, maxAuditName)), slog.String("error", boundText(err.Error())))
 				continue
 			}
-			lt := LiveTool{Name: t.Name, Fingerprint: fp, Title: t.Title, Description: t.Description}
-			if a := t.Annotations; a != nil {
-				lt.Hints = ServerHints{ReadOnly: &a.ReadOnlyHint, Destructive: a.DestructiveHint, Idempotent: &a.IdempotentHint, OpenWorld: a.OpenWorldHint}
+			ts, ok := tasks[t.Name]
+			if !ok { // not the response the go-sdk read
+				return nil, fmt.Errorf("ocp client: tools/list: tool %q is not in the raw result", boundTo(t.Name, maxAuditName))
 			}
-			if t.OutputSchema != nil {
-				lt.OutputFingerprint, _ = canon.SchemaFingerprint(t.OutputSchema)
-			}
+			lt := liveTool(t, fp, ts)
 			index[t.Name] = len(live)
 			live = append(live, lt)
 		}
@@ -557,6 +561,25 @@ func (c *Client) listAll(ctx context.Context, cs *mcp.ClientSession) ([]LiveTool
 		}
 	}
 	return out, nil
+}
+
+// liveTool is the LiveTool of t, whose input schema has the fingerprint fp
+// and whose execution.taskSupport is taskSupport.
+func liveTool(t *mcp.Tool, fp, taskSupport string) LiveTool {
+	lt := LiveTool{Name: t.Name, Fingerprint: fp, Title: t.Title, Description: t.Description, TaskSupport: taskSupport}
+	if a := t.Annotations; a != nil {
+		lt.Hints = ServerHints{Title: a.Title, ReadOnly: &a.ReadOnlyHint, Destructive: a.DestructiveHint, Idempotent: &a.IdempotentHint, OpenWorld: a.OpenWorldHint}
+	}
+	if t.OutputSchema != nil {
+		lt.OutputFingerprint, _ = canon.SchemaFingerprint(t.OutputSchema)
+	}
+	if len(t.Icons) > 0 {
+		lt.Icons, _ = json.Marshal(t.Icons)
+	}
+	if len(t.Meta) > 0 {
+		lt.Meta, _ = json.Marshal(t.Meta)
+	}
+	return lt
 }
 
 // toolListChanged runs on the go-sdk's notification goroutine: it only

@@ -13,11 +13,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
+
+	"github.com/ocpgen/ocpgen/internal/testwait"
 )
 
 // noLeaksAfter verifies, after every cleanup of the test has run, that the
@@ -38,12 +39,10 @@ func newSyncSpy() *syncSpy { return &syncSpy{ch: make(chan []LiveTool, 64)} }
 
 func (s *syncSpy) SyncCatalogue(live []LiveTool) { s.ch <- slices.Clone(live) }
 
-// hangGuard bounds every wait of these tests for something the client
-// does on its own (a sync, an audit record): far above any delay of a loaded
-// machine, so reaching it means the client never did it, and the test
-// fails saying what it waited for instead of hanging until go test's
-// timeout. It is not a timing assertion.
-const hangGuard = time.Minute
+// hangGuard bounds every wait of these tests for something the gate or
+// the client does on its own (a sync, an audit record, a confirm): see
+// testwait.Guard.
+const hangGuard = testwait.Guard
 
 // next returns the next sync.
 func (s *syncSpy) next(t *testing.T) []LiveTool {
@@ -628,9 +627,9 @@ func startHTTPSpy(t *testing.T, addr string, tools ...string) *httpSpy {
 }
 
 // stop kills the server: connections dropped, sessions forgotten.
-func (s *httpSpy) stop() {
+func (s *httpSpy) stop(t *testing.T) {
 	_ = s.srv.Close()
-	<-s.done
+	testwait.Closed(t, s.done, "the spy HTTP server to stop")
 	for ss := range s.mcp.Sessions() {
 		_ = ss.Close()
 	}
@@ -643,7 +642,7 @@ func TestClientReconnectsOverStreamableHTTP(t *testing.T) {
 	stopped := false
 	t.Cleanup(func() {
 		if !stopped {
-			first.stop()
+			first.stop(t)
 		}
 	})
 	syncs := newSyncSpy()
@@ -665,7 +664,7 @@ func TestClientReconnectsOverStreamableHTTP(t *testing.T) {
 	}
 
 	// The server dies: the catalogue is withdrawn and calls fail.
-	first.stop()
+	first.stop(t)
 	stopped = true
 	if live := syncs.next(t); len(live) != 0 {
 		t.Fatalf("after the server died synced %v", live)
@@ -676,7 +675,7 @@ func TestClientReconnectsOverStreamableHTTP(t *testing.T) {
 
 	// It comes back with another catalogue: the client redials and syncs it.
 	second := startHTTPSpy(t, addr, "a", "b")
-	t.Cleanup(second.stop)
+	t.Cleanup(func() { second.stop(t) })
 	syncs.until(t, "a", "b")
 	res, err = c.CallTool(t.Context(), "b", nil)
 	if err != nil || res.Content[0].(*mcp.TextContent).Text != "b" {

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/ocpgen/ocpgen/internal/testwait"
 )
 
 var (
@@ -27,6 +29,12 @@ type requestResult struct {
 	err error
 }
 
+// awaitDecision returns the result of a Request started by startRequest.
+func awaitDecision(t *testing.T, ch <-chan requestResult) requestResult {
+	t.Helper()
+	return testwait.Recv(t, ch, "the Request to return")
+}
+
 // startRequest runs Request in a goroutine and returns once the confirm is
 // registered.
 func startRequest(ctx context.Context, t *testing.T, b *memoryBroker, p PendingConfirm) <-chan requestResult {
@@ -42,7 +50,7 @@ func startRequest(ctx context.Context, t *testing.T, b *memoryBroker, p PendingC
 		d, err := b.Request(ctx, p)
 		out <- requestResult{d, err}
 	}()
-	<-registered
+	testwait.Closed(t, registered, "confirm %s to be announced", p.Request.ID)
 	stop()
 	return out
 }
@@ -59,7 +67,7 @@ func TestMemoryBrokerApproveOnce(t *testing.T) {
 	if err := b.Resolve(context.Background(), phone, ConfirmDecision{ID: "c1", Approve: false, Digest: "sha256:good"}); !errors.Is(err, ErrConfirmNotPending) {
 		t.Fatalf("second resolve: %v", err)
 	}
-	r := <-res
+	r := awaitDecision(t, res)
 	if r.err != nil || r.d.Outcome != OutcomeApproved || r.d.Peer != "phone-1" || r.d.PrincipalID != "u-alice" {
 		t.Fatalf("decision = %+v, %v", r.d, r.err)
 	}
@@ -75,7 +83,7 @@ func TestMemoryBrokerDeny(t *testing.T) {
 	if err := b.Resolve(context.Background(), phone, ConfirmDecision{ID: "c1", Approve: false, Digest: "sha256:good"}); err != nil {
 		t.Fatal(err)
 	}
-	if r := <-res; r.d.Outcome != OutcomeDenied {
+	if r := awaitDecision(t, res); r.d.Outcome != OutcomeDenied {
 		t.Fatalf("outcome = %v", r.d.Outcome)
 	}
 }
@@ -109,7 +117,7 @@ func TestMemoryBrokerRefusalsKeepPending(t *testing.T) {
 	if err := b.Resolve(ctx, phone, ConfirmDecision{ID: "c1", Approve: true, Digest: "sha256:good"}); err != nil {
 		t.Fatal(err)
 	}
-	if r := <-res; r.d.Outcome != OutcomeApproved {
+	if r := awaitDecision(t, res); r.d.Outcome != OutcomeApproved {
 		t.Fatalf("outcome = %v", r.d.Outcome)
 	}
 	if p, _ := b.Pending(ctx); len(p) != 0 {
@@ -120,7 +128,7 @@ func TestMemoryBrokerRefusalsKeepPending(t *testing.T) {
 func TestMemoryBrokerExpires(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	b := newMemoryBroker()
-	r := <-startRequest(context.Background(), t, b, pendingFor("c1", 50*time.Millisecond))
+	r := awaitDecision(t, startRequest(context.Background(), t, b, pendingFor("c1", 50*time.Millisecond)))
 	if r.err != nil || r.d.Outcome != OutcomeExpired {
 		t.Fatalf("decision = %+v, %v", r.d, r.err)
 	}
@@ -142,7 +150,7 @@ func TestMemoryBrokerApprovalAfterExpiryIsExpiry(t *testing.T) {
 	if err := b.Resolve(context.Background(), phone, ConfirmDecision{ID: "c1", Approve: true, Digest: "sha256:good"}); !errors.Is(err, ErrConfirmExpired) {
 		t.Fatalf("late approval: %v", err)
 	}
-	if r := <-res; r.d.Outcome != OutcomeExpired {
+	if r := awaitDecision(t, res); r.d.Outcome != OutcomeExpired {
 		t.Fatalf("outcome = %v, want expired", r.d.Outcome)
 	}
 }
@@ -153,7 +161,7 @@ func TestMemoryBrokerContextDoneDenies(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	res := startRequest(ctx, t, b, pendingFor("c1", time.Hour))
 	cancel()
-	if r := <-res; r.d.Outcome != OutcomeCancelled {
+	if r := awaitDecision(t, res); r.d.Outcome != OutcomeCancelled {
 		t.Fatalf("outcome = %v", r.d.Outcome)
 	}
 	if err := b.Resolve(context.Background(), phone, ConfirmDecision{ID: "c1", Approve: true, Digest: "sha256:good"}); !errors.Is(err, ErrConfirmNotPending) {
@@ -175,7 +183,7 @@ func TestMemoryBrokerRequestErrors(t *testing.T) {
 	if err := b.Resolve(context.Background(), phone, ConfirmDecision{ID: "c1", Approve: true, Digest: "sha256:good"}); err != nil {
 		t.Fatal(err)
 	}
-	if r := <-res; r.d.Outcome != OutcomeApproved {
+	if r := awaitDecision(t, res); r.d.Outcome != OutcomeApproved {
 		t.Fatalf("outcome = %v", r.d.Outcome)
 	}
 }
@@ -226,6 +234,6 @@ func TestMemoryBrokerPendingOrderAndExpiry(t *testing.T) {
 		t.Fatalf("pending after the first expiry = %+v", p)
 	}
 	cancel()
-	<-r1
-	<-r2
+	awaitDecision(t, r1)
+	awaitDecision(t, r2)
 }

@@ -90,7 +90,7 @@ func TestConfirmBelongsToThePolicyThatOpenedIt(t *testing.T) {
 	go func() {
 		res <- one.Dispatch(context.Background(), alice, req("w", "delete_entities", `{"entityNames":["report"]}`))
 	}()
-	cr := <-ch
+	cr := awaitConfirm(t, ch, res)
 	if cr.Policy != testCatalogue.PolicyDigest() || cr.Server != "" {
 		t.Fatalf("confirm policy %q server %q, want gate one's %q", cr.Policy, cr.Server, testCatalogue.PolicyDigest())
 	}
@@ -122,7 +122,7 @@ func TestConfirmBelongsToThePolicyThatOpenedIt(t *testing.T) {
 	if err := one.Resolve(t.Context(), alicePhone, ConfirmDecision{ID: cr.ID, Approve: false, Digest: cr.Digest}); err != nil {
 		t.Fatal(err)
 	}
-	wantRefused(t, <-res, ReasonDenied)
+	wantRefused(t, awaitResult(t, res), ReasonDenied)
 	if c := spyOne.Calls(); len(c) != 0 {
 		t.Fatalf("server one was called: %+v", c)
 	}
@@ -169,7 +169,7 @@ func TestMuxGatesShowOnlyTheirOwnConfirms(t *testing.T) {
 	go func() {
 		otherRes <- other.Dispatch(context.Background(), alice, req("o", "delete_entities", `{"entityNames":["b"]}`))
 	}()
-	ocr := <-ch
+	ocr := awaitConfirm(t, ch, otherRes)
 	stop()
 	if p, err := h.m.Pending(t.Context()); err != nil || len(p) != 1 || p[0].ID != cr.ID {
 		t.Errorf("mux Pending() = %+v, %v", p, err)
@@ -238,7 +238,7 @@ func TestDecisionDoesNotReadTheArguments(t *testing.T) {
 	defer broker.Subscribe(func(r ConfirmRequest) { ch <- r })()
 	res := make(chan ActionResult, 1)
 	go func() { res <- g.Dispatch(context.Background(), alice, req("w", "create_note", string(args))) }()
-	cr := <-ch
+	cr := awaitConfirm(t, ch, res)
 	aclCalls.Store(0)
 
 	for _, tc := range []struct {
@@ -269,7 +269,7 @@ func TestDecisionDoesNotReadTheArguments(t *testing.T) {
 	if err := g.Resolve(context.Background(), bob, ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}); err != nil {
 		t.Fatal(err)
 	}
-	if r := <-res; !r.OK {
+	if r := awaitResult(t, res); !r.OK {
 		t.Fatalf("result %+v", r)
 	}
 	if c := spy.Calls(); len(c) != 1 || c[0].Args != string(args) {
@@ -323,7 +323,7 @@ func TestDeciderRightsReDerived(t *testing.T) {
 	go func() {
 		res <- g.Dispatch(context.Background(), alice, req("w", "delete_entities", `{"entityNames":["a"]}`))
 	}()
-	cr := <-ch
+	cr := awaitConfirm(t, ch, res)
 	d := ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}
 	for _, m := range []string{"revoked", "demoted", "down", "panic", "swapped"} {
 		mu.Lock()

@@ -533,6 +533,8 @@ func newGateTool(h *ocpimpl.Tool, lim argengine.Limits) (*gateTool, error) {
 		return nil, errors.New("a write without a confirm TTL")
 	case !schemaFingerprintIs(d.InputSchema, d.Fingerprint):
 		return nil, fmt.Errorf("input schema does not match its fingerprint %s", d.Fingerprint)
+	case !impl.CallableWithoutTask(d.TaskSupport):
+		return nil, fmt.Errorf("execution.taskSupport %s: the tool can only be called as a task, which the gate does not do", truncQuote(d.TaskSupport))
 	}
 	resource, err := bindTemplate(typ, pol.Resource, true)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ocpgen/ocpgen/internal/testwait"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 	"go.uber.org/goleak"
 )
@@ -169,10 +170,42 @@ func announced(h *harness) (<-chan ConfirmRequest, func()) {
 	return ch, stop
 }
 
-func dispatchAsync(h *harness, p Principal, req ActionRequest) <-chan ActionResult {
+func dispatchAsync(h *harness, p Principal, req ActionRequest) chan ActionResult {
 	out := make(chan ActionResult, 1)
 	go func() { out <- h.g.Dispatch(context.Background(), p, req) }()
 	return out
+}
+
+// awaitResult returns the result of an asynchronous call (see
+// dispatchAsync).
+func awaitResult(t *testing.T, ch <-chan ActionResult) ActionResult {
+	t.Helper()
+	return testwait.Recv(t, ch, "the result of the call")
+}
+
+// awaitConfirm returns the next announcement on ch (a confirm, or a gate's
+// event) of the write whose result arrives on res. A write that returns
+// without an announcement fails the test at once, with its result;
+// otherwise its result stays on res.
+func awaitConfirm[E any](t *testing.T, ch <-chan E, res chan ActionResult) E {
+	t.Helper()
+	timer := time.NewTimer(testwait.Guard)
+	defer timer.Stop()
+	select {
+	case e := <-ch:
+		return e
+	case r := <-res:
+		select {
+		case e := <-ch: // announced, then ended (a short TTL) before this looked
+			res <- r
+			return e
+		default:
+		}
+		t.Fatalf("the write returned without announcing a confirm: ok %v, reason %q, output %s", r.OK, r.Reason, r.Output)
+	case <-timer.C:
+		t.Fatalf("waited %v for a confirm to be announced: it never came", testwait.Guard)
+	}
+	panic("unreachable")
 }
 
 func req(id, tool, args string) ActionRequest {
@@ -361,8 +394,12 @@ func TestAuthorization(t *testing.T) {
 		return nil
 	})
 	h := newHarness(t, true, func(c *Config) { c.ACL = acl })
-	stop := autoDecide(t, h, alicePhone, true)
-	defer stop()
+	// A forbidden call must not reach the confirm. One that does is denied
+	// at once, through the broker (which the gate's decider checks would
+	// refuse here), so that the test fails on it without waiting its TTL.
+	denyAll := h.broker.Subscribe(func(r ConfirmRequest) {
+		_ = h.broker.Resolve(context.Background(), bob, ConfirmDecision{ID: r.ID, Digest: r.Digest})
+	})
 
 	for _, tc := range []struct {
 		name string
@@ -407,6 +444,8 @@ func TestAuthorization(t *testing.T) {
 	mu.Lock()
 	aclPanics = false
 	mu.Unlock()
+	denyAll()
+	defer autoDecide(t, h, alicePhone, true)()
 	if res := h.g.Dispatch(context.Background(), alice, req("ok", "delete_entities", `{"entityNames":["a","b"]}`)); !res.OK {
 		t.Fatalf("allowed write: %+v", res)
 	}
@@ -420,7 +459,7 @@ func TestWriteApprovedByAnotherPeer(t *testing.T) {
 	ch, stop := announced(h)
 	defer stop()
 	res := dispatchAsync(h, alice, req("w1", "delete_entities", `{"entityNames":["a","b"]}`))
-	cr := <-ch
+	cr := awaitConfirm(t, ch, res)
 	if cr.Tool != "delete_entities" || cr.Prompt != `Delete ["a","b"]?` || cr.Requester != alice.ID || string(cr.Args) != `{"entityNames":["a","b"]}` || len(cr.ID) < 22 {
 		t.Fatalf("confirm request = %+v", cr)
 	}
@@ -439,7 +478,7 @@ func TestWriteApprovedByAnotherPeer(t *testing.T) {
 	if err := h.g.Resolve(context.Background(), alicePhone, ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}); err != nil {
 		t.Fatal(err)
 	}
-	r := <-res
+	r := awaitResult(t, res)
 	if !r.OK || r.ID != "w1" {
 		t.Fatalf("result = %+v", r)
 	}
@@ -487,7 +526,7 @@ func TestWritesNotApprovedNeverReachTheServer(t *testing.T) {
 		}
 		out := make(chan ActionResult, 1)
 		go func() { out <- h.g.Dispatch(ctx, alice, r) }()
-		cr := <-ch
+		cr := awaitConfirm(t, ch, out)
 		switch mode {
 		case "deny":
 			if err := h.g.Resolve(context.Background(), bob, ConfirmDecision{ID: cr.ID, Approve: false, Digest: cr.Digest}); err != nil {
@@ -500,7 +539,7 @@ func TestWritesNotApprovedNeverReachTheServer(t *testing.T) {
 	}
 	texts := map[string]string{}
 	for _, p := range all {
-		r := <-p.res
+		r := awaitResult(t, p.res)
 		p.cancel()
 		wantRefused(t, r, ReasonDenied)
 		if strings.Contains(strings.ToLower(r.Error), "success") || !strings.HasPrefix(r.Error, "Not performed") {
@@ -530,7 +569,7 @@ func TestUnclassifiedToolNeedsConfirm(t *testing.T) {
 	ch, stop := announced(h)
 	defer stop()
 	res := dispatchAsync(h, alice, req("n", "create_note", `{"title":"hello","body":null}`))
-	cr := <-ch
+	cr := awaitConfirm(t, ch, res)
 	wantNoCalls(t, h)
 	if cr.Prompt != `Run create_note with title "hello"?` {
 		t.Errorf("prompt %q", cr.Prompt)
@@ -538,7 +577,7 @@ func TestUnclassifiedToolNeedsConfirm(t *testing.T) {
 	if err := h.g.Resolve(context.Background(), alicePhone, ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}); err != nil {
 		t.Fatal(err)
 	}
-	if r := <-res; !r.OK {
+	if r := awaitResult(t, res); !r.OK {
 		t.Fatalf("%+v", r)
 	}
 	// An explicit null reaches the server as null.
@@ -568,7 +607,7 @@ func TestForgedDecisionsAreRefused(t *testing.T) {
 	ctx := context.Background()
 
 	res := dispatchAsync(h, alice, req("w", "delete_entities", `{"entityNames":["a"]}`))
-	cr := <-ch
+	cr := awaitConfirm(t, ch, res)
 	for _, tc := range []struct {
 		name string
 		peer Principal
@@ -591,7 +630,7 @@ func TestForgedDecisionsAreRefused(t *testing.T) {
 	if err := h.g.Resolve(ctx, alicePhone, ConfirmDecision{ID: cr.ID, Approve: false, Digest: cr.Digest}); err != nil {
 		t.Fatal(err)
 	}
-	wantRefused(t, <-res, ReasonDenied)
+	wantRefused(t, awaitResult(t, res), ReasonDenied)
 	// Replays of an ended confirm are refused, approvals included.
 	if err := h.g.Resolve(ctx, alicePhone, ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}); !errors.Is(err, ErrConfirmNotPending) {
 		t.Errorf("replay: %v", err)
@@ -608,8 +647,8 @@ func TestExpiredConfirmCannotBeApproved(t *testing.T) {
 	ch, stop := announced(h)
 	defer stop()
 	res := dispatchAsync(h, alice, req("w", "delete_entities", `{"entityNames":["a"]}`))
-	cr := <-ch
-	r := <-res
+	cr := awaitConfirm(t, ch, res)
+	r := awaitResult(t, res)
 	wantRefused(t, r, ReasonDenied)
 	if err := h.g.Resolve(context.Background(), alicePhone, ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}); !errors.Is(err, ErrConfirmNotPending) {
 		t.Errorf("approval of an expired confirm: %v", err)
@@ -637,7 +676,7 @@ func TestRightsRevokedWhilePending(t *testing.T) {
 		ch, stop := announced(h)
 		defer stop()
 		res := dispatchAsync(h, alice, req("w", "delete_entities", `{"entityNames":["a"]}`))
-		cr := <-ch
+		cr := awaitConfirm(t, ch, res)
 		mu.Lock()
 		revoked = true
 		mu.Unlock()
@@ -646,7 +685,7 @@ func TestRightsRevokedWhilePending(t *testing.T) {
 		if err := h.g.Resolve(context.Background(), bob, ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}); err != nil {
 			t.Fatal(err)
 		}
-		wantRefused(t, <-res, ReasonForbidden)
+		wantRefused(t, awaitResult(t, res), ReasonForbidden)
 		wantNoCalls(t, h)
 		if e := h.audit.events(t, "ocp.reauthorize"); len(e) != 1 || e[0]["outcome"] != "forbidden" {
 			t.Errorf("reauthorize events = %v", e)
@@ -672,14 +711,14 @@ func TestRightsRevokedWhilePending(t *testing.T) {
 		ch, stop := announced(h)
 		defer stop()
 		res := dispatchAsync(h, alice, req("w", "delete_entities", `{"entityNames":["a"]}`))
-		cr := <-ch
+		cr := awaitConfirm(t, ch, res)
 		mu.Lock()
 		locked[alice.Peer+" graph/a"] = true
 		mu.Unlock()
 		if err := h.g.Resolve(context.Background(), alicePhone, ConfirmDecision{ID: cr.ID, Approve: true, Digest: cr.Digest}); err != nil {
 			t.Fatal(err)
 		}
-		wantRefused(t, <-res, ReasonForbidden)
+		wantRefused(t, awaitResult(t, res), ReasonForbidden)
 		wantNoCalls(t, h)
 	})
 	t.Run("hook fails, panics or swaps the principal", func(t *testing.T) {
@@ -806,7 +845,7 @@ func TestCatalogueChangeDeniesPendingConfirm(t *testing.T) {
 	ch, stop := announced(h)
 	defer stop()
 	res := dispatchAsync(h, alice, req("w", "delete_entities", `{"entityNames":["a"]}`))
-	cr := <-ch
+	cr := awaitConfirm(t, ch, res)
 	// A rug pull: the server's list changes while the write waits.
 	live := liveOf(c)
 	live[1].Fingerprint = "sha256:changed"
@@ -1211,6 +1250,13 @@ func TestToolShapeRefused(t *testing.T) {
 			t.Errorf("%s: NewGate error %v, want %q", tc.name, err, tc.want)
 		}
 	}
+	for _, ts := range []string{"required", "sometimes"} {
+		needsTask := DeleteEntities.Desc.Clone()
+		needsTask.TaskSupport = ts
+		if err := newGate(&Tool{Args: (*DeleteEntitiesArgs)(nil), Desc: *needsTask}); err == nil || !strings.Contains(err.Error(), "can only be called as a task") {
+			t.Errorf("execution.taskSupport %q: %v", ts, err)
+		}
+	}
 	edited := DeleteEntities.Desc.Clone()
 	edited.InputSchema = `{"type":"object"}`
 	if err := newGate(&Tool{Args: (*DeleteEntitiesArgs)(nil), Desc: *edited}); err == nil || !strings.Contains(err.Error(), "does not match its fingerprint") {
@@ -1348,10 +1394,10 @@ func TestConcurrentDispatch(t *testing.T) {
 			}
 		}()
 	}
-	wg.Wait()
+	testwait.Wait(t, &wg, "the %d calls to return", n)
 	stop()
 	close(confirms)
-	peers.Wait()
+	testwait.Wait(t, &peers, "the peers to decide every confirm")
 
 	wantCalls := map[string]bool{}
 	for i, r := range results {

@@ -37,15 +37,23 @@ type LiveTool struct {
 	// schema the server lists now ([SchemaFingerprint]). A tool whose
 	// fingerprint is not the generated one is withdrawn.
 	Fingerprint string
-	// Title, Description, Hints (the annotations) and OutputFingerprint
-	// (the fingerprint of the output schema, as for the input schema; ""
-	// without one) are what the server lists now. A
-	// difference from the snapshot is audited at every sync, not acted on:
-	// the model is shown the generated texts, but a changed description is
-	// how a rug pull starts.
+	// Title, Description, Hints (the annotations, their title included),
+	// OutputFingerprint (the fingerprint of the output schema, as for the
+	// input schema; "" without one), Icons (the JSON of the icons array)
+	// and Meta (the JSON of the _meta object; nil without them) are what
+	// the server lists now. A difference from the snapshot is audited at
+	// every sync, not acted on: the model is shown the generated texts, but
+	// a changed description is how a rug pull starts.
 	Title, Description string
 	Hints              ServerHints
 	OutputFingerprint  string
+	Icons, Meta        json.RawMessage
+	// TaskSupport is the tool's execution.taskSupport as listed now (""
+	// when absent). A tool listed as needing a task ("required", or a value
+	// MCP does not define) is withdrawn: the gate calls no tool as a task,
+	// and a write must not be approved only to fail. Another value than the
+	// snapshot's is audited.
+	TaskSupport string
 }
 
 // SchemaFingerprint returns the fingerprint of a tool's input or output

@@ -186,17 +186,6 @@ func subscribeMux(t *testing.T, m *Gate) *muxConfirms {
 	return c
 }
 
-func (c *muxConfirms) next(t *testing.T) ConfirmRequest {
-	t.Helper()
-	select {
-	case r := <-c.opened:
-		return r
-	case <-time.After(hangGuard):
-		t.Fatal("no confirm was announced")
-		return ConfirmRequest{}
-	}
-}
-
 func (c *muxConfirms) counts(id string) (opened, ended int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -520,18 +509,7 @@ func (h *muxHarness) openWrite(t *testing.T, id, tool, args string) (<-chan Acti
 	t.Helper()
 	out := make(chan ActionResult, 1)
 	go func() { out <- h.m.Dispatch(context.Background(), chatter, req(id, tool, args)) }()
-	return out, h.confirms.next(t)
-}
-
-func awaitResult(t *testing.T, ch <-chan ActionResult) ActionResult {
-	t.Helper()
-	select {
-	case r := <-ch:
-		return r
-	case <-time.After(hangGuard):
-		t.Fatal("the call did not return")
-		return ActionResult{}
-	}
+	return out, awaitConfirm(t, h.confirms.opened, out)
 }
 
 func TestMuxServerChangeTouchesOnlyItsOwnTools(t *testing.T) {
@@ -627,9 +605,9 @@ func TestMuxDigestCoversTheServer(t *testing.T) {
 	eastRes := make(chan ActionResult, 1)
 	westRes := make(chan ActionResult, 1)
 	go func() { eastRes <- east.Dispatch(context.Background(), chatter, req("e", "delete_entities", args)) }()
-	er := eastC.next(t)
+	er := awaitConfirm(t, eastC.opened, eastRes)
 	go func() { westRes <- west.Dispatch(context.Background(), chatter, req("w", "delete_entities", args)) }()
-	wr := westC.next(t)
+	wr := awaitConfirm(t, westC.opened, westRes)
 	if er.Digest == wr.Digest {
 		t.Fatalf("two servers, one tool, the same arguments and principal: one digest %s", er.Digest)
 	}
@@ -753,7 +731,7 @@ func TestMuxSubscribeDeliversEachConfirmOnce(t *testing.T) {
 	go func() {
 		loneRes <- lone.Dispatch(context.Background(), chatter, req("lone", "create_note", `{"title":"t"}`))
 	}()
-	loneReq := <-loneOpened
+	loneReq := awaitConfirm(t, loneOpened, loneRes)
 	stop()
 
 	var ids []string

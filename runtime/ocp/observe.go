@@ -87,11 +87,16 @@ type SyncInfo struct {
 	// Withdrawn counts the generated tools whose input schema changed (or
 	// that the server lists twice): withdrawn.
 	Withdrawn int
+	// TaskRequired counts the generated tools the server now lists as
+	// needing a task (execution.taskSupport "required", or a value MCP
+	// does not define): withdrawn.
+	TaskRequired int
 	// Removed counts the generated tools the server no longer lists.
 	Removed int
 	// Drift counts the generated tools the server lists whose title,
-	// description, annotations or output schema differ from the snapshot:
-	// audited, and served unless withdrawn.
+	// description, annotations, output schema, icons, _meta or
+	// execution.taskSupport differ from the snapshot: audited, and served
+	// unless withdrawn.
 	Drift int
 	// Protocol is the MCP revision of the session the tool list came from,
 	// as the Server reports it ([Client.ProtocolVersion]); "" for no

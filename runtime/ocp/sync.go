@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ocpgen/ocpgen/internal/canon"
+	"github.com/ocpgen/ocpgen/internal/impl"
 )
 
 // catState is one advertised catalogue of a server. It is replaced, never
@@ -23,9 +24,10 @@ type catState struct {
 
 // syncCatalogue receives the server's tool lists (see [Server.WatchTools]).
 // The advertised set is every generated tool that the server lists with the
-// generated fingerprint. Tools only on the server, tools whose schema
-// changed and generated tools the server no longer lists are reported in
-// the audit log and are not callable. A nil list is no listing at all (see
+// generated fingerprint and as callable without a task. Tools only on the
+// server, tools whose schema changed, tools that now need a task and
+// generated tools the server no longer lists are reported in the audit log
+// and are not callable. A nil list is no listing at all (see
 // [Server.WatchTools]): everything is withdrawn, and the sync is logged at
 // Info with listed=false and no tool "removed". When the set changes,
 // confirms pending under the old set are denied and the Gate advertises
@@ -36,10 +38,14 @@ func (g *serverGate) syncCatalogue(live []LiveTool) {
 
 	liveFP := make(map[string]string, len(live))
 	ambiguous := make(map[string]bool)
+	needsTask := make(map[string]bool)
 	var drift []string // "tool: field, field" of what differs from the snapshot
 	for _, lt := range live {
 		if prev, seen := liveFP[lt.Name]; seen && prev != lt.Fingerprint {
 			ambiguous[lt.Name] = true
+		}
+		if !impl.CallableWithoutTask(lt.TaskSupport) {
+			needsTask[lt.Name] = true
 		}
 		liveFP[lt.Name] = lt.Fingerprint
 		if gt := g.byServer[lt.Name]; gt != nil {
@@ -48,7 +54,7 @@ func (g *serverGate) syncCatalogue(live []LiveTool) {
 			}
 		}
 	}
-	serverOnly, changed, removed, names := []string{}, []string{}, []string{}, []string{}
+	serverOnly, changed, taskRequired, removed, names := []string{}, []string{}, []string{}, []string{}, []string{}
 	// The server's names, except names: the exposed names of the tools
 	// advertised.
 	for name := range liveFP {
@@ -66,11 +72,13 @@ func (g *serverGate) syncCatalogue(live []LiveTool) {
 			removed = append(removed, name)
 		case ambiguous[name] || fp != gt.desc.Fingerprint:
 			changed = append(changed, name)
+		case needsTask[name]:
+			taskRequired = append(taskRequired, name)
 		default:
 			names = append(names, gt.name)
 		}
 	}
-	for _, s := range [][]string{serverOnly, changed, removed, names, drift} {
+	for _, s := range [][]string{serverOnly, changed, taskRequired, removed, names, drift} {
 		slices.Sort(s)
 	}
 
@@ -99,7 +107,7 @@ func (g *serverGate) syncCatalogue(live []LiveTool) {
 	old := g.state.Load()
 	same := old != nil && old.fp == fp
 	level := slog.LevelInfo
-	if len(serverOnly)+len(changed)+len(removed)+len(drift) > 0 {
+	if len(serverOnly)+len(changed)+len(taskRequired)+len(removed)+len(drift) > 0 {
 		level = slog.LevelWarn
 	}
 	// listed is false for a nil list: nothing may be called, and the
@@ -111,13 +119,14 @@ func (g *serverGate) syncCatalogue(live []LiveTool) {
 		slog.Any("advertised", boundNames(names)),
 		slog.Any("server_only_not_callable", boundNames(serverOnly)),
 		slog.Any("schema_changed_withdrawn", boundNames(changed)),
+		slog.Any("task_required_withdrawn", boundNames(taskRequired)),
 		slog.Any("removed", boundNames(removed)),
 		slog.Any("drift_audited", boundList(drift)),
 		slog.Bool("listed", live != nil),
 		slog.String("protocol", protocol),
 	)...)
 	if o := g.cfg.Observer; o != nil {
-		info := SyncInfo{Server: g.server, Catalogue: fp, Changed: !same, Advertised: len(names), ServerOnly: len(serverOnly), Withdrawn: len(changed), Removed: len(removed), Drift: len(drift), Protocol: protocol}
+		info := SyncInfo{Server: g.server, Catalogue: fp, Changed: !same, Advertised: len(names), ServerOnly: len(serverOnly), Withdrawn: len(changed), TaskRequired: len(taskRequired), Removed: len(removed), Drift: len(drift), Protocol: protocol}
 		_ = g.protect(context.Background(), "Observer.Synced", func() error { o.Synced(info); return nil })
 	}
 	if same {
@@ -148,10 +157,35 @@ func driftOf(gt *gateTool, lt LiveTool) []string {
 	if hintValues(lt.Hints) != hintValues(d.Hints) {
 		out = append(out, "annotations")
 	}
+	if lt.Hints.Title != d.Hints.Title {
+		out = append(out, "annotations.title")
+	}
 	if lt.OutputFingerprint != gt.outputFP {
 		out = append(out, "outputSchema")
 	}
+	if liveFingerprint(impl.IconsFingerprint, lt.Icons) != d.IconsFingerprint {
+		out = append(out, "icons")
+	}
+	if liveFingerprint(impl.MetaFingerprint, lt.Meta) != d.MetaFingerprint {
+		out = append(out, "_meta")
+	}
+	if lt.TaskSupport != d.TaskSupport {
+		out = append(out, "execution")
+	}
 	return out
+}
+
+// liveFingerprint is fp of a live tool's raw member ("" when absent), or a
+// value no descriptor holds when fp cannot take it.
+func liveFingerprint(fp func([]byte) (string, error), raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	s, err := fp(raw)
+	if err != nil {
+		return "(invalid)"
+	}
+	return s
 }
 
 // hintValues are a tool's annotations with MCP's defaults for absent ones

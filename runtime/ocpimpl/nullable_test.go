@@ -43,3 +43,33 @@ func TestNullableThreeStates(t *testing.T) {
 		t.Error(`{"n":"x"} decoded into Nullable[int64]`)
 	}
 }
+
+// TestNullableDecodesStrictly: a Nullable's value is decoded as strictly as
+// the arguments around it: an object member its type does not have, or
+// data after the value, is an error, not dropped.
+func TestNullableDecodesStrictly(t *testing.T) {
+	type inner struct {
+		A int64 `json:"a"`
+	}
+	type args struct {
+		N Nullable[inner] `json:"n,omitzero"`
+	}
+	for _, tc := range []struct {
+		in string
+		ok bool
+	}{
+		{`{"n":{"a":1}}`, true},
+		{`{"n":null}`, true},
+		{`{"n":{"a":1,"b":2}}`, false},
+		{`{"n":{"A":1,"a":1,"zz":{}}}`, false},
+	} {
+		var v args
+		err := json.Unmarshal([]byte(tc.in), &v)
+		if (err == nil) != tc.ok {
+			t.Errorf("Unmarshal(%s) = %+v, %v; want ok %v", tc.in, v, err, tc.ok)
+		}
+	}
+	if _, err := decodeStrict[inner]([]byte(`{"a":1} {"a":2}`)); err == nil {
+		t.Error("decodeStrict accepted data after the value")
+	}
+}

@@ -48,8 +48,9 @@
 //   - ocp.gate.sync.tools (counter): the tools each sync found out of step
 //     with the generated catalogue, by ocp.drift: "server_only" (listed,
 //     never generated: not callable), "schema_changed" (withdrawn),
-//     "removed" (no longer listed) and "metadata" (title, description,
-//     annotations or output schema changed: audited).
+//     "task_required" (now needs a task: withdrawn), "removed" (no longer
+//     listed) and "metadata" (title, description, annotations, output
+//     schema, icons, _meta or execution.taskSupport changed: audited).
 //   - ocp.gate.tools.advertised (gauge): the tools advertised after the last
 //     sync.
 //
@@ -373,7 +374,7 @@ func (o *observer) Synced(s ocp.SyncInfo) {
 	for _, d := range []struct {
 		kind string
 		n    int
-	}{{"server_only", s.ServerOnly}, {"schema_changed", s.Withdrawn}, {"removed", s.Removed}, {"metadata", s.Drift}} {
+	}{{"server_only", s.ServerOnly}, {"schema_changed", s.Withdrawn}, {"task_required", s.TaskRequired}, {"removed", s.Removed}, {"metadata", s.Drift}} {
 		if d.n > 0 {
 			o.syncTools.Add(ctx, int64(d.n), o.syncOpts(s.Server, KeyDrift.String(d.kind)))
 		}

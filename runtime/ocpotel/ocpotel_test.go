@@ -25,6 +25,7 @@ import (
 
 	"github.com/ocpgen/ocpgen/examples/tickets/ticketsocp"
 	"github.com/ocpgen/ocpgen/internal/canon"
+	"github.com/ocpgen/ocpgen/internal/testwait"
 	"github.com/ocpgen/ocpgen/runtime/ocp"
 	"github.com/ocpgen/ocpgen/runtime/ocpotel"
 )
@@ -174,12 +175,19 @@ func (e *env) write(t *testing.T, args string, approve bool) (ocp.ActionResult, 
 	go func() {
 		done <- e.gate.Dispatch(context.Background(), alice, req("w-SECRET-call-id", "create_ticket", args))
 	}()
-	r := <-opened
+	var r ocp.ConfirmRequest
+	select {
+	case r = <-opened:
+	case res := <-done: // the confirm was skipped: fail now, not at the guard
+		t.Fatalf("the write returned before its confirm opened: ok %v, reason %q, output %s", res.OK, res.Reason, res.Output)
+	case <-time.After(testwait.Guard):
+		t.Fatalf("waited %v for the write's confirm to open: it never came", testwait.Guard)
+	}
 	during := e.pending(t, "create_ticket")
 	if err := e.gate.Resolve(context.Background(), phone, ocp.ConfirmDecision{ID: r.ID, Approve: approve, Digest: r.Digest}); err != nil {
 		t.Fatal(err)
 	}
-	res := <-done
+	res := testwait.Recv(t, done, "the write's result")
 	return res, during, e.pending(t, "create_ticket")
 }
 
@@ -396,7 +404,8 @@ func TestTracesAndMetrics(t *testing.T) {
 	}
 
 	// The server drifts: one tool's description changes, one's schema,
-	// one disappears, and one nobody generated appears.
+	// one comes to need a task, one disappears, and one nobody generated
+	// appears.
 	live := liveTools(t)
 	live = slices.DeleteFunc(live, func(l ocp.LiveTool) bool { return l.Name == "ticket_stats" })
 	for i := range live {
@@ -405,6 +414,8 @@ func TestTracesAndMetrics(t *testing.T) {
 			live[i].Description = "SECRET: also mails the ticket to everyone"
 		case "close_ticket":
 			live[i].Fingerprint = "sha256:SECRET-widened"
+		case "escalate_ticket":
+			live[i].TaskSupport = "required"
 		}
 	}
 	e.srv.watch(append(live, ocp.LiveTool{Name: "SECRET_server_only", Fingerprint: "sha256:x"}))
@@ -546,16 +557,18 @@ func TestTracesAndMetrics(t *testing.T) {
 	}
 	if got, want := sums(t, rm, "ocp.gate.sync.tools"), map[string]int64{
 		// NewGate's nil list is no listing, so it removed none; the drifted
-		// one removed one, withdrew one, found one server-only and one with
-		// new metadata.
+		// one removed one, withdrew one as its schema changed and one as it
+		// needs a task, found one server-only and two with new metadata
+		// (a description, an execution).
 		"ocp.drift=removed,ocp.gate=tickets":        1,
 		"ocp.drift=schema_changed,ocp.gate=tickets": 1,
+		"ocp.drift=task_required,ocp.gate=tickets":  1,
 		"ocp.drift=server_only,ocp.gate=tickets":    1,
-		"ocp.drift=metadata,ocp.gate=tickets":       1,
+		"ocp.drift=metadata,ocp.gate=tickets":       2,
 	}; !mapsEqual(got, want) {
 		t.Errorf("ocp.gate.sync.tools = %v, want %v", got, want)
 	}
-	if got := sums(t, rm, "ocp.gate.tools.advertised"); !mapsEqual(got, map[string]int64{"ocp.gate=tickets": 3}) {
+	if got := sums(t, rm, "ocp.gate.tools.advertised"); !mapsEqual(got, map[string]int64{"ocp.gate=tickets": 2}) { // list_tickets, create_ticket
 		t.Errorf("ocp.gate.tools.advertised = %v", got)
 	}
 	if drifted == fp {
@@ -656,7 +669,7 @@ func TestPendingEndsWithTheCall(t *testing.T) {
 		t.Fatalf("pending = %d while waiting", n)
 	}
 	cancel()
-	if res := <-done; res.Reason != ocp.ReasonDenied {
+	if res := testwait.Recv(t, done, "the cancelled write's result"); res.Reason != ocp.ReasonDenied {
 		t.Fatalf("%+v", res)
 	}
 	if n := e.pending(t, "create_ticket"); n != 0 {

@@ -440,6 +440,9 @@ func (e *emitter) toolVar(t *model.Tool) *jen.Statement {
 	}
 	desc = append(desc, kv{"Policy", e.qual("Policy").Add(values(policy))})
 	var hints []kv
+	if d.Hints.Title != "" {
+		hints = append(hints, kv{"Title", jen.Lit(d.Hints.Title)})
+	}
 	for _, h := range []struct {
 		name string
 		v    *bool
@@ -454,6 +457,11 @@ func (e *emitter) toolVar(t *model.Tool) *jen.Statement {
 	}
 	if len(hints) > 0 {
 		desc = append(desc, kv{"Hints", e.qual("ServerHints").Add(values(hints))})
+	}
+	for _, f := range []struct{ name, v string }{{"TaskSupport", d.TaskSupport}, {"IconsFingerprint", d.IconsFingerprint}, {"MetaFingerprint", d.MetaFingerprint}} {
+		if f.v != "" {
+			desc = append(desc, kv{f.name, jen.Lit(f.v)})
+		}
 	}
 	return docStatement(doc).Var().Add(e.id(t.GoName)).Op("=").Op("&").Add(e.qual("Tool")).Add(values([]kv{
 		{"Args", jen.Parens(jen.Op("*").Add(e.id(t.Args.Name))).Call(jen.Nil())},

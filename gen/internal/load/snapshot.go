@@ -403,6 +403,20 @@ func (l *snapLoader) tool(i int, raw json.RawMessage) *Tool {
 	if e, ok := m["execution"]; ok && !isNull(e) {
 		t.TaskSupport = l.taskSupport(t, e)
 	}
+	if ic, ok := m["icons"]; ok && !isNull(ic) {
+		if firstByte(ic) != '[' {
+			l.add(diag.Warning, t.Name, t.Pointer("icons"), "not an array, ignored")
+		} else {
+			t.Icons = ic
+		}
+	}
+	if me, ok := m["_meta"]; ok && !isNull(me) {
+		if firstByte(me) != '{' {
+			l.add(diag.Warning, t.Name, t.Pointer("_meta"), "not an object, ignored")
+		} else {
+			t.Meta = me
+		}
+	}
 	if len(l.diags.Errors()) > errs {
 		return nil
 	}

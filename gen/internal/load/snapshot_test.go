@@ -404,3 +404,28 @@ func TestLoadSnapshotTaskSupport(t *testing.T) {
 		}
 	}
 }
+
+// A tool's icons and _meta are kept as the file has them, for the model to
+// fingerprint; one of the wrong JSON type is ignored with a warning.
+func TestLoadSnapshotIconsAndMeta(t *testing.T) {
+	in := `{"tools": [
+	 {"name": "a", "inputSchema": {}, "icons": [{"src": "https://x/a.png"}], "_meta": {"k": 1}},
+	 {"name": "b", "inputSchema": {}, "icons": {"src": "https://x/b.png"}, "_meta": [1]},
+	 {"name": "c", "inputSchema": {}, "icons": null, "_meta": null}]}`
+	s, diags := LoadSnapshot("s.json", []byte(in))
+	want := []string{
+		`s.json: warning: tool "b": /tools/1/icons: not an array, ignored`,
+		`s.json: warning: tool "b": /tools/1/_meta: not an object, ignored`,
+	}
+	if got := strs(diags); !slices.Equal(got, want) {
+		t.Fatalf("diagnostics:\n got %q\nwant %q", got, want)
+	}
+	if a := s.Tools[0]; string(a.Icons) != `[{"src": "https://x/a.png"}]` || string(a.Meta) != `{"k": 1}` {
+		t.Errorf("a: icons %s, _meta %s", a.Icons, a.Meta)
+	}
+	for _, tool := range s.Tools[1:] {
+		if tool.Icons != nil || tool.Meta != nil {
+			t.Errorf("%s: icons %s, _meta %s, want none", tool.Name, tool.Icons, tool.Meta)
+		}
+	}
+}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/ocpgen/ocpgen/internal/impl"
 )
 
 // Snapshot is a loaded NAME.tools.json file.
@@ -75,6 +77,9 @@ type Tool struct {
 	OutputSchemaKeysDistinct bool
 	// Annotations are the server's hints (not trusted); nil when absent.
 	Annotations *Annotations
+	// Icons and Meta are the tool's icons (a JSON array) and _meta (a JSON
+	// object) as they appear in the file, nil when absent or null.
+	Icons, Meta json.RawMessage
 	// TaskSupport is the tool's execution.taskSupport (MCP 2025-11-25):
 	// "" when absent, else TaskForbidden, TaskOptional or TaskRequired. A
 	// value the loader does not know is TaskRequired, with a warning: a
@@ -84,9 +89,9 @@ type Tool struct {
 
 // The values of Tool.TaskSupport.
 const (
-	TaskForbidden = "forbidden"
-	TaskOptional  = "optional"
-	TaskRequired  = "required"
+	TaskForbidden = impl.TaskForbidden
+	TaskOptional  = impl.TaskOptional
+	TaskRequired  = impl.TaskRequired
 )
 
 // Annotations are MCP tool annotations. They are shown, never used.

@@ -17,6 +17,7 @@ import (
 	"github.com/ocpgen/ocpgen/gen/internal/load"
 	"github.com/ocpgen/ocpgen/gen/internal/schemakw"
 	"github.com/ocpgen/ocpgen/internal/canon"
+	"github.com/ocpgen/ocpgen/internal/impl"
 	"github.com/ocpgen/ocpgen/internal/invisible"
 	"github.com/ocpgen/ocpgen/internal/tmpl"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
@@ -77,7 +78,7 @@ func Build(s *load.Snapshot, c *load.Classification, pkgName string) (*Package, 
 				Pointer: t.Pointer("name"),
 				Msg:     "the name holds characters a reader cannot see (" + hidden + "): it can read as another tool's name; ocpgen init writes them as \\u escapes"})
 		}
-		if t.TaskSupport == load.TaskRequired {
+		if !impl.CallableWithoutTask(t.TaskSupport) {
 			p.TaskRequired = append(p.TaskRequired, t.Name)
 			diags = append(diags, diag.Diagnostic{Severity: diag.Warning, Code: diag.CodeTaskRequired, File: s.File, Tool: t.Name,
 				Pointer: t.Pointer("execution", "taskSupport"),
@@ -223,8 +224,10 @@ func buildTool(mt *Tool, t *load.Tool, snapFile string, c *load.Classification, 
 		}
 	}
 	if a := t.Annotations; a != nil {
-		mt.Hints = Hints{ReadOnly: a.ReadOnlyHint, Destructive: a.DestructiveHint, Idempotent: a.IdempotentHint, OpenWorld: a.OpenWorldHint}
+		mt.Hints = Hints{Title: a.Title, ReadOnly: a.ReadOnlyHint, Destructive: a.DestructiveHint, Idempotent: a.IdempotentHint, OpenWorld: a.OpenWorldHint}
 	}
+	mt.TaskSupport = t.TaskSupport
+	diags = append(diags, liveFingerprints(mt, t, snapFile)...)
 
 	// Types.
 	sb := &schemaBuilder{file: snapFile, tool: t.Name, root: t.InputSchema, rootRaw: t.InputSchemaRaw, building: map[*Struct]bool{}, total: nodes, input: true}
@@ -738,4 +741,34 @@ func invisibleRunes(name string) string {
 		}
 	}
 	return strings.Join(hidden, ", ")
+}
+
+// liveFingerprints sets the fingerprints of t's icons and _meta, by which
+// the gate compares them with the live tool's. One that cannot be taken
+// (an icon that is not an object with a string src, a number beyond
+// float64's range) is left out with a warning: the gate then audits the
+// live tool's as drift.
+func liveFingerprints(mt *Tool, t *load.Tool, snapFile string) diag.List {
+	var diags diag.List
+	for _, f := range []struct {
+		key string
+		raw []byte
+		fp  func([]byte) (string, error)
+		out *string
+	}{
+		{"icons", t.Icons, impl.IconsFingerprint, &mt.IconsFingerprint},
+		{"_meta", t.Meta, impl.MetaFingerprint, &mt.MetaFingerprint},
+	} {
+		if f.raw == nil {
+			continue
+		}
+		fp, err := f.fp(f.raw)
+		if err != nil {
+			diags = append(diags, diag.Diagnostic{Severity: diag.Warning, File: snapFile, Tool: t.Name, Pointer: t.Pointer(f.key),
+				Msg: fmt.Sprintf("%v: left out of the descriptor, so the gate audits the live tool's %s as drift", err, f.key)})
+			continue
+		}
+		*f.out = fp
+	}
+	return diags
 }

@@ -25,7 +25,10 @@ func (t *Tool) Descriptor() *impl.Descriptor {
 			ConfirmTTL: t.Policy.ConfirmTTL,
 			Failure:    t.Policy.Failure,
 		},
-		Hints: impl.ServerHints{ReadOnly: t.Hints.ReadOnly, Destructive: t.Hints.Destructive, Idempotent: t.Hints.Idempotent, OpenWorld: t.Hints.OpenWorld},
+		Hints:            impl.ServerHints{Title: t.Hints.Title, ReadOnly: t.Hints.ReadOnly, Destructive: t.Hints.Destructive, Idempotent: t.Hints.Idempotent, OpenWorld: t.Hints.OpenWorld},
+		TaskSupport:      t.TaskSupport,
+		IconsFingerprint: t.IconsFingerprint,
+		MetaFingerprint:  t.MetaFingerprint,
 	}
 	if t.Kind == Write {
 		d.Policy.ConfirmPrompt = Template(t.Policy.PromptSegments)

@@ -104,10 +104,18 @@ type Tool struct {
 	CanonicalOutputSchema []byte
 	// Hints are the server's annotations (not trusted).
 	Hints Hints
+	// TaskSupport is the tool's execution.taskSupport: "", "forbidden" or
+	// "optional" (a tool that needs a task is not generated).
+	TaskSupport string
+	// IconsFingerprint and MetaFingerprint are impl.IconsFingerprint of the
+	// tool's icons and impl.MetaFingerprint of its _meta, "" without them.
+	// The gate audits a live tool whose icons or _meta differ.
+	IconsFingerprint, MetaFingerprint string
 }
 
-// Hints are the server's tool annotations; nil means absent.
+// Hints are the server's tool annotations; nil (or "") means absent.
 type Hints struct {
+	Title                                        string
 	ReadOnly, Destructive, Idempotent, OpenWorld *bool
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/ocpgen/ocpgen/gen/internal/diag"
 	"github.com/ocpgen/ocpgen/gen/internal/load"
+	"github.com/ocpgen/ocpgen/internal/impl"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
@@ -477,6 +478,47 @@ func TestDocLinesNoHeading(t *testing.T) {
 			if _, ok := b.(*comment.Heading); ok {
 				t.Errorf("DocLines(%q) = %q: a heading in\n%s", tc.in, got, text)
 			}
+		}
+	}
+}
+
+// The descriptor holds what the gate compares with the live tool at every
+// sync: annotations.title, execution.taskSupport, and the fingerprints of
+// the icons (the members MCP defines) and of _meta (numbers as float64).
+// An icons or _meta it cannot fingerprint is left out, with a warning.
+func TestDescriptorHoldsWhatTheGateCompares(t *testing.T) {
+	in := `{"tools": [
+	 {"name": "a", "inputSchema": {}, "annotations": {"title": "The A", "readOnlyHint": true},
+	  "execution": {"taskSupport": "optional"},
+	  "icons": [{"src": "https://x/a.png", "sizes": ["48x48"], "x-extra": true}], "_meta": {"k": 1.0}},
+	 {"name": "b", "inputSchema": {}, "icons": [7], "_meta": {"n": 1e400}},
+	 {"name": "c", "inputSchema": {}, "icons": [], "_meta": {}}]}`
+	s, ds := load.LoadSnapshot("s.tools.json", []byte(in))
+	if s == nil {
+		t.Fatalf("load: %v", ds)
+	}
+	p, diags := Build(s, nil, "p")
+	if p == nil {
+		t.Fatalf("build: %v", diags)
+	}
+	var warned []string
+	for _, d := range diags {
+		if strings.HasSuffix(d.Pointer, "/icons") || strings.HasSuffix(d.Pointer, "/_meta") {
+			warned = append(warned, d.Tool+" "+d.Pointer)
+		}
+	}
+	if slices.Sort(warned); !slices.Equal(warned, []string{"b /tools/1/_meta", "b /tools/1/icons"}) {
+		t.Errorf("warnings of b at %q, want its icons and _meta: %v", warned, diags)
+	}
+	icons, _ := impl.IconsFingerprint([]byte(`[{"sizes":["48x48"],"src":"https://x/a.png"}]`))
+	meta, _ := impl.MetaFingerprint([]byte(`{"k":1}`))
+	a := p.Tools[0].Descriptor()
+	if a.Hints.Title != "The A" || a.TaskSupport != "optional" || a.IconsFingerprint != icons || a.MetaFingerprint != meta || icons == "" || meta == "" {
+		t.Errorf("a: %+v", a)
+	}
+	for _, tool := range p.Tools[1:] {
+		if d := tool.Descriptor(); d.IconsFingerprint != "" || d.MetaFingerprint != "" || d.TaskSupport != "" || d.Hints.Title != "" {
+			t.Errorf("%s: %+v, want no icons, _meta, taskSupport or annotations title", d.Name, d)
 		}
 	}
 }

@@ -182,11 +182,17 @@ func codecBoth(t testing.TB, typ reflect.Type, n *codecNode, raw []byte) (ref, g
 	if tp.parse(string(raw)) != nil {
 		return ref, got, false
 	}
+	// equal is the round trip's verdict: a re-encoding that does not parse
+	// (two invalid UTF-8 keys both written as U+FFFD are a duplicate key)
+	// is refused, as sameAsTape refuses it.
 	equal := func(fwd []byte) bool {
 		back := getTape()
 		defer putTape(back)
-		if err := back.parse(string(fwd)); err != nil {
-			t.Fatalf("re-encoding %s does not parse: %v", fwd, err)
+		if back.parse(string(fwd)) != nil {
+			if sameAsTape(tp, fwd) == nil {
+				t.Fatalf("re-encoding %s does not parse, and sameAsTape takes it", fwd)
+			}
+			return false
 		}
 		return tapeDiff(tp, 0, back, 0) < 0
 	}
