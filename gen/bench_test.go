@@ -382,6 +382,45 @@ func BenchmarkGenerateProcess(b *testing.B) {
 		}
 		ps.report(b)
 	})
+	// The two generators paired server by server: for each server, one
+	// ocpgen process and one go-jsonschema process on the same schemas
+	// (inputs and outputs), the first of the two alternating from server to
+	// server, so that a change in the machine's load falls on both sides.
+	// It reports each side's wall and CPU time per corpus and their ratios
+	// (ocpgen ÷ go-jsonschema).
+	b.Run("paired-corpus", func(b *testing.B) {
+		paths, bin, gjBin := benchCorpus(b), ocpgenBinary(b), goJSONSchemaBinary(b)
+		out := b.TempDir()
+		schemas := splitSchemas(b, paths, b.TempDir(), true)
+		var side [2]struct {
+			wall time.Duration
+			ps   procStats
+		}
+		k := 0
+		for b.Loop() {
+			for _, p := range paths {
+				s := serverName(p)
+				cmds := [2]*exec.Cmd{
+					exec.Command(bin, "generate", "-snapshot", p, "-package", pkgName(s), "-out", filepath.Join(out, "ocpgen", s)),
+					exec.Command(gjBin, append([]string{"-p", pkgName(s), "-o", filepath.Join(out, "go-jsonschema", s, "types.go")}, schemas[s]...)...),
+				}
+				for j := range 2 {
+					i := (j + k) % 2
+					start := time.Now()
+					side[i].ps.run(b, cmds[i])
+					side[i].wall += time.Since(start)
+				}
+				k++
+			}
+		}
+		n := float64(b.N)
+		b.ReportMetric(float64(side[0].wall.Microseconds())/1000/n, "ocpgen-ms/op")
+		b.ReportMetric(float64(side[1].wall.Microseconds())/1000/n, "gj-ms/op")
+		b.ReportMetric(float64(side[0].ps.cpu.Microseconds())/1000/n, "ocpgen-cpu-ms/op")
+		b.ReportMetric(float64(side[1].ps.cpu.Microseconds())/1000/n, "gj-cpu-ms/op")
+		b.ReportMetric(float64(side[0].wall)/float64(side[1].wall), "wall-ratio")
+		b.ReportMetric(float64(side[0].ps.cpu)/float64(side[1].ps.cpu), "cpu-ratio")
+	})
 	// go-jsonschema on the same schemas (each tool's input and output
 	// schemas), and, as rounds 1 to 5 of BENCHMARKS.md §2 ran it, on the
 	// input schemas alone.
