@@ -9,8 +9,10 @@ package gen
 //	BenchmarkGenerateProcess one process per server, as go:generate runs it:
 //	                         the ocpgen CLI and go-jsonschema on the corpus's
 //	                         schemas (input and output, as ocpgen types both;
-//	                         and input alone); the CLI on the synthetic
-//	                         catalogues (with its peak RSS, maxrss-KB)
+//	                         and input alone); the two paired server by
+//	                         server (paired-corpus, with their ratios); the
+//	                         CLI on the synthetic catalogues (with its peak
+//	                         RSS, maxrss-KB)
 //	BenchmarkBuild           go build of the generated packages, in a fresh
 //	                         GOCACHE holding their dependencies; functions
 //	                         compiled per tool
