@@ -222,10 +222,16 @@ var (
 	ocpgenBinErr  error
 )
 
-// ocpgenBinary builds the CLI once per test process.
+// ocpgenBinary builds the CLI once per test process. OCPBENCH_OCPGEN names
+// an ocpgen binary to measure instead: another build, against the same
+// baseline in the same run.
 func ocpgenBinary(b *testing.B) string {
 	b.Helper()
 	ocpgenBinOnce.Do(func() {
+		if p := os.Getenv("OCPBENCH_OCPGEN"); p != "" {
+			ocpgenBin = p
+			return
+		}
 		dir, err := os.MkdirTemp("", "ocpgen-bench-bin-")
 		if err != nil {
 			ocpgenBinErr = err
