@@ -317,21 +317,25 @@ func TestEveryDecisionIsAudited(t *testing.T) {
 // gate, so they can take a prompt down that another peer answered.
 func TestGateSubscribeOpenedAndEnded(t *testing.T) {
 	h := newHarness(t, true, nil)
-	events := make(chan ConfirmEvent, 8)
-	stop := h.g.Subscribe(func(e ConfirmEvent) { events <- e })
+	opened, ended := make(chan ConfirmRequest, 8), make(chan ConfirmEnded, 8)
+	stop := h.g.Subscribe(func(r ConfirmRequest) { opened <- r }, func(e ConfirmEnded) { ended <- e })
 	defer stop()
 	res := dispatchAsync(h, alice, req("w", "delete_entities", `{"entityNames":["a"]}`))
-	opened := awaitConfirm(t, events, res)
-	if opened.Opened == nil || opened.Ended != nil || opened.Opened.Tool != "delete_entities" {
-		t.Fatalf("first event = %+v", opened)
+	r := awaitConfirm(t, opened, res)
+	if r.Tool != "delete_entities" {
+		t.Fatalf("opened %+v", r)
 	}
-	if err := h.g.Resolve(context.Background(), bob, ConfirmDecision{ID: opened.Opened.ID, Approve: false, Digest: opened.Opened.Digest}); err != nil {
+	if err := h.g.Resolve(context.Background(), bob, ConfirmDecision{ID: r.ID, Approve: false, Digest: r.Digest}); err != nil {
 		t.Fatal(err)
 	}
 	wantRefused(t, awaitResult(t, res), ReasonDenied)
-	ended := testwait.Recv(t, events, "the event of the confirm ended")
-	if ended.Ended == nil || *ended.Ended != (ConfirmEnded{ID: opened.Opened.ID, Outcome: OutcomeDenied}) {
-		t.Fatalf("second event = %+v", ended)
+	if e := testwait.Recv(t, ended, "the event of the confirm ended"); e != (ConfirmEnded{ID: r.ID, Outcome: OutcomeDenied}) {
+		t.Fatalf("ended %+v", e)
+	}
+	select {
+	case r := <-opened:
+		t.Errorf("a second confirm opened: %+v", r)
+	default:
 	}
 }
 

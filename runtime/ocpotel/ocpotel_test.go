@@ -163,11 +163,7 @@ func req(id, tool, args string) ocp.ActionRequest {
 func (e *env) write(t *testing.T, args string, approve bool) (ocp.ActionResult, int64, int64) {
 	t.Helper()
 	opened := make(chan ocp.ConfirmRequest, 1)
-	stop := e.gate.Subscribe(func(ev ocp.ConfirmEvent) {
-		if ev.Opened != nil {
-			opened <- *ev.Opened
-		}
-	})
+	stop := e.gate.Subscribe(func(r ocp.ConfirmRequest) { opened <- r }, nil)
 	defer stop()
 	done := make(chan ocp.ActionResult, 1)
 	go func() {
@@ -650,11 +646,7 @@ func TestNilProviders(t *testing.T) {
 func TestPendingEndsWithTheCall(t *testing.T) {
 	e := newEnv(t)
 	opened := make(chan struct{}, 1)
-	defer e.gate.Subscribe(func(ev ocp.ConfirmEvent) {
-		if ev.Opened != nil {
-			opened <- struct{}{}
-		}
-	})()
+	defer e.gate.Subscribe(func(ocp.ConfirmRequest) { opened <- struct{}{} }, nil)()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan ocp.ActionResult, 1)
 	go func() { done <- e.gate.Dispatch(ctx, alice, req("w", "create_ticket", `{"title":"t"}`)) }()
