@@ -140,11 +140,7 @@ func TestThreeServersOneHub(t *testing.T) {
 		t.Fatalf("NewMux: %v", err)
 	}
 	opened := make(chan ocp.ConfirmRequest, 16)
-	defer m.Subscribe(func(e ocp.ConfirmEvent) {
-		if e.Opened != nil {
-			opened <- *e.Opened
-		}
-	})()
+	defer m.Subscribe(func(r ocp.ConfirmRequest) { opened <- r }, nil)()
 	nextConfirm := func() ocp.ConfirmRequest {
 		t.Helper()
 		return (&confirms{ch: opened}).next(t)

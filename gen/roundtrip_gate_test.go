@@ -81,7 +81,7 @@ func newGateRun(c *ocp.Catalogue) (*gateRun, error) {
 	var scopes []string
 	seen := map[string]bool{}
 	for _, t := range c.Tools() {
-		r.spy.live = append(r.spy.live, ocp.LiveTool{Name: t.Desc.Name, Fingerprint: t.Desc.Fingerprint})
+		r.spy.live = append(r.spy.live, ocp.LiveTool{Tool: &mcp.Tool{Name: t.Desc.Name, InputSchema: json.RawMessage(t.Desc.InputSchema)}})
 		for _, s := range t.Desc.Policy.Scopes {
 			if !seen[s] {
 				seen[s] = true

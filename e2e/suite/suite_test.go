@@ -264,7 +264,7 @@ func TestSuite(t *testing.T) {
 	groups := loadGroups(t)
 	spy := &spyServer{}
 	for _, tool := range suiteocp.Catalogue.Tools() {
-		spy.live = append(spy.live, ocp.LiveTool{Name: tool.Desc.Name, Fingerprint: tool.Desc.Fingerprint})
+		spy.live = append(spy.live, ocp.LiveTool{Tool: &mcp.Tool{Name: tool.Desc.Name, InputSchema: json.RawMessage(tool.Desc.InputSchema)}})
 	}
 	var mu sync.Mutex
 	var detail string

@@ -106,7 +106,7 @@ func TestGatedCall(t *testing.T) {
 
 	// A write: held until a peer decides.
 	go h.onActionRequest(ctx, model, ocp.ActionRequest{ID: "w1", Tool: "create_ticket", Args: json.RawMessage(`{"title":"Printer on fire","priority":"high"}`)})
-	confirm := next(t, phoneFrames, "confirm.request").(*ocp.ConfirmRequest)
+	confirm := next(t, phoneFrames, "confirm.request").(ocp.ConfirmRequest)
 	if confirm.Tool != "create_ticket" || !strings.Contains(confirm.Prompt, "Printer on fire") {
 		t.Fatalf("confirm.request: %+v", confirm)
 	}
@@ -128,7 +128,7 @@ func TestGatedCall(t *testing.T) {
 	if res := result(t, modelFrames, "w1"); !strings.Contains(string(res.Output), "Printer on fire") {
 		t.Fatalf("create_ticket: %s", res.Output)
 	}
-	if ended := next(t, phoneFrames, "confirm.ended").(*ocp.ConfirmEnded); ended.ID != confirm.ID {
+	if ended := next(t, phoneFrames, "confirm.ended").(ocp.ConfirmEnded); ended.ID != confirm.ID {
 		t.Fatalf("confirm.ended: %+v", ended)
 	}
 }

@@ -64,13 +64,10 @@ func newHub(server ocp.Server, audit *slog.Logger) (h *hub, stop func(), err err
 	}
 	// Every write waits for a peer: show each new confirm to the peers, and
 	// take its prompt down when it ends (decided elsewhere, expired, withdrawn).
-	stop = h.gate.Subscribe(func(e ocp.ConfirmEvent) {
-		if e.Opened != nil {
-			h.broadcast(false, "confirm.request", e.Opened)
-		} else {
-			h.broadcast(false, "confirm.ended", e.Ended)
-		}
-	})
+	stop = h.gate.Subscribe(
+		func(r ocp.ConfirmRequest) { h.broadcast(false, "confirm.request", r) },
+		func(e ocp.ConfirmEnded) { h.broadcast(false, "confirm.ended", e) },
+	)
 	return h, stop, nil
 }
 

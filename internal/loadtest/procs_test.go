@@ -381,14 +381,12 @@ func runReplica() error {
 	mux.HandleFunc("/events", func(w http.ResponseWriter, r *http.Request) {
 		fl, _ := w.(http.Flusher)
 		ch := make(chan ocp.ConfirmRequest, 8192)
-		stop := gate.Subscribe(func(e ocp.ConfirmEvent) {
-			if e.Opened != nil {
-				select {
-				case ch <- *e.Opened:
-				default:
-				}
+		stop := gate.Subscribe(func(r ocp.ConfirmRequest) {
+			select {
+			case ch <- r:
+			default:
 			}
-		})
+		}, nil)
 		defer stop()
 		w.Header().Set("Content-Type", "application/x-ndjson")
 		w.WriteHeader(http.StatusOK)

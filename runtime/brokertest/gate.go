@@ -113,7 +113,7 @@ type spy struct {
 func (s *spy) WatchTools(fn func([]ocp.LiveTool)) error {
 	var live []ocp.LiveTool
 	for _, h := range catalogue.Tools() {
-		live = append(live, ocp.LiveTool{Name: h.Desc.Name, Fingerprint: h.Desc.Fingerprint})
+		live = append(live, ocp.LiveTool{Tool: &mcp.Tool{Name: h.Desc.Name, InputSchema: json.RawMessage(h.Desc.InputSchema)}})
 	}
 	fn(live)
 	return nil

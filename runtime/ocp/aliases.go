@@ -23,10 +23,6 @@ type (
 	// Catalogue is a generated package's set of tools (its Catalogue
 	// variable), for [Config].
 	Catalogue = ocpimpl.Catalogue
-	// ServerHints are the annotations an MCP server sent for a tool (a
-	// [LiveTool]'s and a [Descriptor]'s Hints): kept for display and
-	// review only, no decision reads them.
-	ServerHints = ocpimpl.ServerHints
 )
 
 // Null returns a Nullable holding an explicit null: the argument is sent as

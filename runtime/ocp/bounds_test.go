@@ -69,7 +69,7 @@ func TestAuditSyncListsAreBounded(t *testing.T) {
 	h := newHarness(t, false, nil)
 	live := liveOf(testCatalogue)
 	for i := range 300 {
-		live = append(live, LiveTool{Name: fmt.Sprintf("%04d%s", i, strings.Repeat("n", 8<<10)), Fingerprint: "x"})
+		live = append(live, otherTool(fmt.Sprintf("%04d%s", i, strings.Repeat("n", 8<<10)), "x"))
 	}
 	h.g.one().syncCatalogue(live)
 	ev := h.audit.events(t, "ocp.sync")

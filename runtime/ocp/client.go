@@ -14,7 +14,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/ocpgen/ocpgen/internal/canon"
 )
 
 // errNotObject refuses arguments that are not a JSON object, before sending.
@@ -529,23 +528,17 @@ func (c *Client) listAll(ctx context.Context, cs *mcp.ClientSession) ([]LiveTool
 		for _, t := range res.Tools {
 			if i, seen := index[t.Name]; seen {
 				if i >= 0 {
-					live[i].Name = "" // removed below
+					live[i].Tool = nil // removed below
 					index[t.Name] = -1
 					c.audit.LogAttrs(ctx, slog.LevelWarn, "mcp tool listed twice; left out", slog.String("tool", boundTo(t.Name, maxAuditName)))
 				}
-				continue
-			}
-			fp, err := canon.SchemaFingerprint(t.InputSchema)
-			if err != nil {
-				index[t.Name] = -1
-				c.audit.LogAttrs(ctx, slog.LevelWarn, "mcp tool schema not encodable; left out", slog.String("tool", boundTo(t.Name, maxAuditName)), slog.String("error", boundText(err.Error())))
 				continue
 			}
 			ts, ok := tasks[t.Name]
 			if !ok { // not the response the go-sdk read
 				return nil, fmt.Errorf("ocp client: tools/list: tool %q is not in the raw result", boundTo(t.Name, maxAuditName))
 			}
-			lt := liveTool(t, fp, ts)
+			lt := LiveTool{Tool: t, TaskSupport: ts}
 			index[t.Name] = len(live)
 			live = append(live, lt)
 		}
@@ -556,30 +549,11 @@ func (c *Client) listAll(ctx context.Context, cs *mcp.ClientSession) ([]LiveTool
 	}
 	out := make([]LiveTool, 0, len(live)) // not nil: this is a listing, if of no tools
 	for _, t := range live {
-		if t.Name != "" {
+		if t.Tool != nil {
 			out = append(out, t)
 		}
 	}
 	return out, nil
-}
-
-// liveTool is the LiveTool of t, whose input schema has the fingerprint fp
-// and whose execution.taskSupport is taskSupport.
-func liveTool(t *mcp.Tool, fp, taskSupport string) LiveTool {
-	lt := LiveTool{Name: t.Name, Fingerprint: fp, Title: t.Title, Description: t.Description, TaskSupport: taskSupport}
-	if a := t.Annotations; a != nil {
-		lt.Hints = ServerHints{Title: a.Title, ReadOnly: &a.ReadOnlyHint, Destructive: a.DestructiveHint, Idempotent: &a.IdempotentHint, OpenWorld: a.OpenWorldHint}
-	}
-	if t.OutputSchema != nil {
-		lt.OutputFingerprint, _ = canon.SchemaFingerprint(t.OutputSchema)
-	}
-	if len(t.Icons) > 0 {
-		lt.Icons, _ = json.Marshal(t.Icons)
-	}
-	if len(t.Meta) > 0 {
-		lt.Meta, _ = json.Marshal(t.Meta)
-	}
-	return lt
 }
 
 // toolListChanged runs on the go-sdk's notification goroutine: it only

@@ -81,7 +81,7 @@ func (s *syncSpy) waitFor(t *testing.T, what string, ok func([]LiveTool) bool) [
 func toolNames(live []LiveTool) []string {
 	names := make([]string, len(live))
 	for i, l := range live {
-		names[i] = l.Name
+		names[i] = l.Tool.Name
 	}
 	return names
 }
@@ -372,10 +372,10 @@ func TestClientPaginatesToolList(t *testing.T) {
 		t.Fatalf("synced %v, want %v", live, names)
 	}
 	for _, l := range live {
-		i := strings.TrimPrefix(l.Name, "t")
+		i := strings.TrimPrefix(l.Tool.Name, "t")
 		want := Fingerprint([]byte(`{"description":"` + i + `","type":"object"}`))
-		if l.Fingerprint != want {
-			t.Errorf("%s fingerprint %s, want %s", l.Name, l.Fingerprint, want)
+		if got := liveFP(t, l); got != want {
+			t.Errorf("%s fingerprint %s, want %s", l.Tool.Name, got, want)
 		}
 	}
 	if pages := srv.WireParams(t, "tools/list"); len(pages) != 4 {
@@ -407,8 +407,8 @@ func TestClientResyncsOnToolListChanged(t *testing.T) {
 	// A changed schema changes the fingerprint.
 	srv.AddTool(spyTool{Name: "b", Schema: `{"type":"object","properties":{"q":{"type":"integer"}}}`})
 	syncs.waitFor(t, "a sync with b's new fingerprint", func(live []LiveTool) bool {
-		i := slices.IndexFunc(live, func(l LiveTool) bool { return l.Name == "b" })
-		return i >= 0 && live[i].Fingerprint == Fingerprint([]byte(`{"properties":{"q":{"type":"integer"}},"type":"object"}`))
+		i := slices.IndexFunc(live, func(l LiveTool) bool { return l.Tool.Name == "b" })
+		return i >= 0 && liveFP(t, live[i]) == Fingerprint([]byte(`{"properties":{"q":{"type":"integer"}},"type":"object"}`))
 	})
 
 	// Resync lists on demand.
@@ -538,8 +538,8 @@ func TestClientFingerprintMatchesSnapshotBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if live[0].Fingerprint != want {
-		t.Errorf("live fingerprint %s != snapshot fingerprint %s (canonical %s)", live[0].Fingerprint, want, canon)
+	if got := liveFP(t, live[0]); got != want {
+		t.Errorf("live fingerprint %s != snapshot fingerprint %s (canonical %s)", got, want, canon)
 	}
 	// The canonical form is what the generator stores: no HTML escaping.
 	if !bytes.Contains(canon, []byte(`"<b>&amp; \"ü\" é 日本`)) {
@@ -585,7 +585,7 @@ func TestClientSessionEndWithdrawsAndClose(t *testing.T) {
 func TestClientServesOneGate(t *testing.T) {
 	noLeaksAfter(t)
 	_, c, syncs := connectSpy(t, nil, ClientOptions{}, spyTool{Name: "a", Schema: spyObjSchema})
-	if live := syncs.next(t); len(live) != 1 || live[0].Name != "a" {
+	if live := syncs.next(t); len(live) != 1 || live[0].Tool.Name != "a" {
 		t.Fatalf("first list = %+v", live)
 	}
 	if err := c.WatchTools(func([]LiveTool) {}); err == nil {

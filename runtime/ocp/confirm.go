@@ -123,15 +123,6 @@ type ConfirmEnded struct {
 	Outcome Outcome `json:"outcome"`
 }
 
-// ConfirmEvent is one change in a confirm's life, for [Gate.Subscribe]:
-// exactly one of Opened and Ended is set.
-type ConfirmEvent struct {
-	// Opened is a new confirm to show the peers (a confirm.request).
-	Opened *ConfirmRequest
-	// Ended says that a confirm ended and its prompt can be taken down.
-	Ended *ConfirmEnded
-}
-
 // memoryBroker is the broker of [NewMemoryBroker].
 type memoryBroker struct {
 	now func() time.Time // replaced in tests

@@ -223,30 +223,35 @@ func (g *Gate) Pending(ctx context.Context) ([]ConfirmRequest, error) {
 	return out, nil
 }
 
-// Subscribe calls fn for every change in the life of a confirm of g's
-// servers (as [Gate.Pending] chooses them) until stop is called: a confirm
-// opened (show it to the connected peers, never to the requesting channel,
-// which cannot answer it), and a confirm ended (approved or denied,
-// possibly by another peer, expired, or cancelled: take its prompt down).
-// It makes one subscription on the broker, however many servers. An ended
-// event names only a confirm g has opened, listed in Pending or announced.
-// fn must not block for long. The peers answer through [Gate.Resolve]; a
-// peer that connects late catches up with [Gate.Pending].
-func (g *Gate) Subscribe(fn func(ConfirmEvent)) (stop func()) {
+// Subscribe calls opened for every confirm of g's servers that opens, and
+// ended for every one that ends (as [Gate.Pending] chooses them), until
+// stop is called: show an opened confirm to the connected peers, never to
+// the requesting channel, which cannot answer it; take its prompt down when
+// it ends (approved or denied, possibly by another peer, expired, or
+// cancelled). A nil function is not called. It makes one subscription on
+// the broker for each, however many servers. ended is told only of
+// confirms g has opened, listed in Pending or announced. Neither may block
+// for long, and they may run concurrently. The peers answer through
+// [Gate.Resolve]; a peer that connects late catches up with [Gate.Pending].
+func (g *Gate) Subscribe(opened func(ConfirmRequest), ended func(ConfirmEnded)) (stop func()) {
 	if g.broker == nil {
 		return func() {}
 	}
-	stopOpened := g.broker.Subscribe(func(r ConfirmRequest) {
-		if g.shown(r) {
-			r = peerCopy(r)
-			fn(ConfirmEvent{Opened: &r})
-		}
-	})
-	stopEnded := g.broker.SubscribeEnded(func(e ConfirmEnded) {
-		if g.seen(e.ID) {
-			fn(ConfirmEvent{Ended: &e})
-		}
-	})
+	stopOpened, stopEnded := func() {}, func() {}
+	if opened != nil {
+		stopOpened = g.broker.Subscribe(func(r ConfirmRequest) {
+			if g.shown(r) {
+				opened(peerCopy(r))
+			}
+		})
+	}
+	if ended != nil {
+		stopEnded = g.broker.SubscribeEnded(func(e ConfirmEnded) {
+			if g.seen(e.ID) {
+				ended(e)
+			}
+		})
+	}
 	return func() { stopOpened(); stopEnded() }
 }
 

@@ -50,15 +50,17 @@ type events struct {
 	opened, ended []string
 }
 
-func (e *events) record(ev ConfirmEvent) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	switch {
-	case ev.Opened != nil:
-		e.opened = append(e.opened, ev.Opened.ID)
-	case ev.Ended != nil:
-		e.ended = append(e.ended, ev.Ended.ID)
-	}
+// subscribe subscribes e to g's confirms.
+func (e *events) subscribe(g *Gate) (stop func()) {
+	return g.Subscribe(func(r ConfirmRequest) {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		e.opened = append(e.opened, r.ID)
+	}, func(c ConfirmEnded) {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		e.ended = append(e.ended, c.ID)
+	})
 }
 
 func (e *events) get() (opened, ended []string) {
@@ -81,8 +83,8 @@ func TestConfirmBelongsToThePolicyThatOpenedIt(t *testing.T) {
 		t.Fatal("the two gates advertise different catalogues; the test needs them equal")
 	}
 	var evOne, evTwo events
-	defer one.Subscribe(evOne.record)()
-	defer two.Subscribe(evTwo.record)()
+	defer evOne.subscribe(one)()
+	defer evTwo.subscribe(two)()
 	ch := make(chan ConfirmRequest, 1)
 	defer broker.Subscribe(func(r ConfirmRequest) { ch <- r })()
 
@@ -144,8 +146,8 @@ func TestMuxGatesShowOnlyTheirOwnConfirms(t *testing.T) {
 	noLeaksAfter(t)
 	h := newMuxHarness(t, nil)
 	var evMem, evChat events
-	defer h.m.Server("mem").Subscribe(evMem.record)()
-	defer h.m.Server("chat").Subscribe(evChat.record)()
+	defer evMem.subscribe(h.m.Server("mem"))()
+	defer evChat.subscribe(h.m.Server("chat"))()
 	res, cr := h.openWrite(t, "w", "delete_entities", `{"entityNames":["a"]}`)
 	if cr.Server != "mem" {
 		t.Fatalf("confirm for %q", cr.Server)

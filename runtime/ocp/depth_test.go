@@ -211,9 +211,8 @@ func TestApprovalAfterTheWaitWasVoided(t *testing.T) {
 func TestToolListedTwiceIsWithdrawn(t *testing.T) {
 	h := newHarness(t, false, nil)
 	live := liveOf(testCatalogue)
-	i := slices.IndexFunc(live, func(lt LiveTool) bool { return lt.Name == "read_graph" })
-	other := live[i]
-	other.Fingerprint = "sha256:" + strings.Repeat("1", 64)
+	i := slices.IndexFunc(live, func(lt LiveTool) bool { return lt.Tool.Name == "read_graph" })
+	other := otherTool("read_graph", "other")
 	live = slices.Insert(live, i, other) // the other schema first, the generated one last
 	h.g.one().syncCatalogue(live)
 	if names := advertisedNames(h.g); slices.Contains(names, "read_graph") {

@@ -105,12 +105,30 @@ func (h *harness) advertisements() []ToolsAdvertise {
 	return slices.Clone(h.advs)
 }
 
+// liveOf is the listing of a server that lists every tool of c as
+// generated (its name and input schema).
 func liveOf(c *Catalogue) []LiveTool {
 	var out []LiveTool
 	for _, t := range c.Tools() {
-		out = append(out, LiveTool{Name: t.Desc.Name, Fingerprint: t.Desc.Fingerprint})
+		out = append(out, listed(&t.Desc))
 	}
 	return out
+}
+
+// listed is the LiveTool of a server that lists d's name and input schema.
+func listed(d *Descriptor) LiveTool {
+	return LiveTool{Tool: &mcp.Tool{Name: d.Name, InputSchema: json.RawMessage(d.InputSchema)}}
+}
+
+// otherTool is a LiveTool named name whose input schema, tagged by tag, is
+// no generated tool's.
+func otherTool(name, tag string) LiveTool {
+	return LiveTool{Tool: &mcp.Tool{Name: name, InputSchema: otherSchema(tag)}}
+}
+
+// otherSchema is an input schema, tagged by tag, that no generated tool has.
+func otherSchema(tag string) json.RawMessage {
+	return json.RawMessage(`{"type":"object","x-other":"` + tag + `"}`)
 }
 
 // newHarness returns a gate over testCatalogue with a spy caller, a memory
@@ -788,13 +806,13 @@ func TestCatalogueSync(t *testing.T) {
 	// The server adds a tool nobody generated, changes one schema and drops
 	// another: only the rest stays advertised and callable.
 	changed := slices.Clone(live)
-	changed = slices.DeleteFunc(changed, func(l LiveTool) bool { return l.Name == "get_note" })
+	changed = slices.DeleteFunc(changed, func(l LiveTool) bool { return l.Tool.Name == "get_note" })
 	for i := range changed {
-		if changed[i].Name == "read_graph" {
-			changed[i].Fingerprint = "sha256:widened"
+		if changed[i].Tool.Name == "read_graph" {
+			changed[i] = otherTool("read_graph", "widened")
 		}
 	}
-	changed = append(changed, LiveTool{Name: "exfiltrate", Fingerprint: "sha256:x"})
+	changed = append(changed, otherTool("exfiltrate", "x"))
 	h.g.one().syncCatalogue(changed)
 	a := h.advertisements()
 	if len(a) != 2 || len(a[1].Tools) != 2 || a[1].Tools[0].Name != "create_note" || a[1].Tools[1].Name != "delete_entities" {
@@ -820,7 +838,7 @@ func TestCatalogueSync(t *testing.T) {
 	}
 
 	// A duplicated name with two schemas is ambiguous: withdrawn.
-	h.g.one().syncCatalogue(append(slices.Clone(live), LiveTool{Name: "delete_entities", Fingerprint: "sha256:other"}))
+	h.g.one().syncCatalogue(append(slices.Clone(live), otherTool("delete_entities", "other")))
 	wantRefused(t, h.g.Dispatch(context.Background(), alice, req("u", "delete_entities", `{"entityNames":["a"]}`)), ReasonUnknown)
 
 	// The server goes back to the generated schemas: callable again.
@@ -848,7 +866,7 @@ func TestCatalogueChangeDeniesPendingConfirm(t *testing.T) {
 	cr := awaitConfirm(t, ch, res)
 	// A rug pull: the server's list changes while the write waits.
 	live := liveOf(c)
-	live[1].Fingerprint = "sha256:changed"
+	live[1].Tool.InputSchema = otherSchema("changed")
 	h.g.one().syncCatalogue(live)
 	var r ActionResult
 	select {
@@ -898,7 +916,7 @@ func TestCatalogueChangeAfterApprovalDenies(t *testing.T) {
 	var g *Gate
 	b.hook = func() {
 		live := liveOf(testCatalogue)
-		live[0].Fingerprint = "sha256:changed"
+		live[0].Tool.InputSchema = otherSchema("changed")
 		g.one().syncCatalogue(live)
 	}
 	h := newHarness(t, false, func(c *Config) { c.Broker = b })

@@ -8,6 +8,7 @@ package ocp
 import (
 	"fmt"
 	"reflect"
+	"testing"
 	"time"
 
 	"github.com/ocpgen/ocpgen/internal/canon"
@@ -23,10 +24,23 @@ type (
 	Policy = ocpimpl.Policy
 )
 
+type ServerHints = ocpimpl.ServerHints
+
 var (
-	CanonicalJSON = canon.JSON
-	Fingerprint   = canon.Fingerprint
+	CanonicalJSON     = canon.JSON
+	Fingerprint       = canon.Fingerprint
+	SchemaFingerprint = canon.SchemaFingerprint
 )
+
+// liveFP is the fingerprint of l's input schema.
+func liveFP(t testing.TB, l LiveTool) string {
+	t.Helper()
+	fp, err := canon.SchemaFingerprint(l.Tool.InputSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fp
+}
 
 // modeAuto marks a fixture's placeholder whose mode newCatalogue chooses
 // from the field's type.

@@ -182,19 +182,19 @@ func TestClientListsWhatTheSDKDrops(t *testing.T) {
 			live := syncs.until(t, "a", "b", "c", "d", "e")
 			got := map[string]string{}
 			for _, lt := range live {
-				got[lt.Name] = lt.TaskSupport
+				got[lt.Tool.Name] = lt.TaskSupport
 			}
 			want := map[string]string{"a": "forbidden", "b": "", "c": "required", "d": "(execution is not an object)", "e": "(taskSupport is not a string)"}
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("task support = %v, want %v", got, want)
 			}
-			b := live[slices.IndexFunc(live, func(lt LiveTool) bool { return lt.Name == "b" })]
+			b := live[slices.IndexFunc(live, func(lt LiveTool) bool { return lt.Tool.Name == "b" })].Tool
 			icons, _ := impl.IconsFingerprint([]byte(`[{"src":"https://x/b.png","sizes":["48x48"]}]`))
 			meta, _ := impl.MetaFingerprint([]byte(`{"k":[1,2.5]}`))
-			if liveFingerprint(impl.IconsFingerprint, b.Icons) != icons || liveFingerprint(impl.MetaFingerprint, b.Meta) != meta || icons == "" || meta == "" {
-				t.Errorf("b: icons %s, _meta %s", b.Icons, b.Meta)
+			if liveFingerprint(impl.IconsFingerprint, b.Icons, len(b.Icons)) != icons || liveFingerprint(impl.MetaFingerprint, b.Meta, len(b.Meta)) != meta || icons == "" || meta == "" {
+				t.Errorf("b: icons %v, _meta %v", b.Icons, b.Meta)
 			}
-			if a := live[0]; a.Name != "a" || a.Hints.Title != "A tool" {
+			if a := live[0].Tool; a.Name != "a" || a.Annotations == nil || a.Annotations.Title != "A tool" {
 				t.Errorf("a: %+v", a)
 			}
 

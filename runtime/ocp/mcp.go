@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/ocpgen/ocpgen/internal/canon"
 )
 
 // Server is the fronted MCP server as a [Gate] uses it. [*Client] is the
@@ -24,46 +22,29 @@ type Server interface {
 	// be called (a listing failed, the session ended, the server was
 	// closed). A listing with no tools is an empty, non-nil list: nil is no
 	// listing, and the gate does not report its tools as removed by the
-	// server. Calls of fn are serialized. [NewGate] calls it; a Server
-	// serves one gate and refuses a second watcher.
+	// server. Calls of fn are serialized; the gate reads the tools and
+	// changes none of them. [NewGate] calls it; a Server serves one gate
+	// and refuses a second watcher.
 	WatchTools(fn func(live []LiveTool)) error
 }
 
 // LiveTool is one tool of the server's current tools/list.
 type LiveTool struct {
-	// Name is the MCP tool name.
-	Name string
-	// Fingerprint is the fingerprint of the canonical JSON of the input
-	// schema the server lists now ([SchemaFingerprint]). A tool whose
-	// fingerprint is not the generated one is withdrawn.
-	Fingerprint string
-	// Title, Description, Hints (the annotations, their title included),
-	// OutputFingerprint (the fingerprint of the output schema, as for the
-	// input schema; "" without one), Icons (the JSON of the icons array)
-	// and Meta (the JSON of the _meta object; nil without them) are what
-	// the server lists now. A difference from the snapshot is audited at
-	// every sync, not acted on: the model is shown the generated texts, but
-	// a changed description is how a rug pull starts.
-	Title, Description string
-	Hints              ServerHints
-	OutputFingerprint  string
-	Icons, Meta        json.RawMessage
+	// Tool is the tool as the server lists it now. Required. A tool whose
+	// input schema is not the generated one (compared as canonical JSON,
+	// every keyword and annotation included) is withdrawn. Its title,
+	// description, annotations, output schema, icons and _meta are compared
+	// with the snapshot at every sync: a difference is audited, not acted
+	// on, since the model is shown the generated texts, but a changed
+	// description is how a rug pull starts.
+	Tool *mcp.Tool
 	// TaskSupport is the tool's execution.taskSupport as listed now (""
-	// when absent). A tool listed as needing a task ("required", or a value
-	// MCP does not define) is withdrawn: the gate calls no tool as a task,
-	// and a write must not be approved only to fail. Another value than the
-	// snapshot's is audited.
+	// when absent), which mcp.Tool does not hold. A tool listed as needing
+	// a task ("required", or a value MCP does not define) is withdrawn: the
+	// gate calls no tool as a task, and a write must not be approved only
+	// to fail. Another value than the snapshot's is audited.
 	TaskSupport string
 }
-
-// SchemaFingerprint returns the fingerprint of a tool's input or output
-// schema, as a [LiveTool] carries it and a generated descriptor holds it:
-// schema may be JSON bytes ([]byte or json.RawMessage) or any value
-// encoding/json can marshal (such as the map[string]any a go-sdk client
-// decodes an inputSchema into). Every number counts as the float64 it
-// decodes to; a number beyond float64's range, or bytes that are not one
-// JSON value, are an error.
-func SchemaFingerprint(schema any) (string, error) { return canon.SchemaFingerprint(schema) }
 
 // protocolReporter is a [Server] that reports the MCP revision of its
 // session with the server, as [*Client] does; a gate puts it in its sync

@@ -171,16 +171,15 @@ type muxConfirms struct {
 
 func subscribeMux(t *testing.T, m *Gate) *muxConfirms {
 	c := &muxConfirms{opened: make(chan ConfirmRequest, 64), ended: map[string]int{}, seen: map[string]int{}}
-	stop := m.Subscribe(func(e ConfirmEvent) {
+	stop := m.Subscribe(func(r ConfirmRequest) {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		switch {
-		case e.Opened != nil:
-			c.seen[e.Opened.ID]++
-			c.opened <- *e.Opened
-		case e.Ended != nil:
-			c.ended[e.Ended.ID]++
-		}
+		c.seen[r.ID]++
+		c.opened <- r
+	}, func(e ConfirmEnded) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.ended[e.ID]++
 	})
 	t.Cleanup(stop)
 	return c

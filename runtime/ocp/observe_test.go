@@ -263,16 +263,18 @@ func TestObserverSeesSyncs(t *testing.T) {
 	live := liveOf(testCatalogue)
 	h.g.one().syncCatalogue(live)
 	h.g.one().syncCatalogue(live)
-	changed := slices.DeleteFunc(slices.Clone(live), func(l LiveTool) bool { return l.Name == "get_note" })
+	changed := slices.DeleteFunc(slices.Clone(live), func(l LiveTool) bool { return l.Tool.Name == "get_note" })
 	for i := range changed {
-		switch changed[i].Name {
+		switch changed[i].Tool.Name {
 		case "read_graph":
-			changed[i].Fingerprint = "sha256:widened"
+			changed[i] = otherTool("read_graph", "widened")
 		case "create_note":
-			changed[i].Description = "Create a note, and mail it to everyone."
+			lt := *changed[i].Tool
+			lt.Description = "Create a note, and mail it to everyone."
+			changed[i].Tool = &lt
 		}
 	}
-	changed = append(changed, LiveTool{Name: "exfiltrate", Fingerprint: "sha256:x"})
+	changed = append(changed, otherTool("exfiltrate", "x"))
 	h.g.one().syncCatalogue(changed)
 	obs.mu.Lock()
 	defer obs.mu.Unlock()

@@ -41,16 +41,27 @@ func (g *serverGate) syncCatalogue(live []LiveTool) {
 	needsTask := make(map[string]bool)
 	var drift []string // "tool: field, field" of what differs from the snapshot
 	for _, lt := range live {
-		if prev, seen := liveFP[lt.Name]; seen && prev != lt.Fingerprint {
-			ambiguous[lt.Name] = true
+		t := lt.Tool
+		if t == nil {
+			g.audit.LogAttrs(context.Background(), slog.LevelWarn, "server listed a LiveTool without its Tool; left out", g.withServer()...)
+			continue
+		}
+		// A schema that cannot be encoded has no fingerprint: "" is never
+		// the generated one, so the tool is withdrawn.
+		fp, err := canon.SchemaFingerprint(t.InputSchema)
+		if err != nil {
+			g.audit.LogAttrs(context.Background(), slog.LevelWarn, "mcp tool schema not encodable", g.withServer(slog.String("tool", boundTo(t.Name, maxAuditName)), slog.String("error", boundText(err.Error())))...)
+		}
+		if prev, seen := liveFP[t.Name]; seen && prev != fp {
+			ambiguous[t.Name] = true
 		}
 		if !impl.CallableWithoutTask(lt.TaskSupport) {
-			needsTask[lt.Name] = true
+			needsTask[t.Name] = true
 		}
-		liveFP[lt.Name] = lt.Fingerprint
-		if gt := g.byServer[lt.Name]; gt != nil {
+		liveFP[t.Name] = fp
+		if gt := g.byServer[t.Name]; gt != nil {
 			if fields := driftOf(gt, lt); len(fields) > 0 {
-				drift = append(drift, boundTo(lt.Name, maxAuditName)+": "+strings.Join(fields, ", "))
+				drift = append(drift, boundTo(t.Name, maxAuditName)+": "+strings.Join(fields, ", "))
 			}
 		}
 	}
@@ -146,27 +157,39 @@ func (g *serverGate) syncCatalogue(live []LiveTool) {
 // driftOf names what the server lists for a generated tool, besides the
 // input schema, that differs from the snapshot the tool was generated from.
 func driftOf(gt *gateTool, lt LiveTool) []string {
-	d := gt.desc
+	d, t := gt.desc, lt.Tool
 	var out []string
-	if lt.Title != d.Title {
+	if t.Title != d.Title {
 		out = append(out, "title")
 	}
-	if lt.Description != d.Description {
+	if t.Description != d.Description {
 		out = append(out, "description")
 	}
-	if hintValues(lt.Hints) != hintValues(d.Hints) {
+	var h impl.ServerHints
+	if a := t.Annotations; a != nil {
+		h = impl.ServerHints{Title: a.Title, ReadOnly: &a.ReadOnlyHint, Destructive: a.DestructiveHint, Idempotent: &a.IdempotentHint, OpenWorld: a.OpenWorldHint}
+	}
+	if hintValues(h) != hintValues(d.Hints) {
 		out = append(out, "annotations")
 	}
-	if lt.Hints.Title != d.Hints.Title {
+	if h.Title != d.Hints.Title {
 		out = append(out, "annotations.title")
 	}
-	if lt.OutputFingerprint != gt.outputFP {
+	outputFP := ""
+	if t.OutputSchema != nil {
+		if fp, err := canon.SchemaFingerprint(t.OutputSchema); err == nil {
+			outputFP = fp
+		} else {
+			outputFP = "(invalid)"
+		}
+	}
+	if outputFP != gt.outputFP {
 		out = append(out, "outputSchema")
 	}
-	if liveFingerprint(impl.IconsFingerprint, lt.Icons) != d.IconsFingerprint {
+	if liveFingerprint(impl.IconsFingerprint, t.Icons, len(t.Icons)) != d.IconsFingerprint {
 		out = append(out, "icons")
 	}
-	if liveFingerprint(impl.MetaFingerprint, lt.Meta) != d.MetaFingerprint {
+	if liveFingerprint(impl.MetaFingerprint, t.Meta, len(t.Meta)) != d.MetaFingerprint {
 		out = append(out, "_meta")
 	}
 	if lt.TaskSupport != d.TaskSupport {
@@ -175,11 +198,16 @@ func driftOf(gt *gateTool, lt LiveTool) []string {
 	return out
 }
 
-// liveFingerprint is fp of a live tool's raw member ("" when absent), or a
-// value no descriptor holds when fp cannot take it.
-func liveFingerprint(fp func([]byte) (string, error), raw json.RawMessage) string {
-	if len(raw) == 0 {
+// liveFingerprint is fp of the JSON of v, a live tool's member of n
+// elements ("" when it has none), or a value no descriptor holds when fp
+// cannot take it.
+func liveFingerprint(fp func([]byte) (string, error), v any, n int) string {
+	if n == 0 {
 		return ""
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return "(invalid)"
 	}
 	s, err := fp(raw)
 	if err != nil {
@@ -191,7 +219,7 @@ func liveFingerprint(fp func([]byte) (string, error), raw json.RawMessage) strin
 // hintValues are a tool's annotations with MCP's defaults for absent ones
 // (readOnly false, destructive true, idempotent false, openWorld true), so
 // an absent hint and its default compare equal.
-func hintValues(h ServerHints) [4]bool {
+func hintValues(h impl.ServerHints) [4]bool {
 	get := func(p *bool, def bool) bool {
 		if p == nil {
 			return def

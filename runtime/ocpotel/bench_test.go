@@ -96,11 +96,9 @@ func benchGate(b *testing.B, srv ocp.Server, obs ocp.Observer) *ocp.Gate {
 	if n, ok := srv.(*nopServer); ok {
 		n.watch(liveTools(b))
 	}
-	b.Cleanup(g.Subscribe(func(ev ocp.ConfirmEvent) {
-		if r := ev.Opened; r != nil {
-			_ = g.Resolve(context.Background(), phone, ocp.ConfirmDecision{ID: r.ID, Approve: true, Digest: r.Digest})
-		}
-	}))
+	b.Cleanup(g.Subscribe(func(r ocp.ConfirmRequest) {
+		_ = g.Resolve(context.Background(), phone, ocp.ConfirmDecision{ID: r.ID, Approve: true, Digest: r.Digest})
+	}, nil))
 	return g
 }
 

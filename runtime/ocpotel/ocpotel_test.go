@@ -24,7 +24,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/ocpgen/ocpgen/examples/tickets/ticketsocp"
-	"github.com/ocpgen/ocpgen/internal/canon"
 	"github.com/ocpgen/ocpgen/internal/testwait"
 	"github.com/ocpgen/ocpgen/runtime/ocp"
 	"github.com/ocpgen/ocpgen/runtime/ocpotel"
@@ -82,13 +81,12 @@ func liveTools(t testing.TB) []ocp.LiveTool {
 	var out []ocp.LiveTool
 	for _, h := range ticketsocp.Catalogue.Tools() {
 		d := h.Desc
-		lt := ocp.LiveTool{Name: d.Name, Fingerprint: d.Fingerprint, Title: d.Title, Description: d.Description, Hints: d.Hints}
+		lt := ocp.LiveTool{Tool: &mcp.Tool{Name: d.Name, InputSchema: json.RawMessage(d.InputSchema), Title: d.Title, Description: d.Description,
+			Annotations: &mcp.ToolAnnotations{Title: d.Hints.Title, ReadOnlyHint: d.Hints.ReadOnly != nil && *d.Hints.ReadOnly,
+				DestructiveHint: d.Hints.Destructive, IdempotentHint: d.Hints.Idempotent != nil && *d.Hints.Idempotent, OpenWorldHint: d.Hints.OpenWorld}},
+			TaskSupport: d.TaskSupport}
 		if d.OutputSchema != "" {
-			fp, err := canon.SchemaFingerprint([]byte(d.OutputSchema))
-			if err != nil {
-				t.Fatal(err)
-			}
-			lt.OutputFingerprint = fp
+			lt.Tool.OutputSchema = json.RawMessage(d.OutputSchema)
 		}
 		out = append(out, lt)
 	}
@@ -165,11 +163,7 @@ func req(id, tool, args string) ocp.ActionRequest {
 func (e *env) write(t *testing.T, args string, approve bool) (ocp.ActionResult, int64, int64) {
 	t.Helper()
 	opened := make(chan ocp.ConfirmRequest, 1)
-	stop := e.gate.Subscribe(func(ev ocp.ConfirmEvent) {
-		if ev.Opened != nil {
-			opened <- *ev.Opened
-		}
-	})
+	stop := e.gate.Subscribe(func(r ocp.ConfirmRequest) { opened <- r }, nil)
 	defer stop()
 	done := make(chan ocp.ActionResult, 1)
 	go func() {
@@ -407,18 +401,18 @@ func TestTracesAndMetrics(t *testing.T) {
 	// one comes to need a task, one disappears, and one nobody generated
 	// appears.
 	live := liveTools(t)
-	live = slices.DeleteFunc(live, func(l ocp.LiveTool) bool { return l.Name == "ticket_stats" })
+	live = slices.DeleteFunc(live, func(l ocp.LiveTool) bool { return l.Tool.Name == "ticket_stats" })
 	for i := range live {
-		switch live[i].Name {
+		switch live[i].Tool.Name {
 		case "create_ticket":
-			live[i].Description = "SECRET: also mails the ticket to everyone"
+			live[i].Tool.Description = "SECRET: also mails the ticket to everyone"
 		case "close_ticket":
-			live[i].Fingerprint = "sha256:SECRET-widened"
+			live[i].Tool.InputSchema = json.RawMessage(`{"type":"object","x-secret":"SECRET-widened"}`)
 		case "escalate_ticket":
 			live[i].TaskSupport = "required"
 		}
 	}
-	e.srv.watch(append(live, ocp.LiveTool{Name: "SECRET_server_only", Fingerprint: "sha256:x"}))
+	e.srv.watch(append(live, ocp.LiveTool{Tool: &mcp.Tool{Name: "SECRET_server_only", InputSchema: json.RawMessage(`{"type":"object"}`)}}))
 	drifted := e.catalogue(t)
 
 	// The secrets did reach the gate: its audit log has the server's texts.
@@ -652,11 +646,7 @@ func TestNilProviders(t *testing.T) {
 func TestPendingEndsWithTheCall(t *testing.T) {
 	e := newEnv(t)
 	opened := make(chan struct{}, 1)
-	defer e.gate.Subscribe(func(ev ocp.ConfirmEvent) {
-		if ev.Opened != nil {
-			opened <- struct{}{}
-		}
-	})()
+	defer e.gate.Subscribe(func(ocp.ConfirmRequest) { opened <- struct{}{} }, nil)()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan ocp.ActionResult, 1)
 	go func() { done <- e.gate.Dispatch(ctx, alice, req("w", "create_ticket", `{"title":"t"}`)) }()
@@ -794,7 +784,7 @@ func TestOneObserverForAMux(t *testing.T) {
 	all := liveTools(t)
 	var some []ocp.LiveTool // west lists every tool but one write
 	for _, lt := range all {
-		if lt.Name != "close_ticket" {
+		if lt.Tool.Name != "close_ticket" {
 			some = append(some, lt)
 		}
 	}

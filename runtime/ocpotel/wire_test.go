@@ -123,13 +123,11 @@ func noTraceContextReachesTheServer(t *testing.T, stateless bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer g.Subscribe(func(ev ocp.ConfirmEvent) {
-		if r := ev.Opened; r != nil {
-			go func() {
-				_ = g.Resolve(context.Background(), phone, ocp.ConfirmDecision{ID: r.ID, Approve: true, Digest: r.Digest})
-			}()
-		}
-	})()
+	defer g.Subscribe(func(r ocp.ConfirmRequest) {
+		go func() {
+			_ = g.Resolve(context.Background(), phone, ocp.ConfirmDecision{ID: r.ID, Approve: true, Digest: r.Digest})
+		}()
+	}, nil)()
 
 	member, err := baggage.NewMember("tenant", "SECRET-baggage")
 	if err != nil {

@@ -44,17 +44,20 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	ch := make(chan ocp.ConfirmEvent, streamBuffer)
+	ch := make(chan confirmEvent, streamBuffer)
 	overflow := make(chan struct{})
 	fell := sync.OnceFunc(func() { close(overflow) })
-	stop := h.x.Subscribe(func(e ocp.ConfirmEvent) {
+	queue := func(e confirmEvent) {
 		// Called by the Hub while it opens or ends a confirm: never block.
 		select {
 		case ch <- e:
 		default:
 			fell()
 		}
-	})
+	}
+	stop := h.x.Subscribe(
+		func(r ocp.ConfirmRequest) { queue(confirmEvent{opened: &r}) },
+		func(e ocp.ConfirmEnded) { queue(confirmEvent{ended: &e}) })
 	defer stop()
 
 	cards, err := h.decidable(r.Context(), p)
@@ -102,11 +105,11 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request) {
 			}
 		case e := <-ch:
 			switch {
-			case e.Opened != nil:
-				if shown[e.Opened.ID] {
+			case e.opened != nil:
+				if shown[e.opened.ID] {
 					continue
 				}
-				v, ok := h.view(r.Context(), p, *e.Opened, &adv, time.Now())
+				v, ok := h.view(r.Context(), p, *e.opened, &adv, time.Now())
 				if !ok {
 					continue
 				}
@@ -116,19 +119,26 @@ func (h *handler) events(w http.ResponseWriter, r *http.Request) {
 				}
 				shown[v.ID] = true
 				err = send(w, rc, "opened", streamCard{v.ID, html})
-			case e.Ended != nil && shown[e.Ended.ID]:
-				delete(shown, e.Ended.ID)
+			case e.ended != nil && shown[e.ended.ID]:
+				delete(shown, e.ended.ID)
 				err = send(w, rc, "ended", struct {
 					ID      string      `json:"id"`
 					Outcome ocp.Outcome `json:"outcome"`
 					Text    string      `json:"text"`
-				}{e.Ended.ID, e.Ended.Outcome, endedText(e.Ended.Outcome)})
+				}{e.ended.ID, e.ended.Outcome, endedText(e.ended.Outcome)})
 			}
 		}
 		if err != nil {
 			return
 		}
 	}
+}
+
+// confirmEvent is one change of a confirm, as a stream queues it: exactly
+// one of opened and ended is set.
+type confirmEvent struct {
+	opened *ocp.ConfirmRequest
+	ended  *ocp.ConfirmEnded
 }
 
 // cardHTML draws v as the page does.

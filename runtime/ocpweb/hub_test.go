@@ -214,14 +214,12 @@ func (h *testHub) ask(t *testing.T, args string) *write {
 func (h *testHub) askFor(t *testing.T, tool, args string) *write {
 	t.Helper()
 	opened := make(chan ocp.ConfirmRequest, 1)
-	stop := h.gate.Subscribe(func(e ocp.ConfirmEvent) {
-		if e.Opened != nil {
-			select {
-			case opened <- *e.Opened:
-			default:
-			}
+	stop := h.gate.Subscribe(func(r ocp.ConfirmRequest) {
+		select {
+		case opened <- r:
+		default:
 		}
-	})
+	}, nil)
 	defer stop()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)

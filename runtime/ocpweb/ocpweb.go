@@ -24,7 +24,7 @@ import (
 // it fronts one server or several.
 type Confirms interface {
 	Pending(ctx context.Context) ([]ocp.ConfirmRequest, error)
-	Subscribe(fn func(ocp.ConfirmEvent)) (stop func())
+	Subscribe(opened func(ocp.ConfirmRequest), ended func(ocp.ConfirmEnded)) (stop func())
 	MayDecide(ctx context.Context, peer ocp.Principal, r ocp.ConfirmRequest) error
 	Resolve(ctx context.Context, peer ocp.Principal, d ocp.ConfirmDecision) error
 	Advertisement() ocp.ToolsAdvertise

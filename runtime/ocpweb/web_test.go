@@ -264,14 +264,17 @@ func TestMuxPage(t *testing.T) {
 // more confirm events than a stream holds.
 type flood struct {
 	Confirms
-	fn func(ocp.ConfirmEvent)
+	ended func(ocp.ConfirmEnded)
 }
 
-func (f *flood) Subscribe(fn func(ocp.ConfirmEvent)) func() { f.fn = fn; return func() {} }
+func (f *flood) Subscribe(_ func(ocp.ConfirmRequest), ended func(ocp.ConfirmEnded)) func() {
+	f.ended = ended
+	return func() {}
+}
 
 func (f *flood) Pending(context.Context) ([]ocp.ConfirmRequest, error) {
 	for i := range streamBuffer + 1 {
-		f.fn(ocp.ConfirmEvent{Ended: &ocp.ConfirmEnded{ID: fmt.Sprint(i), Outcome: ocp.OutcomeExpired}})
+		f.ended(ocp.ConfirmEnded{ID: fmt.Sprint(i), Outcome: ocp.OutcomeExpired})
 	}
 	return nil, nil
 }

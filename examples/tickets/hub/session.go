@@ -103,11 +103,7 @@ func run(ctx context.Context, w io.Writer, ready func(signIn string)) error {
 	}
 	// The peers learn of each confirm the gate opens; they answer through
 	// gate.Resolve.
-	stop := gate.Subscribe(func(e ocp.ConfirmEvent) {
-		if e.Opened != nil {
-			s.confirms <- *e.Opened
-		}
-	})
+	stop := gate.Subscribe(func(r ocp.ConfirmRequest) { s.confirms <- r }, nil)
 	defer stop()
 	s.gate = gate
 	if ready != nil {

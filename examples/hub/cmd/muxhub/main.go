@@ -55,7 +55,7 @@ func main() {
 		log.Fatal(err) // e.g. two servers would expose one tool name
 	}
 	// Confirms of every server, each once; decisions go to mux.Resolve.
-	defer mux.Subscribe(func(e ocp.ConfirmEvent) { /* to the peers, as with one gate */ })()
+	defer mux.Subscribe(func(ocp.ConfirmRequest) { /* to the peers, as with one gate */ }, nil)()
 
 	// "us_list_tickets" is the US desk's list_tickets, and reaches it under that name.
 	ann := ocp.Principal{ID: "ann", Tier: "visitor", Scopes: []string{"tickets.read"}, Peer: "model-ann"}
