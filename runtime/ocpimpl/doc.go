@@ -18,5 +18,5 @@
 // packages that the same version of ocpgen generated working. Hub code and
 // Server implementers use package ocp, which re-exports the few names of
 // this package that they need (the argument markers' constraints,
-// Nullable, Descriptor, Catalogue and ServerHints).
+// Nullable, Descriptor and Catalogue).
 package ocpimpl
