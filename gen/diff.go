@@ -167,6 +167,7 @@ const (
 	AreaClassification = diff.AreaClassification
 	AreaHint           = diff.AreaHint
 	AreaExecution      = diff.AreaExecution
+	AreaDisplay        = diff.AreaDisplay
 )
 
 // ChangeKind documents one kind of change.
@@ -202,6 +203,10 @@ func ChangeKinds() []ChangeKind {
 		Doc: "execution.taskSupport became \"required\": the tool can only be called as an MCP task, which the runtime cannot do, so it leaves the catalogue"})
 	out = append(out, ChangeKind{Kind: "task-support-changed", Area: "execution",
 		Doc: "execution.taskSupport changed otherwise (to \"optional\" or \"forbidden\", or unset): the tool is called synchronously"})
+	out = append(out, ChangeKind{Kind: "icons-changed", Area: "display",
+		Doc: "the tool's icons changed (the members MCP defines); not trusted and decides nothing, but shown to people, and the gate audits the same change as drift"})
+	out = append(out, ChangeKind{Kind: "meta-changed", Area: "display",
+		Doc: "the tool's _meta changed (as canonical JSON); not trusted and decides nothing, and the gate audits the same change as drift"})
 	return out
 }
 
@@ -388,6 +393,7 @@ func diffTool(name string, o, n *side) (ToolDiff, bool) {
 			}
 		}
 		changes = append(changes, diff.TaskSupport(ot.TaskSupport, nt.TaskSupport)...)
+		changes = append(changes, diff.Display(ot.Icons, nt.Icons, ot.Meta, nt.Meta)...)
 		changes = append(changes, diff.ComparePolicies(op, np)...)
 		changes = append(changes, sortByPointer(diff.Schema("/inputSchema", ot.InputSchemaRaw, nt.InputSchemaRaw, false))...)
 		switch {

@@ -150,7 +150,7 @@ func TestDiffGolden(t *testing.T) {
 			"confirm-prompt-added", "confirm-prompt-removed", "confirm-prompt-changed",
 			"confirm-ttl-lengthened", "confirm-ttl-shortened", "failure-changed",
 			"hint-changed", "output-schema-added", "alternative-added", "ref-changed",
-			"task-support-changed", "task-support-required",
+			"task-support-changed", "task-support-required", "icons-changed", "meta-changed",
 		} {
 			if !seen[k] {
 				t.Errorf("no golden case has a change of kind %q", k)

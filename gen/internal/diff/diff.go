@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/ocpgen/ocpgen/internal/impl"
 )
 
 // Area says which input a change is about, and so what its Pointer points
@@ -41,7 +43,46 @@ const (
 	// MCP 2025-11-25); Pointer is into the tool object
 	// ("/execution/taskSupport").
 	AreaExecution Area = "execution"
+	// AreaDisplay is what a client may show of the tool besides its texts:
+	// its icons and its _meta (not trusted; neither decides anything);
+	// Pointer is "/icons" or "/_meta".
+	AreaDisplay Area = "display"
 )
+
+// Display compares a tool's icons and its _meta (each the JSON as the
+// snapshot has it, nil when absent) as the gate compares a live tool with
+// its descriptor (internal/impl's IconsFingerprint and MetaFingerprint: an
+// icon's members MCP defines, the _meta as canonical JSON; null or empty is
+// absent), so diff lists exactly the changes the gate audits as drift.
+func Display(oldIcons, newIcons, oldMeta, newMeta json.RawMessage) []Change {
+	var out []Change
+	if !sameBy(impl.IconsFingerprint, oldIcons, newIcons) {
+		out = append(out, Change{Kind: "icons-changed", Area: AreaDisplay, Pointer: "/icons",
+			Message: "icons changed (not trusted: shown to people, decides nothing)", Old: oldIcons, New: newIcons})
+	}
+	if !sameBy(impl.MetaFingerprint, oldMeta, newMeta) {
+		out = append(out, Change{Kind: "meta-changed", Area: AreaDisplay, Pointer: "/_meta",
+			Message: "_meta changed (not trusted: read by clients, decides nothing)", Old: oldMeta, New: newMeta})
+	}
+	return out
+}
+
+// sameBy reports whether a and b have one fingerprint by fp (each ""
+// when absent); a value fp refuses is the same only as identical bytes.
+func sameBy(fp func([]byte) (string, error), a, b json.RawMessage) bool {
+	get := func(v json.RawMessage) (string, error) {
+		if len(v) == 0 {
+			return "", nil
+		}
+		return fp(v)
+	}
+	fa, errA := get(a)
+	fb, errB := get(b)
+	if errA != nil || errB != nil {
+		return errA != nil && errB != nil && string(a) == string(b)
+	}
+	return fa == fb
+}
 
 // TaskSupport compares a tool's execution.taskSupport ("" when absent).
 // Becoming "required" (kind task-support-required) is breaking: the tool
