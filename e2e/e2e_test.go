@@ -336,16 +336,20 @@ func watchConfirms(t *testing.T, b ocp.ConfirmBroker) *confirms {
 	return c
 }
 
-// next returns the next published confirm request.
-func (c *confirms) next(t *testing.T) ocp.ConfirmRequest {
+// next returns the next published confirm request, for the write whose
+// result call will deliver: if the write returns first (its confirm was
+// skipped), the test fails at once, not at the bound.
+func (c *confirms) next(t *testing.T, call <-chan ocp.ActionResult) ocp.ConfirmRequest {
 	t.Helper()
 	select {
 	case r := <-c.ch:
 		return r
+	case r := <-call:
+		t.Fatalf("the write returned before a confirm request was published: ok %v, reason %q, error %q", r.OK, r.Reason, r.Error)
 	case <-time.After(bound):
 		t.Fatalf("no confirm request was published within %v", bound)
-		return ocp.ConfirmRequest{}
 	}
+	return ocp.ConfirmRequest{}
 }
 
 // none fails the test if a confirm request was published. Subscribers run

@@ -245,7 +245,7 @@ func TestTicketsHTTP(t *testing.T) {
 	pending := async(func() ocp.ActionResult {
 		return g.Call(ctx, member, ticketsocp.CreateTicketArgs{Title: "Badge reader broken"})
 	})
-	req := confirms.next(t)
+	req := confirms.next(t, pending)
 	if req.Prompt != `Open a ticket titled "Badge reader broken"?` {
 		t.Fatalf("confirm prompt %q", req.Prompt)
 	}
@@ -262,7 +262,7 @@ func TestTicketsHTTP(t *testing.T) {
 	pending = async(func() ocp.ActionResult {
 		return g.Call(ctx, member, ticketsocp.CloseTicketArgs{ID: "T-101"})
 	})
-	approve(confirms.next(t), false)
+	approve(confirms.next(t, pending), false)
 	mustRefuse(t, "denied close_ticket", await(t, pending), ocp.ReasonDenied, textDenied)
 	if s := list("list_tickets after the denied write").status("T-101"); s != "open" {
 		t.Fatalf("the denied write changed T-101 to %q", s)
@@ -272,14 +272,14 @@ func TestTicketsHTTP(t *testing.T) {
 	pending = async(func() ocp.ActionResult {
 		return g.Call(ctx, operator, ticketsocp.EscalateTicketArgs{ID: "T-102", Team: ticketsocp.EscalateTicketArgsTeamNetwork})
 	})
-	approve(confirms.next(t), true)
+	approve(confirms.next(t, pending), true)
 	mustFail(t, "escalate_ticket", await(t, pending), "The escalation did not go through.", "db-primary", "tickets.internal", "5432", "refused", "escalation failed")
 
 	// A write awaits its confirm when the server dies.
 	stranded := async(func() ocp.ActionResult {
 		return g.Call(ctx, member, ticketsocp.CloseTicketArgs{ID: "T-102"})
 	})
-	strandedReq := confirms.next(t)
+	strandedReq := confirms.next(t, stranded)
 
 	mark := len(advs.snapshot())
 	withdrawn := func() bool {
@@ -346,7 +346,7 @@ func TestTicketsHTTP(t *testing.T) {
 	pending = async(func() ocp.ActionResult {
 		return g.Call(ctx, member, ticketsocp.CloseTicketArgs{ID: "T-102"})
 	})
-	approve(confirms.next(t), true)
+	approve(confirms.next(t, pending), true)
 	mustOK(t, "close_ticket after the restart", await(t, pending))
 	if s := list("list_tickets after the restart and a write").status("T-102"); s != "closed" {
 		t.Fatalf("after the restart the approved close left T-102 %q", s)

@@ -288,7 +288,7 @@ func TestMemoryGate(t *testing.T) {
 
 	// A write is held until a peer approves.
 	pending := async(func() ocp.ActionResult { return g.Call(ctx, member, alice) })
-	req := confirms.next(t)
+	req := confirms.next(t, pending)
 	if req.Tool != "create_entities" || req.Requester != "ann" || !strings.Contains(req.Prompt, `"Alice"`) {
 		t.Fatalf("confirm request %+v", req)
 	}
@@ -339,7 +339,7 @@ func TestMemoryGate(t *testing.T) {
 	pending = async(func() ocp.ActionResult {
 		return g.Call(ctx, member, memoryocp.DeleteEntitiesArgs{EntityNames: []string{"Alice"}})
 	})
-	req = confirms.next(t)
+	req = confirms.next(t, pending)
 	if req.Tool != "delete_entities" || req.Prompt != `Delete ["Alice"] and their relations?` {
 		t.Fatalf("confirm request %+v", req)
 	}
@@ -369,7 +369,7 @@ func TestMemoryGate(t *testing.T) {
 			{EntityName: canary, Contents: []string{"x"}},
 		}})
 	})
-	req = confirms.next(t)
+	req = confirms.next(t, pending)
 	if err := g.Resolve(ctx, approver, ocp.ConfirmDecision{ID: req.ID, Approve: true, Digest: req.Digest}); err != nil {
 		t.Fatal(err)
 	}

@@ -141,9 +141,9 @@ func TestThreeServersOneHub(t *testing.T) {
 	}
 	opened := make(chan ocp.ConfirmRequest, 16)
 	defer m.Subscribe(func(r ocp.ConfirmRequest) { opened <- r }, nil)()
-	nextConfirm := func() ocp.ConfirmRequest {
+	nextConfirm := func(call <-chan ocp.ActionResult) ocp.ConfirmRequest {
 		t.Helper()
-		return (&confirms{ch: opened}).next(t)
+		return (&confirms{ch: opened}).next(t, call)
 	}
 
 	var fsTools []string
@@ -189,7 +189,7 @@ func TestThreeServersOneHub(t *testing.T) {
 	added := async(func() ocp.ActionResult {
 		return m.Call(ctx, multiUser, notesocp.AddNoteArgs{Title: "plan", Body: "ship it"})
 	})
-	req := nextConfirm()
+	req := nextConfirm(added)
 	if req.Server != "notes" || req.Tool != "notes_add_note" || req.Requester != "ann" {
 		t.Fatalf("the note's confirm: %+v", req)
 	}
@@ -209,7 +209,7 @@ func TestThreeServersOneHub(t *testing.T) {
 	written := async(func() ocp.ActionResult {
 		return m.Call(ctx, multiUser, filesystemocp.WriteFileArgs{Path: killedPath, Content: "never\n"})
 	})
-	fsReq := nextConfirm()
+	fsReq := nextConfirm(written)
 	if fsReq.Server != "filesystem" || fsReq.Tool != "write_file" || fsReq.Digest == req.Digest {
 		t.Fatalf("the file's confirm: %+v", fsReq)
 	}
@@ -243,7 +243,7 @@ func TestThreeServersOneHub(t *testing.T) {
 			{Name: "Alice", EntityType: "person", Observations: []string{"likes tea"}},
 		}})
 	})
-	memReq := nextConfirm()
+	memReq := nextConfirm(created)
 	if memReq.Server != "memory" || memReq.Tool != "create_entities" {
 		t.Fatalf("the memory write's confirm: %+v", memReq)
 	}

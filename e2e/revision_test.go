@@ -139,7 +139,7 @@ func revisionRoundTrip(t *testing.T, revision string, dial func(context.Context)
 	pending := async(func() ocp.ActionResult {
 		return g.Call(ctx, user, notesocp.AddNoteArgs{Title: "plan", Body: "ship " + revision})
 	})
-	req := confirms.next(t)
+	req := confirms.next(t, pending)
 	if err := g.Resolve(ctx, phone, ocp.ConfirmDecision{ID: req.ID, Approve: true, Digest: req.Digest}); err != nil {
 		t.Fatalf("approve: %v", err)
 	}
