@@ -30,19 +30,12 @@ import (
 type rawSpy struct {
 	mu    sync.Mutex
 	tools []string // raw tool objects
-	calls []string // tools called
 }
 
 func (s *rawSpy) setTools(tools ...string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.tools = tools
-}
-
-func (s *rawSpy) called() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.calls)
 }
 
 // answer returns the response to one JSON-RPC message (nil for a
@@ -74,9 +67,6 @@ func (s *rawSpy) answer(msg []byte) []byte {
 		s.mu.Unlock()
 		result = page + "}"
 	case "tools/call":
-		s.mu.Lock()
-		s.calls = append(s.calls, m.Params.Name)
-		s.mu.Unlock()
 		result = `{"content":[{"type":"text","text":"ok"}]}`
 	default:
 		result = `{}`
