@@ -517,23 +517,3 @@ func snapshotTwice(t *testing.T, env []string, first, second string, source ...s
 	}
 	return a
 }
-
-// syncBuffer is an io.Writer safe for concurrent use, for audit logs.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-// Write appends p.
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-// String returns what was written so far.
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ocpgen/ocpgen/internal/syncbuf"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
@@ -38,7 +40,7 @@ type ticketsServerProc struct {
 	addr   string
 	cmd    *exec.Cmd
 	exited chan struct{}
-	stderr *syncBuffer
+	stderr *syncbuf.Buffer
 }
 
 // freeAddr returns a loopback address with a port nobody listens on.
@@ -58,7 +60,7 @@ func freeAddr(t *testing.T) string {
 // start starts the server and returns once it accepts connections.
 func (s *ticketsServerProc) start() {
 	s.t.Helper()
-	s.stderr = &syncBuffer{}
+	s.stderr = &syncbuf.Buffer{}
 	s.cmd = exec.Command(s.bin, "-http", s.addr)
 	s.cmd.Stderr = s.stderr
 	if err := s.cmd.Start(); err != nil {
@@ -181,7 +183,7 @@ func TestTicketsHTTP(t *testing.T) {
 	broker := ocp.NewMemoryBroker()
 	confirms := watchConfirms(t, broker)
 	advs := newAdvertisements()
-	audit := &syncBuffer{}
+	audit := &syncbuf.Buffer{}
 	logger := slog.New(slog.NewJSONHandler(audit, nil))
 	client, err := ocp.Dial(ctx, func(context.Context) (mcp.Transport, error) {
 		return &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil

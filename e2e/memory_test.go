@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ocpgen/ocpgen/internal/syncbuf"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 	"go.yaml.in/yaml/v3"
@@ -204,7 +206,7 @@ func TestMemoryGate(t *testing.T) {
 	broker := ocp.NewMemoryBroker()
 	confirms := watchConfirms(t, broker)
 	advs := newAdvertisements()
-	audit := &syncBuffer{}
+	audit := &syncbuf.Buffer{}
 	var (
 		procMu sync.Mutex
 		procs  []*exec.Cmd // the server processes the client started

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ocpgen/ocpgen/internal/syncbuf"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
@@ -118,7 +120,7 @@ func TestThreeServersOneHub(t *testing.T) {
 		memClient.ProtocolVersion(), fsClient.ProtocolVersion(), notesClient.ProtocolVersion())
 
 	broker := ocp.NewMemoryBroker()
-	audit := &syncBuffer{}
+	audit := &syncbuf.Buffer{}
 	logger := slog.New(slog.NewJSONHandler(audit, nil))
 	servers := func(notesPrefix string) []ocp.MuxServer {
 		return []ocp.MuxServer{

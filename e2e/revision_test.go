@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ocpgen/ocpgen/internal/syncbuf"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
@@ -103,7 +105,7 @@ func (s *syncRecorder) last() ocp.SyncInfo {
 func revisionRoundTrip(t *testing.T, revision string, dial func(context.Context) (mcp.Transport, error), store *notesserver.Store) {
 	t.Helper()
 	ctx := context.Background()
-	audit := &syncBuffer{}
+	audit := &syncbuf.Buffer{}
 	logger := slog.New(slog.NewJSONHandler(audit, nil))
 	client, err := ocp.Dial(ctx, dial, ocp.ClientOptions{Audit: logger})
 	if err != nil {

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ocpgen/ocpgen/runtime/internal/argengine"
-	"github.com/ocpgen/ocpgen/runtime/internal/argengine/argref"
 	"log/slog"
 	"math/rand/v2"
 	"slices"
@@ -15,6 +13,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ocpgen/ocpgen/internal/syncbuf"
+	"github.com/ocpgen/ocpgen/runtime/internal/argengine"
+	"github.com/ocpgen/ocpgen/runtime/internal/argengine/argref"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -53,22 +55,8 @@ func (s *spyCaller) Calls() []callRecord {
 	return slices.Clone(s.calls)
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
+// syncBuffer is the audit log of a test's gate.
+type syncBuffer struct{ syncbuf.Buffer }
 
 // events returns the audit events with the given message.
 func (s *syncBuffer) events(t *testing.T, msg string) []map[string]any {

@@ -578,7 +578,7 @@ func TestOutputSchemaDriftComparesLikeTheListing(t *testing.T) {
 	} {
 		live := liveOf(c)
 		live[0].Tool.Description, live[0].Tool.OutputSchema = d.Description, decoded(tc.schema)
-		h.audit.b.Reset()
+		h.audit.Reset()
 		h.g.one().syncCatalogue(live)
 		e := h.audit.events(t, "ocp.sync")
 		if got := strings.Contains(fmt.Sprint(e[0]["drift_audited"]), "outputSchema"); got != tc.drift {

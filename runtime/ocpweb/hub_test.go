@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ocpgen/ocpgen/internal/syncbuf"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
@@ -79,30 +81,12 @@ type testHub struct {
 	web   *handler
 	srv   *httptest.Server
 	page  string // the page's URL
-	audit *syncBuffer
+	audit *syncbuf.Buffer
 
 	mu    sync.Mutex
 	calls []call
 	got   chan struct{} // a call arrived
 	wg    sync.WaitGroup
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // newHub starts a test Hub with a gate; mod may change the page's options.
@@ -114,7 +98,7 @@ func newHub(t *testing.T, mod func(*Options)) *testHub {
 // startHub starts a test Hub, with a Mux (server "records") if mux.
 func startHub(t *testing.T, mod func(*Options), mux bool) *testHub {
 	t.Helper()
-	h := &testHub{audit: &syncBuffer{}, got: make(chan struct{}, 64)}
+	h := &testHub{audit: &syncbuf.Buffer{}, got: make(chan struct{}, 64)}
 
 	snap, err := os.ReadFile("testdata/records.tools.json")
 	if err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -9,9 +8,10 @@ import (
 	"os"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/ocpgen/ocpgen/internal/syncbuf"
 
 	"github.com/chromedp/chromedp"
 
@@ -19,24 +19,6 @@ import (
 )
 
 var screenshot = flag.String("screenshot", "", "write a PNG of the approval page, as TestServeInBrowser shows it, to this file (docs/approving.png)")
-
-// syncBuffer is a bytes.Buffer safe for concurrent use.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // js is s as a JavaScript string literal.
 func js(s string) string {
@@ -53,7 +35,7 @@ func TestServeInBrowser(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	signIn := make(chan string, 1)
-	var out syncBuffer
+	var out syncbuf.Buffer
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, &out, func(u string) { signIn <- u }) }()
 	var u string
