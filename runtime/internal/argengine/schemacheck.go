@@ -2,6 +2,7 @@ package argengine
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -65,6 +66,8 @@ type schemaCheck struct {
 	// dynamic: some $dynamicRef is resolved in the dynamic scope, which
 	// validation then tracks.
 	dynamic bool
+	// memos is the number of memo nodes (snode.memo).
+	memos int
 }
 
 // patternRefusal is the refusal of every value by a schema that has a
@@ -140,8 +143,9 @@ type snode struct {
 	// memo: reached by more than one edge, so its verdicts are remembered
 	// per instance location during a call.
 	memo bool
-	// id numbers the node in its schema, from 1 (memoBits' keys).
-	id int32
+	// id numbers the node in its schema, from 1; memoID numbers its memo
+	// nodes, from 0 (memoSet's keys).
+	id, memoID int32
 	// edges are the subschemas this one applies, in place (same instance)
 	// or not, for the compile-time checks.
 	inPlace []*snode
@@ -232,6 +236,7 @@ type schemaCompiler struct {
 	nodes   map[string]*snode
 	refusal *patternRefusal
 	dynamic bool
+	memos   int // memo nodes, numbered by finish
 	err     error
 }
 
@@ -299,7 +304,7 @@ func compileSchemaJSON(raw []byte) (*schemaCheck, error) {
 	if err := c.finish(n); err != nil {
 		return nil, err
 	}
-	return &schemaCheck{root: n, refusal: c.refusal, dynamic: c.dynamic}, nil
+	return &schemaCheck{root: n, refusal: c.refusal, dynamic: c.dynamic, memos: c.memos}, nil
 }
 
 func (c *schemaCompiler) newResource(uri, ptr string) *resource {
@@ -878,9 +883,17 @@ func (c *schemaCompiler) finish(root *snode) error {
 			indeg[s] += 2 // reached from any dynamic scope
 		}
 	}
+	var memos []*snode
 	for n, k := range indeg {
-		n.memo = k > 1
+		if n.memo = k > 1; n.memo {
+			memos = append(memos, n)
+		}
 	}
+	slices.SortFunc(memos, func(a, b *snode) int { return cmp.Compare(a.id, b.id) })
+	for k, n := range memos {
+		n.memoID = int32(k)
+	}
+	c.memos = len(memos)
 	return nil
 }
 
@@ -1082,7 +1095,7 @@ func (sc *schemaCheck) validate(t *tape, i int) error {
 	}
 	// The cold path: again, to say why and where.
 	why := ""
-	c := evalCtx{t: t, track: sc.dynamic, why: &why, whyAt: -1}
+	c := evalCtx{t: t, track: sc.dynamic, memos: sc.memos, why: &why, whyAt: -1}
 	sc.root.eval(&c, i, nil)
 	if why == "" {
 		why = "invalid"
@@ -1097,7 +1110,7 @@ func (sc *schemaCheck) validate(t *tape, i int) error {
 // run is the verdict on value i, and the number of subschema evaluations
 // it took.
 func (sc *schemaCheck) run(t *tape, i int) (bool, int) {
-	c := evalCtx{t: t, track: sc.dynamic}
+	c := evalCtx{t: t, track: sc.dynamic, memos: sc.memos}
 	ok := sc.root.eval(&c, i, nil)
 	return ok, c.evals
 }
@@ -1118,10 +1131,12 @@ type evalCtx struct {
 	sig  int32
 	sigs map[[2]int32]int32
 	// memo holds the verdicts of memo nodes; memoBits those of the common
-	// case, without a dynamic scope's signature or annotations, 8 bytes a
-	// slot.
+	// case, without a dynamic scope's signature or annotations, about 3
+	// bits a tape node a memo node at most. memos is the schema's number of
+	// memo nodes.
 	memo     map[memoKey]memoVal
 	memoBits memoSet
+	memos    int
 	evals    int
 	// entered is the node whose scope and memo evalScoped has just
 	// handled, so that eval runs its body.
@@ -1230,10 +1245,10 @@ func (n *snode) evalScoped(c *evalCtx, i int, ann *anns) bool {
 	var ok bool
 	if n.memo && c.sig == 0 && ann == nil {
 		var hit bool
-		if ok, hit = c.memoBits.get(n.id, i); !hit {
+		if ok, hit = c.memoBits.get(n.memoID, i); !hit {
 			c.entered = n
 			ok = n.eval(c, i, nil)
-			c.memoBits.put(n.id, i, ok)
+			c.memoBits.put(n.memoID, i, ok, c.memos, len(c.t.nodes))
 		}
 	} else if n.memo {
 		key := memoKey{n, int32(i), c.sig, ann != nil}
@@ -1622,7 +1637,7 @@ func (n *snode) nameValid(c *evalCtx, key string) bool {
 	kt := getTape()
 	kt.src = key
 	kt.nodes = append(kt.nodes, tapeNode{aux: uint32(len(key)), meta: uint32(tString)})
-	sub := evalCtx{t: kt, track: c.track, scope: c.scope, sig: c.sig, sigs: c.sigs, binding: c.binding, bound: c.bound}
+	sub := evalCtx{t: kt, track: c.track, memos: c.memos, scope: c.scope, sig: c.sig, sigs: c.sigs, binding: c.binding, bound: c.bound}
 	ok := n.propNames.eval(&sub, 0, nil)
 	putTape(kt)
 	return ok
