@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The engine's argument parser parses the arguments once into a flat tape:
@@ -132,6 +133,13 @@ var (
 // errTapeValues is the refusal of a value past the limit of values.
 func errTapeValues(limit int) error {
 	return &Refusal{Rule: RuleValues, Err: fmt.Errorf("arguments hold more than %d JSON values", limit)}
+}
+
+// parseOwned is parse of the text of own, a private copy of the arguments
+// that nothing writes while t holds it (or anything read from t is in
+// use): t reads it in place, without another copy.
+func (t *tape) parseOwned(own []byte) error {
+	return t.parse(unsafe.String(unsafe.SliceData(own), len(own)))
 }
 
 // parse fills t with the one JSON value of s. Its error is a *Refusal
