@@ -920,6 +920,10 @@ func (w *fwdBuf) compare() {
 		w.b = w.b[:0]
 		return
 	}
+	if w.same == 0 && cap(w.b) >= len(w.src)+16 {
+		w.whole = true // b holds it from its start, with room for the arguments' size
+		return
+	}
 	whole := make([]byte, 0, max(len(w.src), w.same+len(w.b))+16)
 	whole = append(append(whole, w.src[:w.same]...), w.b...)
 	w.b, w.whole = whole, true

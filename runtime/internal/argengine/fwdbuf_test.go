@@ -84,3 +84,26 @@ func TestIdenticalReencodingIsTheCopy(t *testing.T) {
 		t.Error("the forwarded bytes are the caller's")
 	}
 }
+
+// A small re-encoding that differs from the arguments (keys in another
+// order, white space) costs Check no more allocations than one that is
+// the same: what was written before the difference is already the
+// re-encoding's buffer.
+func TestDifferentReencodingAllocatesOnce(t *testing.T) {
+	e, err := Compile([]byte(searchNodesSchema), reflect.TypeFor[SearchNodesArgs](), testLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same := []byte(searchNodesArgs)
+	other := []byte(`{ "filter": {"minScore": 0.25, "since": "2024-01-31", "kinds": ["person", "org"]}, "limit": 10, "query": "Ada Lovelace" }`)
+	allocs := func(raw []byte) float64 {
+		return testing.AllocsPerRun(100, func() {
+			if _, _, err := e.Check(raw, false); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	if a, b := allocs(same), allocs(other); b > a {
+		t.Errorf("Check allocates %v times for a re-encoding that differs, %v for one that does not", b, a)
+	}
+}
