@@ -827,9 +827,16 @@ func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int) bool {
 		}
 		w.b = append(w.b, '{')
 		first, found := true, uint32(0)
+		next := i + 1 // the member that would come next in the fields' order
 		for k := range n.fields {
 			f := &n.fields[k]
-			p := t.member(i, f.name)
+			p := next
+			if p >= t.end(i) || !keyIs(t, p, f.name) {
+				p = t.member(i, f.name)
+			}
+			if p >= 0 {
+				next = t.end(p)
+			}
 			if p < 0 {
 				// Absent: the zero value, which the encoding leaves out
 				// under omitzero, and under omitempty unless a struct.

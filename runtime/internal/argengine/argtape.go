@@ -1,8 +1,10 @@
 package argengine
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -11,9 +13,11 @@ import (
 )
 
 // The engine's argument parser parses the arguments once into a flat tape:
-// one node per JSON value, in document order, each 16 bytes of offsets
-// into one private copy of the arguments (src); a string with escapes is
-// decoded once, into the tape's arena (dec).
+// one node per JSON value, in document order, each 8 bytes: an offset into
+// one private copy of the arguments (src), a length or an index, and the
+// value's kind; a string with escapes is decoded once, into the tape's
+// arena (dec). A member's name is read from src, before its value's text
+// (or from dec when it has escapes).
 //
 // The parser accepts exactly the JSON that encoding/json accepts (RFC 8259;
 // the caller has already refused invalid UTF-8), decodes string escapes as
@@ -22,10 +26,11 @@ import (
 // more values than the tape's limit, trailing data, and numbers out of
 // float64's range (encoding/json refuses those when it decodes into an any).
 //
-// Its memory is bounded by the arguments: 16 bytes a value, the decoded
-// text of the strings with escapes (fewer bytes than their text), and an
-// index of a few bytes a member for an object of more than smallObject
-// members while it is parsed. The nodes and the arena are each allocated
+// Its memory is bounded by the arguments: 8 bytes a value, the decoded
+// text of the strings and member names with escapes (fewer bytes than
+// their text), 8 bytes a member name with escapes, and an index of a few
+// bytes a member for an object of more than smallObject members while it
+// is parsed. The nodes and the arena are each allocated
 // at most once a parse, no larger than the arguments and the limit of
 // values require.
 
@@ -50,29 +55,28 @@ type tapeNode struct {
 	// which the offset in src of its characters precedes (4 bytes,
 	// little-endian).
 	at uint32
-	// aux is, for an array or object, the index past its last descendant;
-	// for a number, the length of its literal; for a string, the length of
-	// its text (decoded).
+	// aux is the kind (above kindShift), the flags keyEscaped (a member
+	// whose name has escapes) and strEscaped, and below them (auxLen) for
+	// an array or object the index past its last descendant, for a number
+	// the length of its literal, for a string the length of its text
+	// (decoded).
 	aux uint32
-	// key is a member's name: its offset in src, or in dec when meta has
-	// keyEscaped (the decoded name).
-	key uint32
-	// meta is the kind (kindMask), keyEscaped, strEscaped, and the length
-	// of the member's name (above keyShift).
-	meta uint32
 }
 
 const (
-	kindMask   = 7
-	keyEscaped = 8
-	strEscaped = 16
-	keyShift   = 5
-	// maxTapeBytes bounds what a tape parses: key lengths are held in the
-	// bits of meta above keyShift.
-	maxTapeBytes = 1<<(32-keyShift) - 1
+	kindShift  = 29
+	keyEscaped = 1 << 28
+	strEscaped = 1 << 27
+	auxLen     = strEscaped - 1
+	// maxTapeBytes bounds what a tape parses: lengths are held in the bits
+	// of aux below the flags.
+	maxTapeBytes = auxLen
 )
 
-func (x *tapeNode) kind() tapeKind { return tapeKind(x.meta & kindMask) }
+func (x *tapeNode) kind() tapeKind { return tapeKind(x.aux >> kindShift) }
+
+// len is the length or the index that aux holds.
+func (x *tapeNode) len() int { return int(x.aux & auxLen) }
 
 type tape struct {
 	nodes []tapeNode
@@ -84,6 +88,11 @@ type tape struct {
 	// valid after the parse appends more.
 	dec  strings.Builder
 	decs string
+	// keys has, for each member whose name has escapes, in the order of
+	// the nodes, the member's node (the high half) and the offset in dec of
+	// its decoded name, which the name's length precedes (4 bytes,
+	// little-endian).
+	keys []uint64
 	// maxValues, when positive, bounds the number of values (errTapeValues).
 	maxValues int
 	// strictUTF8 makes the parse refuse a string that is not valid UTF-8
@@ -106,6 +115,10 @@ func putTape(t *tape) {
 	t.src, t.pos, t.maxValues, t.strictUTF8 = "", 0, 0, false
 	t.dec.Reset()
 	t.decs = ""
+	t.keys = t.keys[:0]
+	if cap(t.keys) > pooledNodes {
+		t.keys = nil
+	}
 	for _, ix := range t.seen[:cap(t.seen)] {
 		if cap(ix.slots) > pooledNodes {
 			t.seen = nil // let unusually large tables go
@@ -148,6 +161,7 @@ func (t *tape) parse(s string) error {
 	t.nodes, t.src, t.pos = t.nodes[:0], s, 0
 	t.dec.Reset()
 	t.decs = ""
+	t.keys = t.keys[:0]
 	if len(s) > maxTapeBytes {
 		return refusal("", RuleSize, errTapeLarge)
 	}
@@ -163,7 +177,7 @@ func (t *tape) parse(s string) error {
 		}
 		t.dec.Grow(dec)
 	}
-	if err := t.value(0, 0, 0); err != nil {
+	if err := t.value(0, 0); err != nil {
 		return parseError(err)
 	}
 	t.skipSpace()
@@ -239,9 +253,9 @@ func (t *tape) next(closing byte) (bool, error) {
 
 func (t *tape) skipSpace() { t.pos = skipSpace(t.src, t.pos) }
 
-// value parses one value; key and keyMeta are its member name's key and
-// meta (0 for an element or the root).
-func (t *tape) value(key, keyMeta uint32, depth int) error {
+// value parses one value; flags are its node's flags (keyEscaped, for a
+// member whose name has escapes).
+func (t *tape) value(flags uint32, depth int) error {
 	if depth > MaxArgsDepth {
 		return errTapeDeep
 	}
@@ -253,14 +267,15 @@ func (t *tape) value(key, keyMeta uint32, depth int) error {
 	if t.maxValues > 0 && i >= t.maxValues {
 		return errTapeValues(t.maxValues)
 	}
-	t.nodes = append(t.nodes, tapeNode{at: uint32(t.pos), key: key, meta: keyMeta})
+	t.nodes = append(t.nodes, tapeNode{at: uint32(t.pos), aux: flags})
 	var kind tapeKind
 	switch c := t.src[t.pos]; c {
 	case '{':
 		t.pos++
 		kind = tObject
 		members := uint32(0)
-		seen := -1 // t.seen's index for this object, once it is large
+		seen := -1         // t.seen's index for this object, once it is large
+		names := uint64(0) // the filter of its names, while it is small
 		t.skipSpace()
 		if t.pos < len(t.src) && t.src[t.pos] == '}' {
 			t.pos++
@@ -273,19 +288,19 @@ func (t *tape) value(key, keyMeta uint32, depth int) error {
 				if t.src[t.pos] != '"' {
 					return errTapeSyntax
 				}
-				k, n, escaped, err := t.scanStr()
+				m := len(t.nodes) // the member's node, to come
+				name, escaped, err := t.scanKey(m)
 				if err != nil {
 					if err == errLoneSurrogate {
 						return &Refusal{Rule: RuleLoneSurrogate, Err: errors.New("a member name holds " + err.Error())}
 					}
 					return err
 				}
-				meta := n << keyShift
+				flags := uint32(0)
 				if escaped {
-					meta |= keyEscaped
+					flags = keyEscaped
 				}
-				name := t.keyText(k, meta)
-				if t.dupKey(i, members, name, &seen) {
+				if t.dupKey(i, members, name, &seen, &names) {
 					return &Refusal{Rule: RuleDuplicateKey, Err: errors.New("duplicate key " + truncQuote(name)), segs: []string{name}}
 				}
 				t.skipSpace()
@@ -296,8 +311,7 @@ func (t *tape) value(key, keyMeta uint32, depth int) error {
 					return errTapeSyntax
 				}
 				t.pos++
-				m := len(t.nodes)
-				if err := t.value(k, meta, depth+1); err != nil {
+				if err := t.value(flags, depth+1); err != nil {
 					return at(err, name)
 				}
 				if seen >= 0 {
@@ -317,7 +331,7 @@ func (t *tape) value(key, keyMeta uint32, depth int) error {
 			}
 			t.seen = t.seen[:seen]
 		}
-		t.nodes[i].aux = uint32(len(t.nodes))
+		t.nodes[i].aux |= uint32(len(t.nodes))
 	case '[':
 		t.pos++
 		kind = tArray
@@ -327,7 +341,7 @@ func (t *tape) value(key, keyMeta uint32, depth int) error {
 			t.pos++
 		} else {
 			for {
-				if err := t.value(0, 0, depth+1); err != nil {
+				if err := t.value(0, depth+1); err != nil {
 					return at(err, strconv.Itoa(int(n)))
 				}
 				n++
@@ -338,17 +352,17 @@ func (t *tape) value(key, keyMeta uint32, depth int) error {
 				}
 			}
 		}
-		t.nodes[i].aux = uint32(len(t.nodes))
+		t.nodes[i].aux |= uint32(len(t.nodes))
 	case '"':
 		at, n, escaped, err := t.scanStr()
 		if err != nil {
 			return err
 		}
 		x := &t.nodes[i]
-		x.at, x.aux = at, n
-		x.meta |= uint32(tString)
+		x.at = at
+		x.aux |= uint32(tString)<<kindShift | n
 		if escaped {
-			x.meta |= strEscaped
+			x.aux |= strEscaped
 		}
 		return nil
 	case 't', 'f', 'n':
@@ -378,10 +392,10 @@ func (t *tape) value(key, keyMeta uint32, depth int) error {
 				return errNumberExp
 			}
 		}
-		t.nodes[i].aux = uint32(len(lit))
+		t.nodes[i].aux |= uint32(len(lit))
 		kind = tNumber
 	}
-	t.nodes[i].meta |= uint32(kind)
+	t.nodes[i].aux |= uint32(kind) << kindShift
 	return nil
 }
 
@@ -389,7 +403,7 @@ func (t *tape) value(key, keyMeta uint32, depth int) error {
 // sibling's.
 func (t *tape) end(i int) int {
 	if x := &t.nodes[i]; x.kind() >= tArray {
-		return int(x.aux)
+		return x.len()
 	}
 	return i + 1
 }
@@ -421,24 +435,60 @@ func (t *tape) moreThan(i, k int) bool {
 func (t *tape) str(i int) string {
 	x := &t.nodes[i]
 	s := t.src
-	if x.meta&strEscaped != 0 {
+	if x.aux&strEscaped != 0 {
 		s = t.decs
 	}
-	return s[x.at : x.at+x.aux]
+	return s[x.at : int(x.at)+x.len()]
 }
 
-// key returns the member name of node i.
+// key returns the member name of node i, a member of an object: read back
+// in src from the value's text, past the colon and the white space around
+// it, to the name's quotes (a name without escapes holds no quote); or,
+// for a name with escapes, its decoded text in dec.
 func (t *tape) key(i int) string {
-	x := &t.nodes[i]
-	return t.keyText(x.key, x.meta)
+	if t.nodes[i].aux&keyEscaped != 0 {
+		k, _ := slices.BinarySearchFunc(t.keys, uint32(i), func(e uint64, i uint32) int { return cmp.Compare(uint32(e>>32), i) })
+		return decText(t.decs, int(uint32(t.keys[k])))
+	}
+	p := t.nameEnd(i)
+	q := strings.LastIndexByte(t.src[:p], '"')
+	return t.src[q+1 : p]
 }
 
-func (t *tape) keyText(key, meta uint32) string {
-	s := t.src
-	if meta&keyEscaped != 0 {
-		s = t.decs
+// nameEnd returns the offset in src of the closing quote of the name of
+// member i.
+func (t *tape) nameEnd(i int) int {
+	p := t.srcAt(i) - 1
+	if t.src[p] == ':' && t.src[p-1] == '"' {
+		return p - 1 // "name":value
 	}
-	return s[key : key+meta>>keyShift]
+	for t.src[p] != ':' {
+		p--
+	}
+	for p--; t.src[p] != '"'; p-- {
+	}
+	return p
+}
+
+// keyIs reports whether the member name of node i of t is k, reading no
+// more of src than k's length. (A name without escapes holds no quote: it
+// is k when the bytes before its closing quote are k's and a quote, and k
+// has none.)
+func keyIs[S text](t *tape, i int, k S) bool {
+	if t.nodes[i].aux&keyEscaped != 0 {
+		return t.key(i) == string(k)
+	}
+	p := t.nameEnd(i)
+	q := p - len(k)
+	return q >= 1 && t.src[q-1] == '"' && t.src[q:p] == string(k) && strings.IndexByte(t.src[q:p], '"') < 0
+}
+
+// decText returns the text at off in dec (decs), which its length
+// precedes.
+func decText(decs string, off int) string {
+	d := decs[off-4 : off]
+	n := int(uint32(d[0]) | uint32(d[1])<<8 | uint32(d[2])<<16 | uint32(d[3])<<24)
+	return decs[off : off+n]
 }
 
 // srcAt returns the offset in src of the text of value i (a string's
@@ -448,7 +498,7 @@ func (t *tape) srcAt(i int) int {
 	switch {
 	case x.kind() != tString:
 		return int(x.at)
-	case x.meta&strEscaped == 0:
+	case x.aux&strEscaped == 0:
 		return int(x.at) - 1
 	}
 	d := t.decs[x.at-4 : x.at]
@@ -472,10 +522,10 @@ func (t *tape) raw(i int) string {
 	case tFalse:
 		return t.src[at : at+5]
 	case tNumber:
-		return t.src[at : at+int(x.aux)]
+		return t.src[at : at+x.len()]
 	case tString:
-		if x.meta&strEscaped == 0 {
-			return t.src[at : at+int(x.aux)+2]
+		if x.aux&strEscaped == 0 {
+			return t.src[at : at+x.len()+2]
 		}
 		// Past the escapes, to the closing quote.
 		p := at + 1
@@ -490,7 +540,7 @@ func (t *tape) raw(i int) string {
 	// An array or an object: past its last descendant, and the space, to
 	// the closing bracket.
 	p := at + 1
-	if end := int(x.aux); end > i+1 {
+	if end := x.len(); end > i+1 {
 		last := i + 1
 		for q := last; q < end; q = t.end(q) {
 			last = q
@@ -508,14 +558,23 @@ func (t *tape) raw(i int) string {
 const smallObject = 16
 
 // dupKey reports whether the object at obj, whose first n members are
-// parsed, already has key k. Up to smallObject members it scans them; from
-// there on it looks k up in an index of the object's members, t.seen[*seen],
-// which it builds once per large object (and value inserts each member
-// into once parsed).
-func (t *tape) dupKey(obj int, n uint32, k string, seen *int) bool {
+// parsed, already has key k. Up to smallObject members it scans them, when
+// k passes the filter of their names (*names, a bit for each name's
+// length and last byte); from there on it looks k up in an index of the
+// object's members, t.seen[*seen], which it builds once per large object
+// (and value inserts each member into once parsed).
+func (t *tape) dupKey(obj int, n uint32, k string, seen *int, names *uint64) bool {
 	if n < smallObject {
+		bit := uint64(1) << (len(k) & 63)
+		if len(k) > 0 {
+			bit = 1 << ((uint(len(k)) + 7*uint(k[len(k)-1])) & 63)
+		}
+		if *names&bit == 0 {
+			*names |= bit
+			return false
+		}
 		for j := obj + 1; j < len(t.nodes); j = t.end(j) {
-			if t.key(j) == k {
+			if keyIs(t, j, k) {
 				return true
 			}
 		}
@@ -556,14 +615,36 @@ func (t *tape) scanStr() (at, n uint32, escaped bool, err error) {
 	return t.unescape(t.src[start:end], start, size), uint32(size), true, nil
 }
 
-// unescape appends to t.dec the offset in src of the characters s of a
-// string with escapes (4 bytes, little-endian) and their decoded text, n
-// bytes, and returns the offset of the text.
-func (t *tape) unescape(s string, at, n int) uint32 {
+// scanKey scans the member name at t.pos (which is '"') of the member
+// whose node will be m, as scanStr scans a string: its decoded text, and
+// whether it has escapes (then its text is in dec, and in t.keys).
+func (t *tape) scanKey(m int) (name string, escaped bool, err error) {
+	start := t.pos + 1
+	end, escaped, size, err := scanString(t.src, t.pos)
+	if err != nil {
+		return "", false, err
+	}
+	t.pos = end + 1
+	if t.strictUTF8 && !utf8.ValidString(t.src[start:end]) {
+		return "", false, errTapeUTF8
+	}
+	if !escaped {
+		return t.src[start:end], false, nil
+	}
+	off := t.unescape(t.src[start:end], size, size)
+	t.keys = append(t.keys, uint64(m)<<32|uint64(off))
+	return t.decs[off : int(off)+size], true, nil
+}
+
+// unescape appends to t.dec a 4-byte number (little-endian), head: for a
+// string, the offset in src of its characters s; for a member name, the
+// length of its decoded text; then the decoded text of s, n bytes. It
+// returns the offset of the text.
+func (t *tape) unescape(s string, head, n int) uint32 {
 	d := &t.dec
 	d.Grow(4 + n)
 	for k := range 4 {
-		d.WriteByte(byte(at >> (8 * k)))
+		d.WriteByte(byte(head >> (8 * k)))
 	}
 	off := d.Len()
 	for run, r := range unescaped(s) {
@@ -657,7 +738,7 @@ func (t *tape) rawInputTo(same []byte, i int, buf func() []byte) []byte {
 // member returns the index of the member k of the object at i, or -1.
 func (t *tape) member(i int, k string) int {
 	for j, end := i+1, t.end(i); j < end; j = t.end(j) {
-		if t.key(j) == k {
+		if keyIs(t, j, k) {
 			return j
 		}
 	}
@@ -712,7 +793,7 @@ func tapeDiff(a *tape, i int, b *tape, j int) int {
 		q := j + 1
 		for p := i + 1; p < a.end(i); p = a.end(p) {
 			k := a.key(p)
-			if q >= b.end(j) || b.key(q) != k {
+			if q >= b.end(j) || !keyIs(b, q, k) {
 				if q = b.member(j, k); q < 0 {
 					return p
 				}

@@ -32,7 +32,7 @@
 //     is the work on them: a validation costs at most a constant times the
 //     instance's size times the schema's, whatever the schema's
 //     references, and no number costs more than its literal's length. So
-//     is the memory: a check holds a copy of the arguments, 16 bytes a
+//     is the memory: a check holds a copy of the arguments, 8 bytes a
 //     value, the decoded text of the strings with escapes, the re-encoding
 //     when it is not the arguments' bytes (when it is, and no typed value
 //     is asked for, the copy is what is forwarded) and, only when asked

@@ -27,8 +27,8 @@ type Limits struct {
 }
 
 // The largest limits [Compile] takes. The tape holds offsets of 32 bits and
-// member name lengths of 27; the bounds keep a call's memory to a few
-// times its bytes (docs/security-model.md, "Bounds").
+// lengths of 27; the bounds keep a call's memory to a few times its bytes
+// (docs/security-model.md, "Bounds").
 const (
 	MaxLimitBytes  = 64 << 20
 	MaxLimitValues = 1 << 22

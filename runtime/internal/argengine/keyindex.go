@@ -57,7 +57,7 @@ func (ix *keyIndex) put(k string, v int32) {
 func (ix *keyIndex) find(t *tape, k string) int {
 	mask := len(ix.slots) - 1
 	for s := int(maphash.String(keySeed, k)) & mask; ix.slots[s] != 0; s = (s + 1) & mask {
-		if j := int(ix.slots[s] - 1); t.key(j) == k {
+		if j := int(ix.slots[s] - 1); keyIs(t, j, k) {
 			return j
 		}
 	}

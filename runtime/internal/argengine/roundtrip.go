@@ -190,9 +190,9 @@ func (c *fwdScan) array(i, depth int) (int, error) {
 
 // object reads an object at s[pos] against node i, an object (or none).
 // Its members are looked up by name: in order first, then by a scan of
-// i's members, or through an index of them when i has more than 64. A
-// member of s that i lacks, or that s has twice, makes them differ; so
-// does a member of i that s lacks.
+// i's members from there, or through an index of them when i has more
+// than 64. A member of s that i lacks, or that s has twice, makes them
+// differ; so does a member of i that s lacks.
 func (c *fwdScan) object(i, depth int) (int, error) {
 	c.pos++
 	t := c.t
@@ -251,13 +251,24 @@ func (c *fwdScan) object(i, depth int) (int, error) {
 			j := -1
 			switch {
 			case i < 0:
-			case next < t.end(i) && t.key(next) == string(name):
+			case next < t.end(i) && keyIs(t, next, name):
 				j = next
 			case n <= 64:
-				for q, k := i+1, 0; q < t.end(i); q, k = t.end(q), k+1 {
-					if t.key(q) == string(name) {
+				// The members after the one expected next, then those
+				// before it.
+				from, k := i+1, 0
+				if next < t.end(i) {
+					from, k = t.end(next), nextPos+1
+				}
+				for q := from; q < t.end(i); q, k = t.end(q), k+1 {
+					if keyIs(t, q, name) {
 						j, nextPos = q, k
 						break
+					}
+				}
+				for q, k := i+1, 0; j < 0 && q < next && from != i+1; q, k = t.end(q), k+1 {
+					if keyIs(t, q, name) {
+						j, nextPos = q, k
 					}
 				}
 			default:
@@ -316,7 +327,7 @@ func (c *fwdScan) object(i, depth int) (int, error) {
 func (ix *keyIndex) findBytes(t *tape, k []byte) int {
 	mask := len(ix.slots) - 1
 	for s := int(maphash.Bytes(keySeed, k)) & mask; ix.slots[s] != 0; s = (s + 1) & mask {
-		if j := int(ix.slots[s] - 1); t.key(j) == string(k) {
+		if j := int(ix.slots[s] - 1); keyIs(t, j, k) {
 			return j
 		}
 	}

@@ -1636,7 +1636,7 @@ func (n *snode) evalObject(c *evalCtx, i int, la *anns) bool {
 func (n *snode) nameValid(c *evalCtx, key string) bool {
 	kt := getTape()
 	kt.src = key
-	kt.nodes = append(kt.nodes, tapeNode{aux: uint32(len(key)), meta: uint32(tString)})
+	kt.nodes = append(kt.nodes, tapeNode{aux: uint32(tString)<<kindShift | uint32(len(key))})
 	sub := evalCtx{t: kt, track: c.track, memos: c.memos, scope: c.scope, sig: c.sig, sigs: c.sigs, binding: c.binding, bound: c.bound}
 	ok := n.propNames.eval(&sub, 0, nil)
 	putTape(kt)
