@@ -459,6 +459,9 @@ func (t *tape) key(i int) string {
 // member i.
 func (t *tape) nameEnd(i int) int {
 	p := t.srcAt(i) - 1
+	if t.src[p] == ' ' {
+		p-- // "name": value
+	}
 	if t.src[p] == ':' && t.src[p-1] == '"' {
 		return p - 1 // "name":value
 	}
