@@ -22,9 +22,9 @@
 // fronts all three servers through one ocp.NewMux.
 package e2e
 
-//go:generate go run github.com/ocpgen/ocpgen/cmd/ocpgen snapshot -command "node node/node_modules/@modelcontextprotocol/server-memory/dist/index.js" -o memory.tools.json
+//go:generate go run github.com/ocpgen/ocpgen/cmd/ocpgen-snapshot -command "node node/node_modules/@modelcontextprotocol/server-memory/dist/index.js" -o memory.tools.json
 //go:generate go run github.com/ocpgen/ocpgen/cmd/ocpgen generate -snapshot memory.tools.json -classify memory.ocp.yaml -package memoryocp -out memoryocp
-//go:generate go run github.com/ocpgen/ocpgen/cmd/ocpgen snapshot -command "node node/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js ." -o filesystem.tools.json
+//go:generate go run github.com/ocpgen/ocpgen/cmd/ocpgen-snapshot -command "node node/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js ." -o filesystem.tools.json
 //go:generate go run github.com/ocpgen/ocpgen/cmd/ocpgen generate -snapshot filesystem.tools.json -classify filesystem.ocp.yaml -package filesystemocp -out filesystemocp
-//go:generate go run github.com/ocpgen/ocpgen/cmd/ocpgen snapshot -command "go run ./notesserver/cmd/notes-server" -o notes.tools.json
+//go:generate go run github.com/ocpgen/ocpgen/cmd/ocpgen-snapshot -command "go run ./notesserver/cmd/notes-server" -o notes.tools.json
 //go:generate go run github.com/ocpgen/ocpgen/cmd/ocpgen generate -snapshot notes.tools.json -classify notes.ocp.yaml -package notesocp -out notesocp

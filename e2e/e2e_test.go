@@ -50,6 +50,10 @@ var (
 	ocpgenBin  string
 	ocpgenErr  error
 
+	snapshotOnce sync.Once
+	snapshotBin  string
+	snapshotErr  error
+
 	ticketsOnce sync.Once
 	ticketsBin  string
 	ticketsErr  error
@@ -129,17 +133,37 @@ func ticketsServer(t *testing.T) string {
 	return buildOnce(t, &ticketsOnce, &ticketsBin, &ticketsErr, "github.com/ocpgen/ocpgen/examples/tickets/server/cmd/tickets-server", "tickets-server")
 }
 
+// ocpgenSnapshot returns the path of the ocpgen-snapshot binary, built once
+// per run.
+func ocpgenSnapshot(t *testing.T) string {
+	t.Helper()
+	return buildOnce(t, &snapshotOnce, &snapshotBin, &snapshotErr, "github.com/ocpgen/ocpgen/cmd/ocpgen-snapshot", "ocpgen-snapshot")
+}
+
 // runOcpgen runs the ocpgen binary in dir with extra environment variables
 // and returns its stdout; a non-zero exit fails the test.
 func runOcpgen(t *testing.T, dir string, env []string, args ...string) []byte {
 	t.Helper()
-	cmd := exec.Command(ocpgen(t), args...)
+	return runBinary(t, ocpgen(t), dir, env, args...)
+}
+
+// runSnapshot runs the ocpgen-snapshot binary as runOcpgen runs ocpgen.
+func runSnapshot(t *testing.T, dir string, env []string, args ...string) []byte {
+	t.Helper()
+	return runBinary(t, ocpgenSnapshot(t), dir, env, args...)
+}
+
+// runBinary runs bin in dir with extra environment variables and returns
+// its stdout; a non-zero exit fails the test.
+func runBinary(t *testing.T, bin, dir string, env []string, args ...string) []byte {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("ocpgen %s: %v\nstderr:\n%s", strings.Join(args, " "), err, stderr.String())
+		t.Fatalf("%s %s: %v\nstderr:\n%s", filepath.Base(bin), strings.Join(args, " "), err, stderr.String())
 	}
 	return stdout.Bytes()
 }
@@ -497,13 +521,13 @@ func advNames(all []ocp.ToolsAdvertise) string {
 	return strings.Join(parts, " ")
 }
 
-// snapshotTwice runs ocpgen snapshot on the server that the source flags
+// snapshotTwice runs ocpgen-snapshot on the server that the source flags
 // name (-command or -url) into first and then into second, fails unless the
 // two files are byte for byte the same, and returns the snapshot.
 func snapshotTwice(t *testing.T, env []string, first, second string, source ...string) []byte {
 	t.Helper()
-	runOcpgen(t, ".", env, append(append([]string{"snapshot"}, source...), "-o", first)...)
-	runOcpgen(t, ".", env, append(append([]string{"snapshot"}, source...), "-o", second)...)
+	runSnapshot(t, ".", env, append(append([]string{}, source...), "-o", first)...)
+	runSnapshot(t, ".", env, append(append([]string{}, source...), "-o", second)...)
 	a, err := os.ReadFile(first)
 	if err != nil {
 		t.Fatal(err)

@@ -277,7 +277,7 @@ func TestFilesystemGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	in := t.TempDir()
-	runOcpgen(t, in, nil, "snapshot", "-command", "node "+srv.entry+" "+root, "-o", "fs.tools.json")
+	runSnapshot(t, in, nil, "-command", "node "+srv.entry+" "+root, "-o", "fs.tools.json")
 	if err := os.WriteFile(filepath.Join(in, "fs.ocp.yaml"), []byte(filesystemClassification), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -133,7 +133,7 @@ func (l ticketList) titles() []string {
 }
 
 // TestTicketsHTTP runs the pipeline's flow over Streamable HTTP against the
-// example's Go server: ocpgen snapshot -url (twice, byte for byte the same,
+// example's Go server: ocpgen-snapshot -url (twice, byte for byte the same,
 // and the same tools as the committed stdio snapshot the bridge was
 // generated from), then the committed ticketsocp bridge through the gate: a
 // read, an approved write read back, a denied write, a redacted server

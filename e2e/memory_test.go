@@ -33,7 +33,7 @@ var (
 )
 
 // TestMemoryPipeline runs the generator's pipeline on the real, pinned
-// @modelcontextprotocol/server-memory: ocpgen snapshot (twice, byte for
+// @modelcontextprotocol/server-memory: ocpgen-snapshot (twice, byte for
 // byte the same, and the same as the committed memory.tools.json), ocpgen
 // init (every tool a write, whatever the server hints), ocpgen generate with
 // the committed classification (byte for byte the committed memoryocp, which

@@ -105,7 +105,7 @@ func TestSnapshotKeepsEveryKeyword(t *testing.T) {
 			t.Errorf("keyword %s: pointer %s does not name a use of it", kw, ptr)
 		}
 	}
-	data, err := EncodeSnapshotRaw("route.tools.json", SnapshotServer{Name: "route"}, "test", []json.RawMessage{keywordsTool(keywordsSchema)})
+	data, err := EncodeSnapshot("route.tools.json", SnapshotServer{Name: "route"}, "test", []json.RawMessage{keywordsTool(keywordsSchema)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func TestSnapshotKeepsEveryKeyword(t *testing.T) {
 		t.Errorf("the snapshot's input schema is not the server's, byte for byte:\n got %s\nwant %s", got, want)
 	}
 	// The same file again is byte-identical.
-	again, err := EncodeSnapshotRaw("route.tools.json", SnapshotServer{Name: "route"}, "test", []json.RawMessage{json.RawMessage(mustMarshalTool(t, data))})
+	again, err := EncodeSnapshot("route.tools.json", SnapshotServer{Name: "route"}, "test", []json.RawMessage{json.RawMessage(mustMarshalTool(t, data))})
 	if err != nil || !bytes.Equal(again, data) {
 		t.Errorf("a snapshot of the snapshot differs (%v):\n%s\n%s", err, again, data)
 	}
@@ -144,7 +144,7 @@ func mustMarshalTool(t *testing.T, snapshot []byte) []byte {
 // at all between a schema and itself.
 func TestDiffSeesEveryKeyword(t *testing.T) {
 	snap := func(schema string) []byte {
-		b, err := EncodeSnapshotRaw("route.tools.json", SnapshotServer{}, "", []json.RawMessage{keywordsTool(schema)})
+		b, err := EncodeSnapshot("route.tools.json", SnapshotServer{}, "", []json.RawMessage{keywordsTool(schema)})
 		if err != nil {
 			t.Fatalf("%v\n%s", err, schema)
 		}

@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/ocpgen/ocpgen/gen/internal/load"
 )
 
@@ -19,26 +18,7 @@ type SnapshotServer struct {
 	Version string `json:"version,omitempty"`
 }
 
-// EncodeSnapshot is [EncodeSnapshotRaw] for tools a go-sdk client decoded.
-// Such a tool has lost what mcp.Tool has no field for (such as
-// "execution") and its schema's numbers are float64s: prefer
-// EncodeSnapshotRaw on the bytes the server sent.
-func EncodeSnapshot(file string, server SnapshotServer, source string, tools []*mcp.Tool) ([]byte, error) {
-	raw := make([]json.RawMessage, len(tools))
-	for i, t := range tools {
-		if t == nil {
-			return nil, fmt.Errorf("%s: tools[%d] is null", file, i)
-		}
-		b, err := json.Marshal(t)
-		if err != nil {
-			return nil, fmt.Errorf("%s: tool %q: %v", file, t.Name, err)
-		}
-		raw[i] = b
-	}
-	return EncodeSnapshotRaw(file, server, source, raw)
-}
-
-// EncodeSnapshotRaw returns the canonical snapshot file for a server's
+// EncodeSnapshot returns the canonical snapshot file for a server's
 // complete tools/list, each tool the JSON object the server sent: tools
 // sorted by name, object keys sorted, 2-space indent, a trailing newline,
 // no timestamps, so a re-snapshot of an unchanged server is byte-identical.
@@ -46,7 +26,7 @@ func EncodeSnapshot(file string, server SnapshotServer, source string, tools []*
 // result is checked with the same loader generate uses, so a tool list that
 // generate would refuse (duplicate names, a missing or non-object input
 // schema, invalid UTF-8) is refused here, and no file is written.
-func EncodeSnapshotRaw(file string, server SnapshotServer, source string, tools []json.RawMessage) ([]byte, error) {
+func EncodeSnapshot(file string, server SnapshotServer, source string, tools []json.RawMessage) ([]byte, error) {
 	type named struct {
 		name string
 		v    any

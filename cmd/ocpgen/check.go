@@ -9,6 +9,7 @@ import (
 
 	"github.com/ocpgen/ocpgen/gen"
 	"github.com/ocpgen/ocpgen/gen/report"
+	"github.com/ocpgen/ocpgen/internal/cli"
 )
 
 func cmdCheck(args []string, stdout, stderr io.Writer) error {
@@ -19,7 +20,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 	pkg := fs.String("package", "", "Go package name (default: the committed files' package, else the -out directory's name; never main)")
 	out := fs.String("out", "", "directory of the committed generated package")
 	strict := fs.Bool("strict", false, "fail on a tool the classification does not list, and without a classification file")
-	if err := parse(fs, args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
 	if useConfig, err := configMode(fs, *config, "snapshot", "classify", "package", "out"); err != nil || useConfig {
@@ -28,7 +29,7 @@ func cmdCheck(args []string, stdout, stderr io.Writer) error {
 		}
 		return checkConfig(*config, *strict, stdout, stderr)
 	}
-	if err := missing(fs, "snapshot", "out"); err != nil {
+	if err := cli.Missing(fs, "snapshot", "out"); err != nil {
 		return err
 	}
 	return checkOne(*snapshot, *classify, *pkg, *out, *strict, stdout)
@@ -70,7 +71,7 @@ func checkOne(snapshot, classify, name, out string, strict bool, stdout io.Write
 		if n := len(res.Diagnostics.Errors()); n > 0 {
 			why = append(why, fmt.Sprintf("%d classification error(s)", n))
 		}
-		return findings("ocpgen check: %s", strings.Join(why, ", "))
+		return cli.Findings("ocpgen check: %s", strings.Join(why, ", "))
 	}
 	return nil
 }

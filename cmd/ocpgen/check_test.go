@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ocpgen/ocpgen/internal/cli"
 )
 
 // checkSetup writes the inputs into a temporary working directory and
@@ -13,7 +15,7 @@ func checkSetup(t *testing.T, class string) {
 	t.Helper()
 	t.Chdir(t.TempDir())
 	writeFiles(t, ".", map[string]string{"fs.tools.json": snapV1, "fs.ocp.yaml": class})
-	if code, _, errs := ocpgen(t, "generate", "-snapshot", "fs.tools.json", "-classify", "fs.ocp.yaml", "-package", "fsbridge", "-out", "out"); code != exitOK {
+	if code, _, errs := ocpgen(t, "generate", "-snapshot", "fs.tools.json", "-classify", "fs.ocp.yaml", "-package", "fsbridge", "-out", "out"); code != cli.ExitOK {
 		t.Fatalf("generate: exit %d: %s", code, errs)
 	}
 }
@@ -23,14 +25,14 @@ func TestCheckUpToDateAndStale(t *testing.T) {
 	checkSetup(t, classV1)
 	args := []string{"check", "-snapshot", "fs.tools.json", "-classify", "fs.ocp.yaml", "-out", "out", "-strict"}
 	code, out, errs := ocpgen(t, args...)
-	if code != exitOK || !strings.Contains(out, "out is up to date") {
+	if code != cli.ExitOK || !strings.Contains(out, "out is up to date") {
 		t.Fatalf("fresh: exit %d\n%s%s", code, out, errs)
 	}
 
 	// The snapshot changes but nobody regenerates.
 	writeFiles(t, ".", map[string]string{"fs.tools.json": snapV2})
 	code, out, errs = ocpgen(t, args...)
-	if code != exitFindings {
+	if code != cli.ExitFindings {
 		t.Fatalf("stale: exit %d\n%s%s", code, out, errs)
 	}
 	for _, want := range []string{
@@ -78,7 +80,7 @@ func TestCheckInputErrors(t *testing.T) {
 	t.Setenv("GITHUB_ACTIONS", "true")
 	writeFiles(t, ".", map[string]string{"bad.ocp.yaml": "version: 1\ntiers: [member]\ndefault: {tier: member}\ntools:\n  read_file: {acess: read}\n"})
 	code, out, errs := ocpgen(t, "check", "-snapshot", "fs.tools.json", "-classify", "bad.ocp.yaml", "-out", "out")
-	if code != exitTrouble || !strings.Contains(errs, "bad.ocp.yaml:5:") || !strings.Contains(out, "::error file=bad.ocp.yaml,line=5,col=") {
+	if code != cli.ExitTrouble || !strings.Contains(errs, "bad.ocp.yaml:5:") || !strings.Contains(out, "::error file=bad.ocp.yaml,line=5,col=") {
 		t.Errorf("bad classification: exit %d\nstdout %s\nstderr %s", code, out, errs)
 	}
 	for _, tc := range []struct {
@@ -86,9 +88,9 @@ func TestCheckInputErrors(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"check", "-out", "out"}, exitTrouble, "-snapshot is required"},
-		{[]string{"check", "-snapshot", "fs.tools.json"}, exitTrouble, "-out is required"},
-		{[]string{"check", "-snapshot", "nope.json", "-out", "out"}, exitTrouble, "nope.json"},
+		{[]string{"check", "-out", "out"}, cli.ExitTrouble, "-snapshot is required"},
+		{[]string{"check", "-snapshot", "fs.tools.json"}, cli.ExitTrouble, "-out is required"},
+		{[]string{"check", "-snapshot", "nope.json", "-out", "out"}, cli.ExitTrouble, "nope.json"},
 	} {
 		code, out, errs := ocpgen(t, tc.args...)
 		if code != tc.code || !strings.Contains(out+errs, tc.msg) {
@@ -97,7 +99,7 @@ func TestCheckInputErrors(t *testing.T) {
 	}
 	// A directory that does not exist: every file is missing.
 	code, out, _ = ocpgen(t, "check", "-snapshot", "fs.tools.json", "-classify", "fs.ocp.yaml", "-package", "fsbridge", "-out", "elsewhere")
-	if code != exitFindings || !strings.Contains(out, "missing  elsewhere/catalogue.go") {
+	if code != cli.ExitFindings || !strings.Contains(out, "missing  elsewhere/catalogue.go") {
 		t.Errorf("absent directory: exit %d\n%s", code, out)
 	}
 	if _, err := os.Stat(filepath.Join("elsewhere")); err == nil {

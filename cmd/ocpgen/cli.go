@@ -1,46 +1,20 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
-	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/ocpgen/ocpgen/gen"
+	"github.com/ocpgen/ocpgen/internal/cli"
 	"github.com/ocpgen/ocpgen/internal/outdir"
 )
-
-// Exit codes, as diff(1) and gofmt -l: the same in every command.
-const (
-	// exitOK: the command ran and found nothing.
-	exitOK = 0
-	// exitFindings: the command ran and found something (check: stale
-	// files or lint errors; diff: a -fail-on level reached; vet: a bypass).
-	exitFindings = 1
-	// exitTrouble: the command could not run: a usage error, an input that
-	// does not load, a file that cannot be read or written, not a git
-	// repository.
-	exitTrouble = 2
-)
-
-// errUsage marks a usage error; the command has printed its usage.
-var errUsage = errors.New("usage")
-
-// findingsError is what a command returns when it ran and found something:
-// its exit status is exitFindings, not exitTrouble.
-type findingsError struct{ msg string }
-
-func (e *findingsError) Error() string { return e.msg }
-
-// findings returns a findingsError.
-func findings(format string, args ...any) error {
-	return &findingsError{fmt.Sprintf(format, args...)}
-}
 
 type command struct {
 	name    string
@@ -51,7 +25,6 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"generate", "generate the Go bridge package from a snapshot and a classification", cmdGenerate},
-		{"snapshot", "record an MCP server's tools/list into a snapshot file", cmdSnapshot},
 		{"init", "write a classification skeleton for a snapshot (every tool a write)", cmdInit},
 		{"check", "fail when the committed generated code is stale; lint the classification", cmdCheck},
 		{"diff", "report what changed between two snapshots and classifications, for review", cmdDiff},
@@ -59,6 +32,15 @@ func commands() []command {
 		{"version", "print ocpgen's version", cmdVersion},
 		{"help", "show a command's help: ocpgen help COMMAND", nil},
 	}
+}
+
+// moved holds, per command that is now a program of its own, its summary
+// there and the one line "ocpgen COMMAND" answers with.
+var moved = map[string]struct{ summary, line string }{
+	"snapshot": {
+		"go tool ocpgen-snapshot: record an MCP server's tools/list into a snapshot file",
+		`ocpgen: "ocpgen snapshot" is now its own command, with the same flags: go tool ocpgen-snapshot (or ocpgen-snapshot when installed); it moved out so that the generator does not link the network stack`,
+	},
 }
 
 // helps holds, per command, what it does and one example, for its -h.
@@ -75,11 +57,6 @@ var helps = map[string]string{
 		"errors.\n\n" +
 		"example: ocpgen generate -snapshot memory.tools.json -classify memory.ocp.yaml -out memoryocp\n" +
 		"example: ocpgen generate",
-	"snapshot": "Connects to an MCP server (Streamable HTTP or a stdio command), lists its\n" +
-		"tools and writes them as a canonical snapshot file: sorted, no timestamps, so\n" +
-		"an unchanged server gives the same bytes. When done it prints the file, the\n" +
-		"server, its tools and the time taken on stderr (not with -q).\n\n" +
-		"example: ocpgen snapshot -command \"npx -y @modelcontextprotocol/server-memory\" -o memory.tools.json",
 	"init": "Writes a classification skeleton for a snapshot: every tool listed as a\n" +
 		"write, the server's hints as comments (not trusted). Edit it, then generate.\n\n" +
 		"example: ocpgen init -snapshot memory.tools.json -o memory.ocp.yaml",
@@ -105,6 +82,11 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
+	fmt.Fprintln(w, "moved to a command of its own, with the same flags:")
+	for _, name := range slices.Sorted(maps.Keys(moved)) {
+		fmt.Fprintf(w, "  %-9s %s\n", name, moved[name].summary)
+	}
+	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run 'ocpgen help <command>' (or 'ocpgen <command> -h') for a command's help.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "exit status: 0 clean, 1 findings (check, diff -fail-on, vet), 2 trouble")
@@ -116,47 +98,40 @@ func usage(w io.Writer) {
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
 		usage(stderr)
-		return exitTrouble
+		return cli.ExitTrouble
 	}
 	if args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || (args[0] == "help" && len(args) == 1) {
 		usage(stdout)
-		return exitOK
+		return cli.ExitOK
 	}
 	if args[0] == "help" {
 		if len(args) == 2 && args[1] == "help" {
 			fmt.Fprintf(stdout, "usage: ocpgen help [COMMAND]\n\n%s\n", helps["help"])
-			return exitOK
+			return cli.ExitOK
+		}
+		if m, ok := moved[args[1]]; ok && len(args) == 2 {
+			fmt.Fprintln(stdout, m.line)
+			return cli.ExitOK
 		}
 		if len(args) > 2 || lookup(args[1]) == nil {
 			fmt.Fprintf(stderr, "ocpgen help: unknown command %q\n\n", strings.Join(args[1:], " "))
 			usage(stderr)
-			return exitTrouble
+			return cli.ExitTrouble
 		}
 		// A command's help goes to stdout when asked for.
 		return run([]string{args[1], "-h"}, stdout, stdout)
+	}
+	if m, ok := moved[args[0]]; ok {
+		fmt.Fprintln(stderr, m.line)
+		return cli.ExitTrouble
 	}
 	c := lookup(args[0])
 	if c == nil {
 		fmt.Fprintf(stderr, "ocpgen: unknown command %q\n\n", args[0])
 		usage(stderr)
-		return exitTrouble
+		return cli.ExitTrouble
 	}
-	err := c.run(args[1:], stdout, stderr)
-	var found *findingsError
-	switch {
-	case err == nil:
-		return exitOK
-	case errors.Is(err, flag.ErrHelp):
-		return exitOK
-	case errors.Is(err, errUsage):
-		return exitTrouble
-	case errors.As(err, &found):
-		fmt.Fprintln(stderr, err)
-		return exitFindings
-	default:
-		fmt.Fprintln(stderr, err)
-		return exitTrouble
-	}
+	return cli.Status(c.run(args[1:], stdout, stderr), stderr)
 }
 
 // lookup returns the command named name, nil if none.
@@ -169,43 +144,10 @@ func lookup(name string) *command {
 	return nil
 }
 
-// newFlags returns a flag set that prints its usage on stderr and returns
-// errors instead of exiting.
+// newFlags returns the flag set of "ocpgen name", whose usage shows the
+// command's help.
 func newFlags(name, synopsis string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("ocpgen "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "%s\n\n", strings.TrimSpace("usage: ocpgen "+name+" "+synopsis))
-		h := helps[name]
-		flags := 0
-		fs.VisitAll(func(*flag.Flag) { flags++ })
-		if flags == 0 {
-			fmt.Fprintf(fs.Output(), "%s\n", h)
-			return
-		}
-		if h != "" {
-			fmt.Fprintf(fs.Output(), "%s\n\n", h)
-		}
-		fmt.Fprintln(fs.Output(), "flags:")
-		fs.PrintDefaults()
-	}
-	return fs
-}
-
-// parse parses args and maps flag errors to errUsage.
-func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return errUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(fs.Output(), "ocpgen: unexpected argument %q\n", fs.Arg(0))
-		fs.Usage()
-		return errUsage
-	}
-	return nil
+	return cli.NewFlags("ocpgen", name, synopsis, helps[name], stderr)
 }
 
 // configMode reports whether a command runs over the configuration file:
@@ -220,22 +162,11 @@ func configMode(fs *flag.FlagSet, config string, single ...string) (bool, error)
 	}
 	switch {
 	case config != "" && len(set) > 0:
-		return false, usageError(fs, "ocpgen: -config lists the servers; it does not go with %s", strings.Join(set, ", "))
+		return false, cli.UsageError(fs, "ocpgen: -config lists the servers; it does not go with %s", strings.Join(set, ", "))
 	case config != "":
 		return true, nil
 	}
 	return len(set) == 0, nil
-}
-
-func missing(fs *flag.FlagSet, names ...string) error {
-	for _, n := range names {
-		if fs.Lookup(n).Value.String() == "" {
-			fmt.Fprintf(fs.Output(), "ocpgen: -%s is required\n", n)
-			fs.Usage()
-			return errUsage
-		}
-	}
-	return nil
 }
 
 func cmdGenerate(args []string, stdout, stderr io.Writer) error {
@@ -246,7 +177,7 @@ func cmdGenerate(args []string, stdout, stderr io.Writer) error {
 	pkg := fs.String("package", "", "Go package name (default: the -out directory's name; never main)")
 	out := fs.String("out", "", "directory of the generated package")
 	quiet := fs.Bool("q", false, "quiet: print only warnings and errors (no line per server generated, no file written)")
-	if err := parse(fs, args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
 	progress := stderr
@@ -259,7 +190,7 @@ func cmdGenerate(args []string, stdout, stderr io.Writer) error {
 		}
 		return generateConfig(*config, stderr, progress)
 	}
-	if err := missing(fs, "snapshot", "out"); err != nil {
+	if err := cli.Missing(fs, "snapshot", "out"); err != nil {
 		return err
 	}
 	name := *pkg
@@ -300,21 +231,9 @@ func cmdGenerate(args []string, stdout, stderr io.Writer) error {
 func generated(out, pkg string, res *gen.Result, took time.Duration) string {
 	server := ""
 	if res.Server != "" {
-		server = "server " + oneLine(res.Server) + ", "
+		server = "server " + cli.OneLine(res.Server) + ", "
 	}
-	return fmt.Sprintf("generated %s (package %s): %s%s, in %v", out, pkg, server, toolCount(res.Tools), took.Round(time.Millisecond))
-}
-
-func toolCount(n int) string {
-	if n == 1 {
-		return "1 tool"
-	}
-	return fmt.Sprintf("%d tools", n)
-}
-
-// oneLine keeps a value that came from an input on one line of output.
-func oneLine(s string) string {
-	return strings.NewReplacer("\r\n", `\n`, "\n", `\n`, "\r", `\r`).Replace(s)
+	return fmt.Sprintf("generated %s (package %s): %s%s, in %v", out, pkg, server, cli.Tools(res.Tools), took.Round(time.Millisecond))
 }
 
 // reportWritten prints the files outdir.Write wrote and removed.
@@ -366,10 +285,10 @@ func cmdInit(args []string, stdout, stderr io.Writer) error {
 	snapshot := fs.String("snapshot", "", "snapshot of the server's tools/list (NAME.tools.json)")
 	output := fs.String("o", "", "write the skeleton to this file instead of stdout")
 	force := fs.Bool("force", false, "overwrite -o if it exists (a classification file is hand-written: this loses edits)")
-	if err := parse(fs, args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
-	if err := missing(fs, "snapshot"); err != nil {
+	if err := cli.Missing(fs, "snapshot"); err != nil {
 		return err
 	}
 	data, err := readLimited(*snapshot, gen.MaxSnapshotSize)
@@ -389,48 +308,17 @@ func cmdInit(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("ocpgen: %s exists; it is hand-written, so init will not overwrite it (use -force to replace it)", *output)
 		}
 	}
-	return writeFileAtomic(*output, skel)
-}
-
-// writeFileAtomic writes data to a temporary file beside path, then renames
-// it into place.
-func writeFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
+	if err := cli.WriteFileAtomic(*output, skel); err != nil {
 		return fmt.Errorf("ocpgen: %w", err)
-	}
-	_, werr := f.Write(data)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(f.Name(), 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(f.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("ocpgen: %w", werr)
 	}
 	return nil
 }
 
 func cmdVersion(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("version", "", stderr)
-	if err := parse(fs, args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "ocpgen %s\n", version())
+	fmt.Fprintf(stdout, "ocpgen %s\n", cli.Version())
 	return nil
-}
-
-// version is the module version ocpgen was built at ("(devel)" in a
-// checkout). It is printed by 'ocpgen version' and never written into
-// generated files, where it would make diff noise between teammates.
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return strings.TrimPrefix(bi.Main.Version, "")
-	}
-	return "(devel)"
 }

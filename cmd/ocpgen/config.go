@@ -15,6 +15,7 @@ import (
 
 	"github.com/ocpgen/ocpgen/gen"
 	"github.com/ocpgen/ocpgen/gen/report"
+	"github.com/ocpgen/ocpgen/internal/cli"
 	"github.com/ocpgen/ocpgen/internal/outdir"
 	"github.com/ocpgen/ocpgen/internal/par"
 )
@@ -157,7 +158,7 @@ func checkConfig(file string, strict bool, stdout, stderr io.Writer) error {
 	results := eachServer(cfg, func(s gen.ConfigServer) *checked {
 		c := new(checked)
 		if c.err = checkOne(s.Snapshot, s.Classify, s.Package, s.Out, strict, &c.out); c.err != nil {
-			var f *findingsError
+			var f *cli.FindingsError
 			if !errors.As(c.err, &f) {
 				c.err = at(cfg, s, c.err)
 			}
@@ -169,7 +170,7 @@ func checkConfig(file string, strict bool, stdout, stderr io.Writer) error {
 		if _, err := stdout.Write(c.out.Bytes()); err != nil {
 			return fmt.Errorf("ocpgen: %w", err)
 		}
-		var f *findingsError
+		var f *cli.FindingsError
 		switch {
 		case c.err == nil:
 		case errors.As(c.err, &f):
@@ -184,7 +185,7 @@ func checkConfig(file string, strict bool, stdout, stderr io.Writer) error {
 		return fmt.Errorf("ocpgen check: %d of %d servers in %s could not be checked", trouble, len(results), cfg.File)
 	}
 	if found > 0 {
-		return findings("ocpgen check: %d of %d servers in %s have findings", found, len(results), cfg.File)
+		return cli.Findings("ocpgen check: %d of %d servers in %s have findings", found, len(results), cfg.File)
 	}
 	return nil
 }
@@ -263,7 +264,7 @@ func diffConfig(file, base, format string, levels report.FailOn, failOn string, 
 		return fmt.Errorf("ocpgen diff: %d of %d servers in %s have problems: %s", len(troubles), len(reports), cfg.File, strings.Join(troubles, "; "))
 	}
 	if len(fails) > 0 {
-		return findings("ocpgen diff: %d of %d servers reach -fail-on %s: %s", len(fails), len(reports), failOn, strings.Join(fails, "; "))
+		return cli.Findings("ocpgen diff: %d of %d servers reach -fail-on %s: %s", len(fails), len(reports), failOn, strings.Join(fails, "; "))
 	}
 	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/ocpgen/ocpgen/internal/cli"
 )
 
 // hubModule writes a module with two servers' inputs and an ocpgen.yaml
@@ -42,7 +44,7 @@ func TestConfigGenerateCheck(t *testing.T) {
 	root := hubModule(t)
 	t.Chdir(filepath.Join(root, "cmd", "hub")) // as go generate runs a line in cmd/hub
 	code, _, errs := ocpgen(t, "generate")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("generate: exit %d\n%s", code, errs)
 	}
 	for _, f := range []string{"bridges/fs/fsocp/catalogue.go", "bridges/other/gen/catalogue.go"} {
@@ -75,17 +77,17 @@ func TestConfigGenerateCheck(t *testing.T) {
 	}
 	// -q: warnings only, no line per server or file.
 	code, _, errs = ocpgen(t, "generate", "-q")
-	if code != exitOK || strings.Contains(errs, "generated ") || strings.Contains(errs, "wrote ") || !strings.Contains(errs, "fs.tools.json: warning:") {
+	if code != cli.ExitOK || strings.Contains(errs, "generated ") || strings.Contains(errs, "wrote ") || !strings.Contains(errs, "fs.tools.json: warning:") {
 		t.Errorf("generate -q: exit %d\n%s", code, errs)
 	}
 
 	code, out, errs := ocpgen(t, "check")
-	if code != exitOK || strings.Count(out, "is up to date") != 2 {
+	if code != cli.ExitOK || strings.Count(out, "is up to date") != 2 {
 		t.Fatalf("check: exit %d\n%s%s", code, out, errs)
 	}
 	// -strict: the server without a classification has findings.
 	code, _, errs = ocpgen(t, "check", "-strict")
-	if code != exitFindings || !strings.Contains(errs, "1 of 2 servers in ../../ocpgen.yaml have findings") {
+	if code != cli.ExitFindings || !strings.Contains(errs, "1 of 2 servers in ../../ocpgen.yaml have findings") {
 		t.Fatalf("check -strict: exit %d\n%s", code, errs)
 	}
 
@@ -95,13 +97,13 @@ func TestConfigGenerateCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Chdir(root)
-	if code, out, errs := ocpgen(t, "check", "-config", "ocpgen.yaml"); code != exitFindings || !strings.Contains(out, "out of date") {
+	if code, out, errs := ocpgen(t, "check", "-config", "ocpgen.yaml"); code != cli.ExitFindings || !strings.Contains(out, "out of date") {
 		t.Fatalf("stale: exit %d\n%s%s", code, out, errs)
 	}
-	if code, _, errs := ocpgen(t, "generate", "-config", "ocpgen.yaml"); code != exitOK || !strings.Contains(errs, "wrote "+filepath.FromSlash("bridges/fs/fsocp/catalogue.go")) {
+	if code, _, errs := ocpgen(t, "generate", "-config", "ocpgen.yaml"); code != cli.ExitOK || !strings.Contains(errs, "wrote "+filepath.FromSlash("bridges/fs/fsocp/catalogue.go")) {
 		t.Fatalf("regenerate: exit %d\n%s", code, errs)
 	}
-	if code, out, errs := ocpgen(t, "check"); code != exitOK {
+	if code, out, errs := ocpgen(t, "check"); code != cli.ExitOK {
 		t.Fatalf("after regenerate: exit %d\n%s%s", code, out, errs)
 	}
 }
@@ -114,7 +116,7 @@ func TestConfigNothingWritten(t *testing.T) {
 	// An input that does not load: the error names its file, nothing written.
 	writeFiles(t, root, map[string]string{"bridges/other/fs.tools.json": "{\"tools\": [}"})
 	code, _, errs := ocpgen(t, "generate")
-	if code != exitTrouble || !strings.Contains(errs, filepath.FromSlash("bridges/other/fs.tools.json")+":") ||
+	if code != cli.ExitTrouble || !strings.Contains(errs, filepath.FromSlash("bridges/other/fs.tools.json")+":") ||
 		!strings.Contains(errs, "1 of 2 servers in ocpgen.yaml did not generate; nothing was written") {
 		t.Fatalf("bad snapshot: exit %d\n%s", code, errs)
 	}
@@ -125,7 +127,7 @@ func TestConfigNothingWritten(t *testing.T) {
 	// A missing file: named with the server's line in ocpgen.yaml.
 	os.Remove(filepath.Join(root, "bridges/other/fs.tools.json"))
 	code, _, errs = ocpgen(t, "generate")
-	if code != exitTrouble || !strings.Contains(errs, "ocpgen.yaml:6:5: ocpgen: open "+filepath.FromSlash("bridges/other/fs.tools.json")) {
+	if code != cli.ExitTrouble || !strings.Contains(errs, "ocpgen.yaml:6:5: ocpgen: open "+filepath.FromSlash("bridges/other/fs.tools.json")) {
 		t.Fatalf("missing snapshot: exit %d\n%s", code, errs)
 	}
 
@@ -135,7 +137,7 @@ func TestConfigNothingWritten(t *testing.T) {
 		"bridges/other/gen/catalogue.go": "package otherocp // hand-written\n",
 	})
 	code, _, errs = ocpgen(t, "generate")
-	if code != exitTrouble || !strings.Contains(errs, "was not written by ocpgen") || !strings.Contains(errs, "nothing was written") {
+	if code != cli.ExitTrouble || !strings.Contains(errs, "was not written by ocpgen") || !strings.Contains(errs, "nothing was written") {
 		t.Fatalf("foreign file: exit %d\n%s", code, errs)
 	}
 	if _, err := os.Stat(filepath.Join(root, "bridges/fs/fsocp")); !os.IsNotExist(err) {
@@ -149,7 +151,7 @@ func TestConfigNothingWritten(t *testing.T) {
 func TestConfigOutThroughALink(t *testing.T) {
 	root := hubModule(t)
 	t.Chdir(root)
-	if code, _, errs := ocpgen(t, "generate"); code != exitOK {
+	if code, _, errs := ocpgen(t, "generate"); code != cli.ExitOK {
 		t.Fatalf("generate: exit %d\n%s", code, errs)
 	}
 	first := filepath.Join(root, "bridges/fs/fsocp/catalogue.go")
@@ -164,7 +166,7 @@ func TestConfigOutThroughALink(t *testing.T) {
 		t.Skipf("no symbolic links here: %v", err)
 	}
 	code, _, errs := ocpgen(t, "generate")
-	if code != exitTrouble || !strings.Contains(errs, `ocpgen.yaml:8:10: servers[1].out "bridges/other/gen" is also the out of the server at line 3`) {
+	if code != cli.ExitTrouble || !strings.Contains(errs, `ocpgen.yaml:8:10: servers[1].out "bridges/other/gen" is also the out of the server at line 3`) {
 		t.Fatalf("generate through a link: exit %d\n%s", code, errs)
 	}
 	if after, _ := os.ReadFile(first); string(after) != string(before) {
@@ -183,7 +185,7 @@ func TestConfigNotFoundAndUsage(t *testing.T) {
 	t.Chdir(filepath.Join(outer, "mod"))
 	for _, cmd := range []string{"generate", "check"} {
 		code, _, errs := ocpgen(t, cmd)
-		if code != exitTrouble || !strings.Contains(errs, "no ocpgen.yaml in") || !strings.Contains(errs, "-config") {
+		if code != cli.ExitTrouble || !strings.Contains(errs, "no ocpgen.yaml in") || !strings.Contains(errs, "-config") {
 			t.Errorf("%s without a config: exit %d\n%s", cmd, code, errs)
 		}
 	}
@@ -194,13 +196,13 @@ func TestConfigNotFoundAndUsage(t *testing.T) {
 		{"diff", "-git-base", "HEAD", "-config", "ocpgen.yaml", "-snapshot", "x"},
 	} {
 		code, _, errs := ocpgen(t, args...)
-		if code != exitTrouble || !strings.Contains(errs, "-config") || !strings.Contains(errs, "usage:") {
+		if code != cli.ExitTrouble || !strings.Contains(errs, "-config") || !strings.Contains(errs, "usage:") {
 			t.Errorf("%v: exit %d\n%s", args, code, errs)
 		}
 	}
 	writeFiles(t, ".", map[string]string{"bad.yaml": "version: 1\nservers:\n  - snapshot: a\n    outt: b\n"})
 	code, _, errs := ocpgen(t, "generate", "-config", "bad.yaml")
-	if code != exitTrouble || !strings.Contains(errs, `bad.yaml:4:5: unknown key "outt" (did you mean "out"?)`) {
+	if code != cli.ExitTrouble || !strings.Contains(errs, `bad.yaml:4:5: unknown key "outt" (did you mean "out"?)`) {
 		t.Errorf("bad config: exit %d\n%s", code, errs)
 	}
 }
@@ -219,14 +221,14 @@ func TestConfigDiffGitBase(t *testing.T) {
 	t.Chdir(filepath.Join(root, "bridges"))
 
 	code, out, errs := ocpgen(t, "diff", "-git-base", "HEAD", "-fail-on", "security")
-	if code != exitFindings || !strings.Contains(errs, "1 of 2 servers reach -fail-on security: "+filepath.FromSlash("../bridges/fs/fs.tools.json")) {
+	if code != cli.ExitFindings || !strings.Contains(errs, "1 of 2 servers reach -fail-on security: "+filepath.FromSlash("../bridges/fs/fs.tools.json")) {
 		t.Fatalf("exit %d\n%s", code, errs)
 	}
 	if strings.Count(out, "ocpgen diff: ") != 2 || strings.Count(out, "\nHEAD:") != 2 || !strings.Contains(out, "+ stat_file (added") || !strings.Contains(out, "no changes (2 tools unchanged)") {
 		t.Errorf("reports:\n%s", out)
 	}
 	code, out, errs = ocpgen(t, "diff", "-git-base", "HEAD", "-format", "json")
-	if code != exitOK || !strings.HasPrefix(out, "[\n  {") || strings.Count(out, `"snapshot": "HEAD:`) != 2 {
+	if code != cli.ExitOK || !strings.HasPrefix(out, "[\n  {") || strings.Count(out, `"snapshot": "HEAD:`) != 2 {
 		t.Errorf("json: exit %d %s\n%.300s", code, errs, out)
 	}
 }
@@ -253,7 +255,7 @@ func TestConfigDiffReportsEachServer(t *testing.T) {
 	t.Chdir(root)
 
 	code, out, errs := ocpgen(t, "diff", "-git-base", "HEAD", "-format", "markdown")
-	if code != exitTrouble || !strings.Contains(errs, "1 of 2 servers in ocpgen.yaml have problems") {
+	if code != cli.ExitTrouble || !strings.Contains(errs, "1 of 2 servers in ocpgen.yaml have problems") {
 		t.Errorf("exit %d, stderr %s", code, errs)
 	}
 	reports := strings.Split(out, "### ocpgen diff: ")
@@ -291,7 +293,7 @@ func TestConfigDiffReportsEachServer(t *testing.T) {
 		Problems []struct{ Message string }
 		Tools    []struct{ Name string }
 	}
-	if err := json.Unmarshal([]byte(out), &rs); err != nil || code != exitTrouble {
+	if err := json.Unmarshal([]byte(out), &rs); err != nil || code != cli.ExitTrouble {
 		t.Fatalf("json: exit %d, %v\n%s", code, err, out)
 	}
 	if len(rs) != 2 || rs[0].Compared || len(rs[0].Problems) == 0 || rs[0].New.Snapshot != "bridges/fs/fs.tools.json" ||

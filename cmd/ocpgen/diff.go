@@ -12,6 +12,7 @@ import (
 
 	"github.com/ocpgen/ocpgen/gen"
 	"github.com/ocpgen/ocpgen/gen/report"
+	"github.com/ocpgen/ocpgen/internal/cli"
 )
 
 const diffSynopsis = `OLD.tools.json NEW.tools.json [-classify-old C] [-classify-new C] [flags]
@@ -63,15 +64,15 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 	}
 	levels, err := report.ParseFailOn(*failOn)
 	if err != nil {
-		return usageError(fs, "ocpgen: %v", err)
+		return cli.UsageError(fs, "ocpgen: %v", err)
 	}
 	if *format != "text" && *format != "markdown" && *format != "json" {
-		return usageError(fs, "ocpgen: -format must be text, markdown or json, not %q", *format)
+		return cli.UsageError(fs, "ocpgen: -format must be text, markdown or json, not %q", *format)
 	}
 
 	var old, nw gen.Input
 	if *config != "" && *gitBase == "" {
-		return usageError(fs, "ocpgen: -config goes with -git-base")
+		return cli.UsageError(fs, "ocpgen: -config goes with -git-base")
 	}
 	if *gitBase != "" {
 		if useConfig, err := configMode(fs, *config, "snapshot", "classify", "classify-old", "classify-new"); err != nil {
@@ -80,23 +81,23 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 			return diffConfig(*config, *gitBase, *format, levels, *failOn, stdout)
 		}
 		if len(pos) > 0 {
-			return usageError(fs, "ocpgen: -git-base takes no OLD NEW arguments (got %q)", pos[0])
+			return cli.UsageError(fs, "ocpgen: -git-base takes no OLD NEW arguments (got %q)", pos[0])
 		}
 		if *classifyOld != "" || *classifyNew != "" {
-			return usageError(fs, "ocpgen: with -git-base, use -classify (not -classify-old/-classify-new)")
+			return cli.UsageError(fs, "ocpgen: with -git-base, use -classify (not -classify-old/-classify-new)")
 		}
 		if *snapshot == "" {
-			return usageError(fs, "ocpgen: -git-base needs -snapshot")
+			return cli.UsageError(fs, "ocpgen: -git-base needs -snapshot")
 		}
 		if old, nw, err = gitInputs(*gitBase, *snapshot, *classify); err != nil {
 			return err
 		}
 	} else {
 		if *snapshot != "" || *classify != "" {
-			return usageError(fs, "ocpgen: -snapshot and -classify go with -git-base; compare two files with OLD NEW [-classify-old C] [-classify-new C]")
+			return cli.UsageError(fs, "ocpgen: -snapshot and -classify go with -git-base; compare two files with OLD NEW [-classify-old C] [-classify-new C]")
 		}
 		if len(pos) != 2 {
-			return usageError(fs, "ocpgen: diff needs OLD and NEW snapshot files (or -git-base)")
+			return cli.UsageError(fs, "ocpgen: diff needs OLD and NEW snapshot files (or -git-base)")
 		}
 		if old, err = fileInput(pos[0], *classifyOld); err != nil {
 			return err
@@ -125,7 +126,7 @@ func cmdDiff(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("ocpgen diff: %s", why)
 	}
 	if why := report.Fails(r, levels); why != "" {
-		return findings("ocpgen diff: %s (-fail-on %s)", why, *failOn)
+		return cli.Findings("ocpgen diff: %s (-fail-on %s)", why, *failOn)
 	}
 	return nil
 }
@@ -144,13 +145,6 @@ func problems(r *gen.Report) string {
 	return ""
 }
 
-// usageError prints a message and the command's usage, and returns errUsage.
-func usageError(fs *flag.FlagSet, format string, args ...any) error {
-	fmt.Fprintf(fs.Output(), format+"\n", args...)
-	fs.Usage()
-	return errUsage
-}
-
 // parseInterleaved parses flags that may come before, between or after the
 // positional arguments ("diff old.json new.json -format json"), and returns
 // the positional arguments. After "--" everything is positional.
@@ -162,7 +156,7 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
-			return nil, errUsage
+			return nil, cli.ErrUsage
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ocpgen/ocpgen/internal/cli"
 )
 
 const (
@@ -45,7 +47,7 @@ func TestDiffFiles(t *testing.T) {
 
 	// Flags may follow the positional arguments.
 	code, out, errs := ocpgen(t, "diff", p("v1.json"), p("v2.json"), "-classify-old", p("c1.yaml"), "-classify-new", p("c2.yaml"), "-format", "json")
-	if code != exitOK {
+	if code != cli.ExitOK {
 		t.Fatalf("exit %d: %s", code, errs)
 	}
 	var r struct {
@@ -67,10 +69,10 @@ func TestDiffFiles(t *testing.T) {
 		code   int
 		msg    string
 	}{
-		{"none", exitOK, ""},
-		{"breaking", exitFindings, "1 breaking change (-fail-on breaking)"},
-		{"security", exitFindings, "2 security-relevant changes"},
-		{"any", exitFindings, "4 changes"},
+		{"none", cli.ExitOK, ""},
+		{"breaking", cli.ExitFindings, "1 breaking change (-fail-on breaking)"},
+		{"security", cli.ExitFindings, "2 security-relevant changes"},
+		{"any", cli.ExitFindings, "4 changes"},
 	} {
 		code, out, errs := ocpgen(t, "diff", "-fail-on", tc.failOn, "-classify-old", p("c1.yaml"), "-classify-new", p("c2.yaml"), p("v1.json"), p("v2.json"))
 		if code != tc.code || !strings.Contains(errs, tc.msg) {
@@ -81,7 +83,7 @@ func TestDiffFiles(t *testing.T) {
 		}
 	}
 	// The same files: nothing to report, -fail-on any passes.
-	if code, out, errs := ocpgen(t, "diff", "-fail-on", "any", p("v1.json"), p("v1.json")); code != exitOK || !strings.Contains(out, "no changes") {
+	if code, out, errs := ocpgen(t, "diff", "-fail-on", "any", p("v1.json"), p("v1.json")); code != cli.ExitOK || !strings.Contains(out, "no changes") {
 		t.Errorf("same files: exit %d, %s%s", code, out, errs)
 	}
 }
@@ -92,19 +94,19 @@ func TestDiffUsage(t *testing.T) {
 		code int
 		out  string
 	}{
-		{[]string{"diff"}, exitTrouble, "diff needs OLD and NEW"},
-		{[]string{"diff", "a"}, exitTrouble, "diff needs OLD and NEW"},
-		{[]string{"diff", "a", "b", "c"}, exitTrouble, "diff needs OLD and NEW"},
-		{[]string{"diff", "-h"}, exitOK, "-git-base"},
-		{[]string{"diff", "a", "b", "-format", "yaml"}, exitTrouble, "-format must be"},
-		{[]string{"diff", "a", "b", "-fail-on", "big"}, exitTrouble, `unknown -fail-on level "big"`},
-		{[]string{"diff", "-git-base", "HEAD", "-classify", "c"}, exitTrouble, "-git-base needs -snapshot"},
-		{[]string{"diff", "-git-base", "HEAD"}, exitTrouble, "no ocpgen.yaml in"},
-		{[]string{"diff", "-git-base", "HEAD", "-snapshot", "s", "a"}, exitTrouble, "takes no OLD NEW"},
-		{[]string{"diff", "-git-base", "HEAD", "-snapshot", "s", "-classify-new", "c"}, exitTrouble, "use -classify"},
-		{[]string{"diff", "-snapshot", "s", "a", "b"}, exitTrouble, "go with -git-base"},
-		{[]string{"diff", "missing-old.json", "missing-new.json"}, exitTrouble, "missing-old.json"},
-		{[]string{"diff", "--", "-a", "-b"}, exitTrouble, "-a"},
+		{[]string{"diff"}, cli.ExitTrouble, "diff needs OLD and NEW"},
+		{[]string{"diff", "a"}, cli.ExitTrouble, "diff needs OLD and NEW"},
+		{[]string{"diff", "a", "b", "c"}, cli.ExitTrouble, "diff needs OLD and NEW"},
+		{[]string{"diff", "-h"}, cli.ExitOK, "-git-base"},
+		{[]string{"diff", "a", "b", "-format", "yaml"}, cli.ExitTrouble, "-format must be"},
+		{[]string{"diff", "a", "b", "-fail-on", "big"}, cli.ExitTrouble, `unknown -fail-on level "big"`},
+		{[]string{"diff", "-git-base", "HEAD", "-classify", "c"}, cli.ExitTrouble, "-git-base needs -snapshot"},
+		{[]string{"diff", "-git-base", "HEAD"}, cli.ExitTrouble, "no ocpgen.yaml in"},
+		{[]string{"diff", "-git-base", "HEAD", "-snapshot", "s", "a"}, cli.ExitTrouble, "takes no OLD NEW"},
+		{[]string{"diff", "-git-base", "HEAD", "-snapshot", "s", "-classify-new", "c"}, cli.ExitTrouble, "use -classify"},
+		{[]string{"diff", "-snapshot", "s", "a", "b"}, cli.ExitTrouble, "go with -git-base"},
+		{[]string{"diff", "missing-old.json", "missing-new.json"}, cli.ExitTrouble, "missing-old.json"},
+		{[]string{"diff", "--", "-a", "-b"}, cli.ExitTrouble, "-a"},
 	} {
 		code, out, errs := ocpgen(t, tc.args...)
 		if code != tc.code || !strings.Contains(out+errs, tc.out) {
@@ -158,7 +160,7 @@ func TestDiffGitBase(t *testing.T) {
 	class := filepath.Join(repo, "bridge", "fs.ocp.yaml")
 
 	code, out, errs := ocpgen(t, "diff", "-git-base", "HEAD", "-snapshot", snap, "-classify", class, "-fail-on", "security")
-	if code != exitFindings || !strings.Contains(errs, "2 security-relevant changes") {
+	if code != cli.ExitFindings || !strings.Contains(errs, "2 security-relevant changes") {
 		t.Fatalf("against HEAD: exit %d, stderr %s", code, errs)
 	}
 	for _, want := range []string{
@@ -177,24 +179,24 @@ func TestDiffGitBase(t *testing.T) {
 	// From a subdirectory, with relative paths, in Markdown.
 	t.Chdir(filepath.Join(repo, "bridge"))
 	code, out, errs = ocpgen(t, "diff", "-git-base", "HEAD", "-snapshot", "fs.tools.json", "-classify", "fs.ocp.yaml", "-format", "markdown")
-	if code != exitOK || !strings.Contains(out, "| `delete_file` | changed | write | 1 | 2 |") {
+	if code != cli.ExitOK || !strings.Contains(out, "| `delete_file` | changed | write | 1 | 2 |") {
 		t.Errorf("from a subdirectory: exit %d, %s\n%s", code, errs, out)
 	}
 
 	// Against the first commit the files are absent: every tool is added.
 	code, out, errs = ocpgen(t, "diff", "-git-base", "HEAD~1", "-snapshot", "fs.tools.json", "-classify", "fs.ocp.yaml")
-	if code != exitOK || !strings.Contains(out, "3 tools: 3 added") {
+	if code != cli.ExitOK || !strings.Contains(out, "3 tools: 3 added") {
 		t.Errorf("file absent at base: exit %d, %s\n%s", code, errs, out)
 	}
 
 	// An unknown revision is an input error with git's message; in a clone
 	// that is not shallow, fetching more cannot help, so no fetch-depth hint.
 	code, _, errs = ocpgen(t, "diff", "-git-base", "no-such-branch", "-snapshot", "fs.tools.json")
-	if code != exitTrouble || !strings.Contains(errs, "-git-base no-such-branch: fatal: bad revision 'no-such-branch^{commit}'") || strings.Contains(errs, "fetch-depth") {
+	if code != cli.ExitTrouble || !strings.Contains(errs, "-git-base no-such-branch: fatal: bad revision 'no-such-branch^{commit}'") || strings.Contains(errs, "fetch-depth") {
 		t.Errorf("unknown revision: exit %d, %s", code, errs)
 	}
 	code, _, errs = ocpgen(t, "diff", "-git-base", "--upload-pack=x", "-snapshot", "fs.tools.json")
-	if code != exitTrouble || !strings.Contains(errs, "is not a revision") {
+	if code != cli.ExitTrouble || !strings.Contains(errs, "is not a revision") {
 		t.Errorf("option-like revision: exit %d, %s", code, errs)
 	}
 }
@@ -215,7 +217,7 @@ func TestDiffAgreesWithCheckOnAStaleEntry(t *testing.T) {
 		"memory.ocp.yaml": "version: 1\ntiers: [member]\ndefault: {tier: member}\ntools:\n" +
 			"  create_relations: {access: write}\n  delete_relations: {access: write}\n  read_graph: {access: read}\n",
 	})
-	if code, _, errs := ocpgen(t, "generate", "-snapshot", "v1.tools.json", "-classify", "memory.ocp.yaml", "-out", "memoryocp"); code != exitOK {
+	if code, _, errs := ocpgen(t, "generate", "-snapshot", "v1.tools.json", "-classify", "memory.ocp.yaml", "-out", "memoryocp"); code != cli.ExitOK {
 		t.Fatalf("generate v1: exit %d %s", code, errs)
 	}
 	const stale = `memory.ocp.yaml:6:3: tool "delete_relations" is not in the snapshot v2.tools.json: remove the entry or re-snapshot`
@@ -223,8 +225,8 @@ func TestDiffAgreesWithCheckOnAStaleEntry(t *testing.T) {
 	genCode, _, genErrs := ocpgen(t, "generate", "-snapshot", "v2.tools.json", "-classify", "memory.ocp.yaml", "-out", "memoryocp")
 	for _, format := range []string{"text", "markdown", "json"} {
 		code, out, errs := ocpgen(t, "diff", "v1.tools.json", "v2.tools.json", "-classify-old", "memory.ocp.yaml", "-classify-new", "memory.ocp.yaml", "-format", format, "-fail-on", "none")
-		if code != checkCode || code != genCode || code != exitTrouble {
-			t.Errorf("-format %s: diff exits %d, check %d, generate %d; want all %d\n%s", format, code, checkCode, genCode, exitTrouble, errs)
+		if code != checkCode || code != genCode || code != cli.ExitTrouble {
+			t.Errorf("-format %s: diff exits %d, check %d, generate %d; want all %d\n%s", format, code, checkCode, genCode, cli.ExitTrouble, errs)
 		}
 		msg := stale
 		switch format {
@@ -247,7 +249,7 @@ func TestDiffAgreesWithCheckOnAStaleEntry(t *testing.T) {
 		}
 	}
 	// The old side's stale entries are history: not a problem of the PR.
-	if code, out, errs := ocpgen(t, "diff", "v2.tools.json", "v1.tools.json", "-classify-old", "memory.ocp.yaml", "-classify-new", "memory.ocp.yaml"); code != exitOK {
+	if code, out, errs := ocpgen(t, "diff", "v2.tools.json", "v1.tools.json", "-classify-old", "memory.ocp.yaml", "-classify-new", "memory.ocp.yaml"); code != cli.ExitOK {
 		t.Errorf("stale entry on the old side only: exit %d\n%s%s", code, out, errs)
 	}
 }
@@ -265,7 +267,7 @@ func TestDiffGitBaseErrors(t *testing.T) {
 	writeFiles(t, outside, map[string]string{"fs.tools.json": snapV1})
 	t.Chdir(outside)
 	code, _, errs := ocpgen(t, "diff", "-git-base", "HEAD", "-snapshot", "fs.tools.json")
-	if code != exitTrouble || !strings.HasPrefix(errs, "ocpgen diff: -git-base HEAD: fatal: not a git repository") || strings.Contains(errs, "fetch-depth") {
+	if code != cli.ExitTrouble || !strings.HasPrefix(errs, "ocpgen diff: -git-base HEAD: fatal: not a git repository") || strings.Contains(errs, "fetch-depth") {
 		t.Errorf("outside a repository: exit %d, %s", code, errs)
 	}
 
@@ -279,11 +281,11 @@ func TestDiffGitBaseErrors(t *testing.T) {
 	gitRun(t, outside, "clone", "-q", "--depth", "1", "file://"+filepath.ToSlash(repo), "shallow")
 	t.Chdir(filepath.Join(outside, "shallow"))
 	code, _, errs = ocpgen(t, "diff", "-git-base", "HEAD~1", "-snapshot", "fs.tools.json")
-	if code != exitTrouble || !strings.HasPrefix(errs, "ocpgen diff: -git-base HEAD~1: fatal: bad revision 'HEAD~1^{commit}'") || !strings.Contains(errs, "fetch-depth: 0") {
+	if code != cli.ExitTrouble || !strings.HasPrefix(errs, "ocpgen diff: -git-base HEAD~1: fatal: bad revision 'HEAD~1^{commit}'") || !strings.Contains(errs, "fetch-depth: 0") {
 		t.Errorf("shallow clone without the base: exit %d, %s", code, errs)
 	}
 	// The revision the shallow clone has works.
-	if code, out, errs := ocpgen(t, "diff", "-git-base", "HEAD", "-snapshot", "fs.tools.json"); code != exitOK || !strings.Contains(out, "no changes") {
+	if code, out, errs := ocpgen(t, "diff", "-git-base", "HEAD", "-snapshot", "fs.tools.json"); code != cli.ExitOK || !strings.Contains(out, "no changes") {
 		t.Errorf("shallow clone, HEAD: exit %d, %s%s", code, out, errs)
 	}
 }

@@ -4,7 +4,6 @@
 //
 // Usage:
 //
-//	ocpgen snapshot (-url URL | -command "PROG ARGS...") [-header "Name: value"]... [-timeout D] -o FILE
 //	ocpgen init -snapshot S [-o FILE] [-force]
 //	ocpgen generate -snapshot S [-classify C] [-package P] -out DIR
 //	ocpgen generate [-config ocpgen.yaml]
@@ -15,6 +14,10 @@
 //	ocpgen diff -git-base REF [-config ocpgen.yaml] [-format ...] [-fail-on LEVELS]
 //	ocpgen vet [packages]
 //	ocpgen version
+//
+// A snapshot (NAME.tools.json) is recorded by the command ocpgen-snapshot,
+// once a command of ocpgen, with the same flags: ocpgen itself links neither
+// the MCP client nor the network stack.
 //
 // Without -snapshot, generate, check and diff -git-base run over every server
 // listed in the configuration file: ocpgen.yaml in the working directory or a

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/tools/go/analysis/checker"
 	"golang.org/x/tools/go/packages"
 
+	"github.com/ocpgen/ocpgen/internal/cli"
 	"github.com/ocpgen/ocpgen/vet"
 )
 
@@ -38,12 +39,12 @@ func cmdVet(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, d)
 	}
 	if len(diags) > 0 {
-		return findings("ocpgen vet: %d finding(s)", len(diags))
+		return cli.Findings("ocpgen vet: %d finding(s)", len(diags))
 	}
 	return nil
 }
 
-// parseError maps a flag error to errUsage (flag has printed it).
+// parseError maps a flag error to cli.ErrUsage (flag has printed it).
 func parseError(err error) error {
 	if err == nil {
 		return nil
@@ -51,7 +52,7 @@ func parseError(err error) error {
 	if errors.Is(err, flag.ErrHelp) {
 		return err
 	}
-	return errUsage
+	return cli.ErrUsage
 }
 
 // vetPackages loads the packages matching patterns (from dir; "" is the

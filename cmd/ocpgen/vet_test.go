@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/tools/go/analysis"
 
+	"github.com/ocpgen/ocpgen/internal/cli"
 	"github.com/ocpgen/ocpgen/internal/testcorpus"
 	"github.com/ocpgen/ocpgen/vet"
 )
@@ -106,13 +107,13 @@ func TestVetCommand(t *testing.T) {
 		t.Skip("-short: runs ocpgen vet on packages it loads and type-checks; the full suite runs it")
 	}
 	t.Chdir(vetModuleRoot(t))
-	if code, out, errs := ocpgen(t, "vet", "./examples/tickets/ticketsocp"); code != exitOK {
+	if code, out, errs := ocpgen(t, "vet", "./examples/tickets/ticketsocp"); code != cli.ExitOK {
 		t.Errorf("ocpgen vet on generated code: exit %d\n%s%s", code, out, errs)
 	}
-	if code, _, errs := ocpgen(t, "vet", "./no/such/dir"); code != exitTrouble {
+	if code, _, errs := ocpgen(t, "vet", "./no/such/dir"); code != cli.ExitTrouble {
 		t.Errorf("ocpgen vet on a missing package: exit %d\n%s", code, errs)
 	}
-	if code, _, errs := ocpgen(t, "vet", "-bogus"); code != exitTrouble {
+	if code, _, errs := ocpgen(t, "vet", "-bogus"); code != cli.ExitTrouble {
 		t.Errorf("ocpgen vet -bogus: exit %d\n%s", code, errs)
 	}
 }

@@ -9,5 +9,6 @@ replace github.com/ocpgen/ocpgen => ../..
 
 tool (
 	github.com/ocpgen/ocpgen/cmd/ocpgen
+	github.com/ocpgen/ocpgen/cmd/ocpgen-snapshot
 	github.com/ocpgen/ocpgen/cmd/ocpgen-vet
 )

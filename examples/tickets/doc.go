@@ -8,5 +8,5 @@
 // the snapshot from the server over stdio, the second regenerates the bridge.
 package tickets
 
-//go:generate go run github.com/ocpgen/ocpgen/cmd/ocpgen snapshot -command "go run github.com/ocpgen/ocpgen/examples/tickets/server/cmd/tickets-server" -o tickets.tools.json
+//go:generate go run github.com/ocpgen/ocpgen/cmd/ocpgen-snapshot -command "go run github.com/ocpgen/ocpgen/examples/tickets/server/cmd/tickets-server" -o tickets.tools.json
 //go:generate go run github.com/ocpgen/ocpgen/cmd/ocpgen generate -snapshot tickets.tools.json -classify tickets.ocp.yaml -package ticketsocp -out ticketsocp

@@ -1,5 +1,5 @@
 // Command notes-server serves the end-to-end tests' note store
-// (package notesserver) over stdio, for "ocpgen snapshot -command" and the
+// (package notesserver) over stdio, for "ocpgen-snapshot -command" and the
 // tests of each MCP revision: -protocol 2026-07-28 (a comma-separated
 // list) makes it speak only those revisions.
 package main

@@ -397,7 +397,7 @@ func encodeSnapshot(groups []Group) ([]byte, error) {
 		desc, _ := json.Marshal(g.File + ": " + g.Description)
 		tools[i] = json.RawMessage(`{"name":` + string(name) + `,"description":` + string(desc) + `,"inputSchema":` + string(g.Input) + `}`)
 	}
-	return gen.EncodeSnapshotRaw(SnapshotFile, Server, Source, tools)
+	return gen.EncodeSnapshot(SnapshotFile, Server, Source, tools)
 }
 
 // Classification returns the classification file of groups: every tool a

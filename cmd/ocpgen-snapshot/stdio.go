@@ -11,7 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// stdioServer is the process of a stdio MCP server that ocpgen snapshot
+// stdioServer is the process of a stdio MCP server that ocpgen-snapshot
 // starts and stops itself, rather than through mcp.CommandTransport, so
 // that it knows whether the process exited before answering, and stops it
 // at once when -timeout is reached (CommandTransport's Close waits 5 s
@@ -35,7 +35,7 @@ func startStdio(argv []string, stderr io.Writer) (*stdioServer, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stderr = stderr
 	// A child that outlives the server and holds stderr open must not keep
-	// Wait (and so ocpgen) waiting.
+	// Wait (and so ocpgen-snapshot) waiting.
 	cmd.WaitDelay = stopGrace
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -92,7 +92,7 @@ func (s *stdioServer) stop(graceful bool) {
 		}
 	}
 	if err := s.cmd.Process.Kill(); err != nil && !errors.Is(err, os.ErrProcessDone) {
-		fmt.Fprintf(s.cmd.Stderr, "ocpgen: stopping the server: %v\n", err)
+		fmt.Fprintf(s.cmd.Stderr, "ocpgen-snapshot: stopping the server: %v\n", err)
 	}
 	<-s.exited
 	s.stdout.Close()

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ocpgen/ocpgen/internal/cli"
 )
 
 // TestSnapshotReadsEveryPage: a server that pages its tools/list (two
@@ -48,7 +49,7 @@ func TestSnapshotReadsEveryPage(t *testing.T) {
 	t.Cleanup(ts.Close)
 
 	out := filepath.Join(t.TempDir(), "paged.tools.json")
-	if code, _, errs := ocpgen(t, "snapshot", "-url", ts.URL, "-o", out); code != exitOK {
+	if code, errs := snapshotCmd(t, "-url", ts.URL, "-o", out); code != cli.ExitOK {
 		t.Fatalf("snapshot: exit %d: %s", code, errs)
 	}
 	b, err := os.ReadFile(out)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/ocpgen/ocpgen/gen"
+	"github.com/ocpgen/ocpgen/internal/cli"
 )
 
 // headerFlags collects repeated -header "Name: value" flags.
@@ -28,8 +29,19 @@ func (h *headerFlags) Set(v string) error { *h = append(*h, v); return nil }
 // stops paginating.
 const maxPages = 10000
 
-func cmdSnapshot(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("snapshot", `(-url URL | -command "PROG ARGS...") [-header "Name: value"]... [-timeout D] -o FILE`, stderr)
+// synopsis is the command line, after "ocpgen-snapshot".
+const synopsis = `(-url URL | -command "PROG ARGS...") [-header "Name: value"]... [-timeout D] -o FILE`
+
+// help is what the command does, with an example, for -h.
+const help = "Connects to an MCP server (Streamable HTTP or a stdio command), lists its\n" +
+	"tools and writes them as a canonical snapshot file: sorted, no timestamps, so\n" +
+	"an unchanged server gives the same bytes. When done it prints the file, the\n" +
+	"server, its tools and the time taken on stderr (not with -q).\n\n" +
+	"example: ocpgen-snapshot -command \"npx -y @modelcontextprotocol/server-memory\" -o memory.tools.json"
+
+// snapshot runs the command on its flags.
+func snapshot(args []string, stderr io.Writer) error {
+	fs := cli.NewFlags(prog, "", synopsis, help, stderr)
 	url := fs.String("url", "", "Streamable HTTP endpoint of the MCP server")
 	command := fs.String("command", "", "command line of a stdio MCP server (split on spaces; quote with \" or ')")
 	var headers headerFlags
@@ -37,22 +49,18 @@ func cmdSnapshot(args []string, stdout, stderr io.Writer) error {
 	timeout := fs.Duration("timeout", 30*time.Second, "give up after this long")
 	output := fs.String("o", "", "snapshot file to write (NAME.tools.json)")
 	quiet := fs.Bool("q", false, "quiet: print only errors (no line when the snapshot is written)")
-	if err := parse(fs, args); err != nil {
+	if err := cli.Parse(fs, args); err != nil {
 		return err
 	}
 	start := time.Now()
-	if err := missing(fs, "o"); err != nil {
+	if err := cli.Missing(fs, "o"); err != nil {
 		return err
 	}
 	if (*url == "") == (*command == "") {
-		fmt.Fprintln(stderr, "ocpgen: give exactly one of -url and -command")
-		fs.Usage()
-		return errUsage
+		return cli.UsageError(fs, "ocpgen-snapshot: give exactly one of -url and -command")
 	}
 	if len(headers) > 0 && *url == "" {
-		fmt.Fprintln(stderr, "ocpgen: -header goes with -url")
-		fs.Usage()
-		return errUsage
+		return cli.UsageError(fs, "ocpgen-snapshot: -header goes with -url")
 	}
 
 	var (
@@ -70,7 +78,7 @@ func cmdSnapshot(args []string, stdout, stderr io.Writer) error {
 		}
 		src, err := urlSource(*url)
 		if err != nil {
-			return fmt.Errorf("ocpgen: -url: %w", err)
+			return fmt.Errorf("ocpgen-snapshot: -url: %w", err)
 		}
 		st := &mcp.StreamableClientTransport{
 			Endpoint:   *url,
@@ -84,11 +92,11 @@ func cmdSnapshot(args []string, stdout, stderr io.Writer) error {
 	} else {
 		argv, err := splitCommand(*command)
 		if err != nil {
-			return fmt.Errorf("ocpgen: -command: %w", err)
+			return fmt.Errorf("ocpgen-snapshot: -command: %w", err)
 		}
 		source, what = commandSource(argv), "stdio "+strings.Join(redactCommand(argv, false), " ")
 		if stdio, err = startStdio(argv, stderr); err != nil {
-			return fmt.Errorf("ocpgen: snapshot of %s: %w", what, err)
+			return fmt.Errorf("ocpgen-snapshot: snapshot of %s: %w", what, err)
 		}
 		raw = newRawTransport(stdio.transport())
 	}
@@ -109,23 +117,23 @@ func cmdSnapshot(args []string, stdout, stderr io.Writer) error {
 	}
 	if err != nil {
 		if timedOut {
-			return fmt.Errorf("ocpgen: snapshot of %s: no complete answer within %v (-timeout)", what, *timeout)
+			return fmt.Errorf("ocpgen-snapshot: snapshot of %s: no complete answer within %v (-timeout)", what, *timeout)
 		}
-		return fmt.Errorf("ocpgen: snapshot of %s: %w", what, err)
+		return fmt.Errorf("ocpgen-snapshot: snapshot of %s: %w", what, err)
 	}
-	data, err := gen.EncodeSnapshotRaw(*output, server, source, tools)
+	data, err := gen.EncodeSnapshot(*output, server, source, tools)
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(*output, data); err != nil {
-		return err
+	if err := cli.WriteFileAtomic(*output, data); err != nil {
+		return fmt.Errorf("ocpgen-snapshot: %w", err)
 	}
 	if !*quiet {
 		name := ""
 		if server.Name != "" {
-			name = "server " + oneLine(strings.TrimSpace(server.Name+" "+server.Version)) + ", "
+			name = "server " + cli.OneLine(strings.TrimSpace(server.Name+" "+server.Version)) + ", "
 		}
-		fmt.Fprintf(stderr, "wrote %s: %s%s, in %v\n", *output, name, toolCount(len(tools)), time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(stderr, "wrote %s: %s%s, in %v\n", *output, name, cli.Tools(len(tools)), time.Since(start).Round(time.Millisecond))
 	}
 	return nil
 }
@@ -133,7 +141,7 @@ func cmdSnapshot(args []string, stdout, stderr io.Writer) error {
 // listTools connects, pages through tools/list to the end, and closes. It
 // returns each tool as the server sent it (see rawTransport).
 func listTools(ctx context.Context, t *rawTransport) (gen.SnapshotServer, []json.RawMessage, error) {
-	client := mcp.NewClient(&mcp.Implementation{Name: "ocpgen", Version: version()}, &mcp.ClientOptions{
+	client := mcp.NewClient(&mcp.Implementation{Name: "ocpgen", Version: cli.Version()}, &mcp.ClientOptions{
 		// The snapshot client declares no capability (the go-sdk would
 		// otherwise declare roots): the server gets nothing from us.
 		Capabilities: &mcp.ClientCapabilities{},
@@ -276,7 +284,7 @@ func parseHeaders(hs []string) (http.Header, error) {
 		name, value, ok := strings.Cut(s, ":")
 		name = strings.TrimSpace(name)
 		if !ok || name == "" {
-			return nil, fmt.Errorf("ocpgen: -header %q: want \"Name: value\"", s)
+			return nil, fmt.Errorf("ocpgen-snapshot: -header %q: want \"Name: value\"", s)
 		}
 		var unset []string
 		value = os.Expand(strings.TrimSpace(value), func(v string) string {
@@ -287,7 +295,7 @@ func parseHeaders(hs []string) (http.Header, error) {
 			return x
 		})
 		if len(unset) > 0 {
-			return nil, fmt.Errorf("ocpgen: -header %s: environment variable %s is not set", name, strings.Join(unset, ", "))
+			return nil, fmt.Errorf("ocpgen-snapshot: -header %s: environment variable %s is not set", name, strings.Join(unset, ", "))
 		}
 		h.Add(name, value)
 	}

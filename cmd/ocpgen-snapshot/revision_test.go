@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/ocpgen/ocpgen/internal/cli"
 )
 
 // headerToolSchema is an input schema as a server may write it: an
@@ -32,7 +33,7 @@ func snapshotServer(t *testing.T, revision string) string {
 	return ts.URL
 }
 
-// ocpgen snapshot records a server that speaks only 2026-07-28 as it does
+// ocpgen-snapshot records a server that speaks only 2026-07-28 as it does
 // one that speaks only 2025-11-25, each tool byte for byte: the
 // x-mcp-header annotations and the numbers as the server wrote them.
 func TestSnapshotOfEachRevision(t *testing.T) {
@@ -40,7 +41,7 @@ func TestSnapshotOfEachRevision(t *testing.T) {
 	var files []string
 	for _, rev := range []string{"2026-07-28", "2025-11-25"} {
 		out := filepath.Join(dir, rev+".tools.json")
-		if code, _, errs := ocpgen(t, "snapshot", "-url", snapshotServer(t, rev), "-o", out); code != exitOK {
+		if code, errs := snapshotCmd(t, "-url", snapshotServer(t, rev), "-o", out); code != cli.ExitOK {
 			t.Fatalf("snapshot of a %s server: exit %d: %s", rev, code, errs)
 		}
 		b, err := os.ReadFile(out)
@@ -95,8 +96,8 @@ func TestSnapshotNamesAToolTheClientRefuses(t *testing.T) {
 	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
 	t.Cleanup(ts.Close)
 	out := filepath.Join(t.TempDir(), "route.tools.json")
-	code, _, errs := ocpgen(t, "snapshot", "-url", ts.URL, "-o", out)
-	if code != exitTrouble || !strings.Contains(errs, `the MCP client refuses the definition of "route"`) || strings.Contains(errs, `"ok"`) {
+	code, errs := snapshotCmd(t, "-url", ts.URL, "-o", out)
+	if code != cli.ExitTrouble || !strings.Contains(errs, `the MCP client refuses the definition of "route"`) || strings.Contains(errs, `"ok"`) {
 		t.Errorf("exit %d, stderr %q; want a refusal naming route only", code, errs)
 	}
 	if _, err := os.Stat(out); err == nil {
