@@ -186,16 +186,15 @@ func (e *Engine) validate(t *tape) error {
 // for a type it does not cover.
 func (e *Engine) reencode(t *tape, own []byte, needTyped bool) (args any, fwd []byte, same bool, err error) {
 	if e.codec == nil {
-		args, err := decodeArgs(e.typ, t.decodeInput(own))
+		typed, err := decodeArgs(e.typ, t.decodeInput(own))
 		if err != nil {
 			return nil, nil, false, decodeError(t, fmt.Errorf("decode: %w", err))
 		}
-		fwd, err := MarshalPlain(args)
-		if err != nil {
+		if fwd, err = MarshalPlain(typed); err != nil {
 			return nil, nil, false, refusal("", RuleRoundTrip, fmt.Errorf("re-encode: %w", err))
 		}
-		if !needTyped {
-			args = nil
+		if needTyped {
+			args = typed
 		}
 		return args, fwd, bytes.Equal(own, fwd), nil
 	}
