@@ -303,7 +303,7 @@ func (n *codecNode) decode(t *tape, i int, v reflect.Value) error {
 // decodes from json.Marshal of a map of json.RawMessage: there every
 // json.RawMessage holds its text compacted and HTML-escaped.
 func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool) error {
-	x := &t.nodes[i]
+	xk := t.kind(i)
 	if n.kind == ckRaw {
 		// encoding/json gives json.RawMessage's UnmarshalJSON every value,
 		// null included, as the bytes of decodeInput's text.
@@ -314,22 +314,22 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 		v.SetBytes(b)
 		return nil
 	}
-	if x.kind() == tNull {
+	if xk == tNull {
 		return nil // encoding/json leaves the zero value (a nil pointer, slice, map)
 	}
 	switch n.kind {
 	case ckString:
-		if x.kind() == tString {
+		if xk == tString {
 			v.SetString(t.str(i))
 			return nil
 		}
 	case ckBool:
-		if x.kind() == tTrue || x.kind() == tFalse {
-			v.SetBool(x.kind() == tTrue)
+		if xk == tTrue || xk == tFalse {
+			v.SetBool(xk == tTrue)
 			return nil
 		}
 	case ckInt:
-		if x.kind() == tNumber {
+		if xk == tNumber {
 			lit := t.str(i)
 			k, ok := parseIntLiteral(lit)
 			var err error
@@ -343,7 +343,7 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 			return nil
 		}
 	case ckUint:
-		if x.kind() == tNumber {
+		if xk == tNumber {
 			var k uint64
 			var err error
 			lit := t.str(i)
@@ -359,7 +359,7 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 			return nil
 		}
 	case ckFloat:
-		if x.kind() == tNumber {
+		if xk == tNumber {
 			// t.num is ParseFloat of the literal; encoding/json parses
 			// integerText's rewriting of it (-0.0 is 0).
 			lit := t.str(i)
@@ -381,11 +381,11 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 		v.Set(p)
 		return nil
 	case ckSlice:
-		if x.kind() == tArray {
+		if xk == tArray {
 			k := t.count(i)
 			s := reflect.MakeSlice(n.typ, k, k)
 			k = 0
-			for p := i + 1; p < t.end(i); p = t.end(p) {
+			for p := t.first(i); p < t.end(i); p = t.end(p) {
 				if err := n.elem.decodeIn(t, p, s.Index(k), remarshalled); err != nil {
 					return err
 				}
@@ -395,10 +395,10 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 			return nil
 		}
 	case ckMap:
-		if x.kind() == tObject {
+		if xk == tObject {
 			m := reflect.MakeMapWithSize(n.typ, t.count(i))
 			kt := n.typ.Key()
-			for p := i + 1; p < t.end(i); p = t.end(p) {
+			for p := t.first(i); p < t.end(i); p = t.end(p) {
 				e := reflect.New(n.elem.typ).Elem()
 				if err := n.elem.decodeIn(t, p, e, remarshalled); err != nil {
 					return err
@@ -411,8 +411,8 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 			return nil
 		}
 	case ckStruct:
-		if x.kind() == tObject {
-			for p := i + 1; p < t.end(i); p = t.end(p) {
+		if xk == tObject {
+			for p := t.first(i); p < t.end(i); p = t.end(p) {
 				f := n.field(t.key(p))
 				if f == nil && n.extra != nil {
 					// ocpimpl.UnmarshalWithExtra: a member no field declares
@@ -440,7 +440,7 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 			return nil
 		}
 	}
-	return codecRefusal(t, i, tapeKindNames[x.kind()], n.typ)
+	return codecRefusal(t, i, tapeKindNames[xk], n.typ)
 }
 
 func (n *codecNode) field(name string) *codecField {
@@ -585,7 +585,7 @@ func (n *codecNode) encodeTapeMap(w *fwdBuf, t *tape, i int) bool {
 	if n := t.count(i); n > len(small) {
 		ms = make([]int32, 0, n)
 	}
-	for p := i + 1; p < t.end(i); p = t.end(p) {
+	for p := t.first(i); p < t.end(i); p = t.end(p) {
 		ms = append(ms, int32(p))
 	}
 	slices.SortFunc(ms, func(a, b int32) int { return strings.Compare(t.key(int(a)), t.key(int(b))) })
@@ -715,10 +715,10 @@ func appendJSONFloat(dst []byte, f float64, bits int) []byte {
 // n.encode of it appends exactly what was written
 // (TestEncodeTapeAgreesWithCodec, FuzzArgCodec).
 func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int) bool {
-	x := &t.nodes[i]
+	xk := t.kind(i)
 	switch n.kind {
 	case ckString:
-		if x.kind() == tString {
+		if xk == tString {
 			// In parts split between characters, each checked by w.
 			s := t.str(i)
 			w.b = append(w.b, '"')
@@ -735,7 +735,7 @@ func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int) bool {
 			return true
 		}
 	case ckBool:
-		switch x.kind() {
+		switch xk {
 		case tTrue:
 			w.b = append(w.b, "true"...)
 			return true
@@ -744,14 +744,14 @@ func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int) bool {
 			return true
 		}
 	case ckInt:
-		if x.kind() == tNumber {
+		if xk == tNumber {
 			if k, ok := parseIntLiteral(t.str(i)); ok && (n.bits == 64 || k >= -1<<(n.bits-1) && k < 1<<(n.bits-1)) {
 				w.b = appendInt64(w.b, k)
 				return true
 			}
 		}
 	case ckUint:
-		if lit := t.str(i); x.kind() == tNumber && lit[0] != '-' {
+		if lit := t.str(i); xk == tNumber && lit[0] != '-' {
 			if k, ok := parseIntLiteral(lit); ok && (n.bits == 64 || uint64(k) < 1<<n.bits) {
 				w.b = appendUint64(w.b, uint64(k))
 				return true
@@ -761,21 +761,21 @@ func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int) bool {
 		// decode keeps x.num for a float64 whose literal integerText leaves
 		// as it is (a canonical literal with a fraction has a digit other
 		// than 0 in it), and encode writes a canonical literal back.
-		if x.kind() == tNumber && n.bits == 64 {
+		if xk == tNumber && n.bits == 64 {
 			if lit := t.str(i); canonicalFloatLiteral(lit) && (!notInt(lit) || fractionOnly(lit)) {
 				w.b = append(w.b, lit...)
 				return true
 			}
 		}
 	case ckPtr:
-		if x.kind() != tNull {
+		if xk != tNull {
 			return n.elem.encodeTape(w, t, i)
 		}
 	case ckSlice:
-		if x.kind() == tArray {
+		if xk == tArray {
 			w.b = append(w.b, '[')
-			for p := i + 1; p < t.end(i); p = t.end(p) {
-				if p > i+1 {
+			for p := t.first(i); p < t.end(i); p = t.end(p) {
+				if p > t.first(i) {
 					w.b = append(w.b, ',')
 				}
 				if !n.elem.encodeTape(w, t, p) {
@@ -787,15 +787,15 @@ func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int) bool {
 			return true
 		}
 	case ckMap:
-		if x.kind() == tObject {
+		if xk == tObject {
 			return n.encodeTapeMap(w, t, i)
 		}
 	case ckRaw:
 		// decode gives the text (rawInput), encode writes it compacted and
 		// escaped: that of the tape, unless an integer literal is written
 		// otherwise (1.0, 1e2).
-		for p := i; p < t.end(i); p++ {
-			if t.nodes[p].kind() == tNumber {
+		for p := i; p < t.end(i); p = t.follow(p) {
+			if t.kind(p) == tNumber {
 				if lit := t.str(p); notInt(lit) && integerText(lit) != lit {
 					return false
 				}
@@ -816,18 +816,18 @@ func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int) bool {
 		w.b = appendCompactPart(w.b, raw, false, &st)
 		return true
 	case ckStruct:
-		if x.kind() != tObject || n.extra != nil {
+		if xk != tObject || n.extra != nil {
 			return false // a struct with additional properties: the general path
 		}
 		members := 0
-		for p := i + 1; p < t.end(i); p = t.end(p) {
+		for p := t.first(i); p < t.end(i); p = t.end(p) {
 			if members++; members > smallObject {
 				return false
 			}
 		}
 		w.b = append(w.b, '{')
 		first, found := true, uint32(0)
-		next := i + 1 // the member that would come next in the fields' order
+		next := t.first(i) // the member that would come next in the fields' order
 		for k := range n.fields {
 			f := &n.fields[k]
 			p := next

@@ -13,11 +13,14 @@ import (
 )
 
 // The engine's argument parser parses the arguments once into a flat tape:
-// one node per JSON value, in document order, each 8 bytes: an offset into
-// one private copy of the arguments (src), a length or an index, and the
-// value's kind; a string with escapes is decoded once, into the tape's
-// arena (dec). A member's name is read from src, before its value's text
-// (or from dec when it has escapes).
+// one node per JSON value, in document order: a word of 4 bytes, the
+// value's kind and the offset of its text in one private copy of the
+// arguments (src), and for an array or object a second word, the index
+// past its last descendant. A string with escapes is decoded once, into
+// the tape's arena (dec). The length of a number or a string is read again
+// from its text (a string without escapes holds no quote), and a member's
+// name is read back from its value's text (or from dec when it has
+// escapes).
 //
 // The parser accepts exactly the JSON that encoding/json accepts (RFC 8259;
 // the caller has already refused invalid UTF-8), decodes string escapes as
@@ -26,13 +29,14 @@ import (
 // more values than the tape's limit, trailing data, and numbers out of
 // float64's range (encoding/json refuses those when it decodes into an any).
 //
-// Its memory is bounded by the arguments: 8 bytes a value, the decoded
-// text of the strings and member names with escapes (fewer bytes than
-// their text), 8 bytes a member name with escapes, and an index of a few
-// bytes a member for an object of more than smallObject members while it
-// is parsed. The nodes and the arena are each allocated
-// at most once a parse, no larger than the arguments and the limit of
-// values require.
+// Its memory is bounded by the arguments: 4 bytes a string, number or
+// literal and 8 an array or object, the decoded text of the strings and
+// member names with escapes (fewer bytes than their text) with 8 bytes
+// each, and an index of a few bytes a member for an object of more than
+// smallObject members while it is parsed. For a text of more than
+// pooledNodes bytes the nodes and the arena are each allocated at most
+// once a parse, no larger than the arguments and the limit of values
+// require.
 
 type tapeKind uint8
 
@@ -46,40 +50,27 @@ const (
 	tObject
 )
 
-// tapeNode is one JSON value. An array's or object's elements follow it;
-// the next sibling of node i is t.end(i).
-type tapeNode struct {
-	// at is the offset of the value's text: in src, a string's first
-	// character (past its quote) or any other value's first byte; in dec,
-	// for a string with escapes (meta has strEscaped), its decoded text,
-	// which the offset in src of its characters precedes (4 bytes,
-	// little-endian).
-	at uint32
-	// aux is the kind (above kindShift), the flags keyEscaped (a member
-	// whose name has escapes) and strEscaped, and below them (auxLen) for
-	// an array or object the index past its last descendant, for a number
-	// the length of its literal, for a string the length of its text
-	// (decoded).
-	aux uint32
-}
-
+// A node's first word is its kind (above kindShift), the flags keyEscaped
+// (a member whose name has escapes) and strEscaped, and (offMask) the
+// offset of its text: in src, a string's first character (past its quote)
+// or any other value's first byte; in dec, for a string with escapes, its
+// decoded text, which the offset in src of its characters and the length
+// of the text precede (4 bytes each, little-endian). An array's or
+// object's second word is the index past its last descendant, and its
+// elements follow.
 const (
 	kindShift  = 29
 	keyEscaped = 1 << 28
 	strEscaped = 1 << 27
-	auxLen     = strEscaped - 1
-	// maxTapeBytes bounds what a tape parses: lengths are held in the bits
-	// of aux below the flags.
-	maxTapeBytes = auxLen
+	offMask    = strEscaped - 1
+	// maxTapeBytes bounds what a tape parses: offsets are held in the bits
+	// of a word below the flags. (A text whose decoded strings would take
+	// dec beyond them is refused too.)
+	maxTapeBytes = offMask
 )
 
-func (x *tapeNode) kind() tapeKind { return tapeKind(x.aux >> kindShift) }
-
-// len is the length or the index that aux holds.
-func (x *tapeNode) len() int { return int(x.aux & auxLen) }
-
 type tape struct {
-	nodes []tapeNode
+	nodes []uint32
 	src   string
 	pos   int
 	// dec holds the decoded text of the strings and member names that have
@@ -93,8 +84,9 @@ type tape struct {
 	// its decoded name, which the name's length precedes (4 bytes,
 	// little-endian).
 	keys []uint64
-	// maxValues, when positive, bounds the number of values (errTapeValues).
-	maxValues int
+	// maxValues, when positive, bounds the number of values (errTapeValues);
+	// values is the number parsed.
+	maxValues, values int
 	// strictUTF8 makes the parse refuse a string that is not valid UTF-8
 	// (errTapeUTF8), for the error of arguments the gate already found
 	// invalid (badUTF8); otherwise the parser passes over non-ASCII bytes.
@@ -107,7 +99,7 @@ type tape struct {
 // pooledNodes is the most nodes a pooled tape keeps.
 const pooledNodes = 4096
 
-var tapePool = sync.Pool{New: func() any { return &tape{nodes: make([]tapeNode, 0, 64)} }}
+var tapePool = sync.Pool{New: func() any { return &tape{nodes: make([]uint32, 0, 64)} }}
 
 func getTape() *tape { return tapePool.Get().(*tape) }
 
@@ -158,22 +150,26 @@ func (t *tape) parseOwned(own []byte) error {
 // parse fills t with the one JSON value of s. Its error is a *Refusal
 // at the value whose parse failed.
 func (t *tape) parse(s string) error {
-	t.nodes, t.src, t.pos = t.nodes[:0], s, 0
+	t.nodes, t.src, t.pos, t.values = t.nodes[:0], s, 0, 0
 	t.dec.Reset()
 	t.decs = ""
 	t.keys = t.keys[:0]
 	if len(s) > maxTapeBytes {
 		return refusal("", RuleSize, errTapeLarge)
 	}
-	if len(s)/2+1 > cap(t.nodes) {
-		// More values may come than the nodes hold: count them, and
-		// allocate once.
-		values, dec := sizeOf(s)
+	if len(s) > pooledNodes && len(s)+1 > cap(t.nodes) {
+		// More words may come than the nodes hold (at most one a byte, and
+		// one): count them, and allocate once. (A short text's nodes grow
+		// as they come, up to what a pooled tape keeps.)
+		values, containers, dec := sizeOf(s)
 		if t.maxValues > 0 {
-			values = min(values, t.maxValues)
+			values, containers = min(values, t.maxValues), min(containers, t.maxValues)
 		}
-		if values > cap(t.nodes) {
-			t.nodes = make([]tapeNode, 0, values)
+		if dec > offMask {
+			return refusal("", RuleSize, errTapeLarge) // its offsets would not fit
+		}
+		if values+containers > cap(t.nodes) {
+			t.nodes = make([]uint32, 0, values+containers)
 		}
 		t.dec.Grow(dec)
 	}
@@ -187,18 +183,20 @@ func (t *tape) parse(s string) error {
 	return nil
 }
 
-// sizeOf returns, for the JSON text s, how many values it holds and a
-// bound on the bytes its strings with escapes take in a tape's dec. For
-// text that is not JSON the figures mean nothing (the parse refuses it).
-// A value is the root, or follows a comma, or is the first of a non-empty
-// array or object: s holds 1 + commas + non-empty containers values.
-func sizeOf(s string) (values, dec int) {
+// sizeOf returns, for the JSON text s, how many values it holds, how many
+// of them are arrays or objects, and a bound on the bytes its strings with
+// escapes take in a tape's dec. For text that is not JSON the figures mean
+// nothing (the parse refuses it). A value is the root, or follows a comma,
+// or is the first of a non-empty array or object: s holds 1 + commas +
+// non-empty containers values.
+func sizeOf(s string) (values, containers, dec int) {
 	values = 1
 	for p := 0; p < len(s); p++ {
 		switch s[p] {
 		case ',':
 			values++
 		case '[', '{':
+			containers++
 			q := p + 1
 			for q < len(s) && (s[q] == ' ' || s[q] == '\t' || s[q] == '\n' || s[q] == '\r') {
 				q++
@@ -208,7 +206,8 @@ func sizeOf(s string) (values, dec int) {
 			}
 		case '"':
 			// A string: an escape decodes to fewer bytes than its text,
-			// \uXXXX to at most 3 (two of a surrogate pair to 4).
+			// \uXXXX to at most 3 (two of a surrogate pair to 4), after 8
+			// bytes of heads.
 			start, saved := p+1, 0
 			for p++; p < len(s); p++ {
 				for p < len(s) && strText[s[p]] {
@@ -226,11 +225,11 @@ func sizeOf(s string) (values, dec int) {
 				p++
 			}
 			if saved > 0 {
-				dec += 4 + max(0, p-start-saved)
+				dec += 8 + max(0, p-start-saved)
 			}
 		}
 	}
-	return values, dec
+	return values, containers, dec
 }
 
 // strText marks the bytes that sizeOf passes over in a string: all but
@@ -263,14 +262,16 @@ func (t *tape) value(flags uint32, depth int) error {
 	if t.pos >= len(t.src) {
 		return errTapeEOF
 	}
-	i := len(t.nodes)
-	if t.maxValues > 0 && i >= t.maxValues {
+	if t.maxValues > 0 && t.values >= t.maxValues {
 		return errTapeValues(t.maxValues)
 	}
-	t.nodes = append(t.nodes, tapeNode{at: uint32(t.pos), aux: flags})
+	t.values++
+	i := len(t.nodes)
+	t.nodes = append(t.nodes, flags|uint32(t.pos))
 	var kind tapeKind
 	switch c := t.src[t.pos]; c {
 	case '{':
+		t.nodes = append(t.nodes, 0) // its end, below
 		t.pos++
 		kind = tObject
 		members := uint32(0)
@@ -331,8 +332,9 @@ func (t *tape) value(flags uint32, depth int) error {
 			}
 			t.seen = t.seen[:seen]
 		}
-		t.nodes[i].aux |= uint32(len(t.nodes))
+		t.nodes[i+1] = uint32(len(t.nodes))
 	case '[':
+		t.nodes = append(t.nodes, 0) // its end, below
 		t.pos++
 		kind = tArray
 		n := uint32(0)
@@ -352,17 +354,15 @@ func (t *tape) value(flags uint32, depth int) error {
 				}
 			}
 		}
-		t.nodes[i].aux |= uint32(len(t.nodes))
+		t.nodes[i+1] = uint32(len(t.nodes))
 	case '"':
-		at, n, escaped, err := t.scanStr()
+		at, escaped, err := t.scanStr()
 		if err != nil {
 			return err
 		}
-		x := &t.nodes[i]
-		x.at = at
-		x.aux |= uint32(tString)<<kindShift | n
+		t.nodes[i] = flags | uint32(tString)<<kindShift | at
 		if escaped {
-			x.aux |= strEscaped
+			t.nodes[i] |= strEscaped
 		}
 		return nil
 	case 't', 'f', 'n':
@@ -392,18 +392,37 @@ func (t *tape) value(flags uint32, depth int) error {
 				return errNumberExp
 			}
 		}
-		t.nodes[i].aux |= uint32(len(lit))
 		kind = tNumber
 	}
-	t.nodes[i].aux |= uint32(kind) << kindShift
+	t.nodes[i] |= uint32(kind) << kindShift
 	return nil
 }
+
+// kind returns the kind of node i.
+func (t *tape) kind(i int) tapeKind { return tapeKind(t.nodes[i] >> kindShift) }
+
+// off returns the offset of the text of node i (in src, or in dec for a
+// string with escapes).
+func (t *tape) off(i int) int { return int(t.nodes[i] & offMask) }
 
 // end returns the index past the last descendant of node i: its next
 // sibling's.
 func (t *tape) end(i int) int {
-	if x := &t.nodes[i]; x.kind() >= tArray {
-		return x.len()
+	if t.kind(i) >= tArray {
+		return int(t.nodes[i+1])
+	}
+	return i + 1
+}
+
+// first returns the index of the first element or member of node i, an
+// array or an object (its end when it has none).
+func (t *tape) first(i int) int { return i + 2 }
+
+// follow returns the node after node i in document order: its first
+// element or member, or its next sibling.
+func (t *tape) follow(i int) int {
+	if t.kind(i) >= tArray {
+		return i + 2
 	}
 	return i + 1
 }
@@ -412,7 +431,7 @@ func (t *tape) end(i int) int {
 // an object.
 func (t *tape) count(i int) int {
 	n := 0
-	for p, end := i+1, t.end(i); p < end; p = t.end(p) {
+	for p, end := t.first(i), t.end(i); p < end; p = t.end(p) {
 		n++
 	}
 	return n
@@ -422,7 +441,7 @@ func (t *tape) count(i int) int {
 // elements or members; it counts no further than k+1.
 func (t *tape) moreThan(i, k int) bool {
 	n := 0
-	for p, end := i+1, t.end(i); p < end; p = t.end(p) {
+	for p, end := t.first(i), t.end(i); p < end; p = t.end(p) {
 		if n++; n > k {
 			return true
 		}
@@ -433,20 +452,35 @@ func (t *tape) moreThan(i, k int) bool {
 // str returns the value of node i, a string or a number: a string's
 // characters (decoded), a number's literal.
 func (t *tape) str(i int) string {
-	x := &t.nodes[i]
-	s := t.src
-	if x.aux&strEscaped != 0 {
-		s = t.decs
+	w := t.nodes[i]
+	at := int(w & offMask)
+	switch {
+	case w&strEscaped != 0:
+		return t.decs[at : at+decWord(t.decs, at-4)]
+	case tapeKind(w>>kindShift) == tString:
+		return t.src[at : at+strings.IndexByte(t.src[at:], '"')]
 	}
-	return s[x.at : int(x.at)+x.len()]
+	p := at
+	for p < len(t.src) && numByte[t.src[p]] {
+		p++
+	}
+	return t.src[at:p]
 }
+
+// numByte marks the bytes of a number literal.
+var numByte = func() (t [256]bool) {
+	for _, c := range "0123456789+-.eE" {
+		t[c] = true
+	}
+	return t
+}()
 
 // key returns the member name of node i, a member of an object: read back
 // in src from the value's text, past the colon and the white space around
 // it, to the name's quotes (a name without escapes holds no quote); or,
 // for a name with escapes, its decoded text in dec.
 func (t *tape) key(i int) string {
-	if t.nodes[i].aux&keyEscaped != 0 {
+	if t.nodes[i]&keyEscaped != 0 {
 		k, _ := slices.BinarySearchFunc(t.keys, uint32(i), func(e uint64, i uint32) int { return cmp.Compare(uint32(e>>32), i) })
 		return decText(t.decs, int(uint32(t.keys[k])))
 	}
@@ -478,7 +512,7 @@ func (t *tape) nameEnd(i int) int {
 // is k when the bytes before its closing quote are k's and a quote, and k
 // has none.)
 func keyIs[S text](t *tape, i int, k S) bool {
-	if t.nodes[i].aux&keyEscaped != 0 {
+	if t.nodes[i]&keyEscaped != 0 {
 		return t.key(i) == string(k)
 	}
 	p := t.nameEnd(i)
@@ -489,23 +523,27 @@ func keyIs[S text](t *tape, i int, k S) bool {
 // decText returns the text at off in dec (decs), which its length
 // precedes.
 func decText(decs string, off int) string {
-	d := decs[off-4 : off]
-	n := int(uint32(d[0]) | uint32(d[1])<<8 | uint32(d[2])<<16 | uint32(d[3])<<24)
-	return decs[off : off+n]
+	return decs[off : off+decWord(decs, off-4)]
+}
+
+// decWord returns the 4-byte number (little-endian) at off in dec (decs).
+func decWord(decs string, off int) int {
+	d := decs[off : off+4]
+	return int(uint32(d[0]) | uint32(d[1])<<8 | uint32(d[2])<<16 | uint32(d[3])<<24)
 }
 
 // srcAt returns the offset in src of the text of value i (a string's
 // opening quote).
 func (t *tape) srcAt(i int) int {
-	x := &t.nodes[i]
-	switch {
-	case x.kind() != tString:
-		return int(x.at)
-	case x.aux&strEscaped == 0:
-		return int(x.at) - 1
+	w := t.nodes[i]
+	switch at := int(w & offMask); {
+	case w&strEscaped != 0:
+		return decWord(t.decs, at-8) - 1
+	case tapeKind(w>>kindShift) == tString:
+		return at - 1
+	default:
+		return at
 	}
-	d := t.decs[x.at-4 : x.at]
-	return int(uint32(d[0])|uint32(d[1])<<8|uint32(d[2])<<16|uint32(d[3])<<24) - 1
 }
 
 // num returns the float64 of node i, a number, as encoding/json gives it
@@ -517,18 +555,17 @@ func (t *tape) num(i int) float64 {
 
 // raw returns the text of value i in src (a string with its quotes).
 func (t *tape) raw(i int) string {
-	x := &t.nodes[i]
 	at := t.srcAt(i)
-	switch x.kind() {
+	switch t.kind(i) {
 	case tNull, tTrue:
 		return t.src[at : at+4]
 	case tFalse:
 		return t.src[at : at+5]
 	case tNumber:
-		return t.src[at : at+x.len()]
+		return t.src[at : at+len(t.str(i))]
 	case tString:
-		if x.aux&strEscaped == 0 {
-			return t.src[at : at+x.len()+2]
+		if t.nodes[i]&strEscaped == 0 {
+			return t.src[at : at+len(t.str(i))+2]
 		}
 		// Past the escapes, to the closing quote.
 		p := at + 1
@@ -543,8 +580,8 @@ func (t *tape) raw(i int) string {
 	// An array or an object: past its last descendant, and the space, to
 	// the closing bracket.
 	p := at + 1
-	if end := x.len(); end > i+1 {
-		last := i + 1
+	if end := t.end(i); end > t.first(i) {
+		last := t.first(i)
 		for q := last; q < end; q = t.end(q) {
 			last = q
 		}
@@ -576,7 +613,7 @@ func (t *tape) dupKey(obj int, n uint32, k string, seen *int, names *uint64) boo
 			*names |= bit
 			return false
 		}
-		for j := obj + 1; j < len(t.nodes); j = t.end(j) {
+		for j := t.first(obj); j < len(t.nodes); j = t.end(j) {
 			if keyIs(t, j, k) {
 				return true
 			}
@@ -592,30 +629,30 @@ func (t *tape) dupKey(obj int, n uint32, k string, seen *int, names *uint64) boo
 		}
 		ix := &t.seen[*seen]
 		ix.reset(2 * smallObject)
-		for j := obj + 1; j < len(t.nodes); j = t.end(j) {
+		for j := t.first(obj); j < len(t.nodes); j = t.end(j) {
 			ix.insert(t, j)
 		}
 	}
 	return t.seen[*seen].find(t, k) >= 0
 }
 
-// scanStr scans the string at t.pos (which is '"'): its text is n bytes
-// at at, in src, or in dec when it has escapes (escaped), decoded as
-// encoding/json decodes it.
-func (t *tape) scanStr() (at, n uint32, escaped bool, err error) {
+// scanStr scans the string at t.pos (which is '"'): its text is at at, in
+// src, or in dec when it has escapes (escaped), decoded as encoding/json
+// decodes it.
+func (t *tape) scanStr() (at uint32, escaped bool, err error) {
 	start := t.pos + 1
 	end, escaped, size, err := scanString(t.src, t.pos)
 	if err != nil {
-		return 0, 0, false, err
+		return 0, false, err
 	}
 	t.pos = end + 1
 	if t.strictUTF8 && !utf8.ValidString(t.src[start:end]) {
-		return 0, 0, false, errTapeUTF8
+		return 0, false, errTapeUTF8
 	}
 	if !escaped {
-		return uint32(start), uint32(end - start), false, nil
+		return uint32(start), false, nil
 	}
-	return t.unescape(t.src[start:end], start, size), uint32(size), true, nil
+	return t.unescape(t.src[start:end], size, start, size), true, nil
 }
 
 // scanKey scans the member name at t.pos (which is '"') of the member
@@ -639,15 +676,17 @@ func (t *tape) scanKey(m int) (name string, escaped bool, err error) {
 	return t.decs[off : int(off)+size], true, nil
 }
 
-// unescape appends to t.dec a 4-byte number (little-endian), head: for a
-// string, the offset in src of its characters s; for a member name, the
-// length of its decoded text; then the decoded text of s, n bytes. It
-// returns the offset of the text.
-func (t *tape) unescape(s string, head, n int) uint32 {
+// unescape appends to t.dec the 4-byte numbers (little-endian) of head
+// and the decoded text of s, n bytes, and returns the offset of the text.
+// The heads of a string are the offset in src of its characters s and the
+// length of its text; that of a member name, the length of its text.
+func (t *tape) unescape(s string, n int, head ...int) uint32 {
 	d := &t.dec
-	d.Grow(4 + n)
-	for k := range 4 {
-		d.WriteByte(byte(head >> (8 * k)))
+	d.Grow(4*len(head) + n)
+	for _, h := range head {
+		for k := range 4 {
+			d.WriteByte(byte(h >> (8 * k)))
+		}
 	}
 	off := d.Len()
 	for run, r := range unescaped(s) {
@@ -712,8 +751,8 @@ func (t *tape) rawInputTo(same []byte, i int, buf func() []byte) []byte {
 	base := t.srcAt(i)
 	var out []byte
 	last := 0
-	for p := i; p < t.end(i); p++ {
-		if t.nodes[p].kind() != tNumber {
+	for p := i; p < t.end(i); p = t.follow(p) {
+		if t.kind(p) != tNumber {
 			continue
 		}
 		lit := t.str(p)
@@ -724,7 +763,7 @@ func (t *tape) rawInputTo(same []byte, i int, buf func() []byte) []byte {
 		if out == nil {
 			out = buf()
 		}
-		at := int(t.nodes[p].at) - base
+		at := t.srcAt(p) - base
 		out = append(out, text[last:at]...)
 		out = append(out, it...)
 		last = at + len(lit)
@@ -740,7 +779,7 @@ func (t *tape) rawInputTo(same []byte, i int, buf func() []byte) []byte {
 
 // member returns the index of the member k of the object at i, or -1.
 func (t *tape) member(i int, k string) int {
-	for j, end := i+1, t.end(i); j < end; j = t.end(j) {
+	for j, end := t.first(i), t.end(i); j < end; j = t.end(j) {
 		if keyIs(t, j, k) {
 			return j
 		}
@@ -754,11 +793,11 @@ func (t *tape) member(i int, k string) int {
 // deepest value of a that b does not have as it is (a member b lacks, a
 // scalar b has otherwise, an array or object of another size).
 func tapeDiff(a *tape, i int, b *tape, j int) int {
-	x, y := &a.nodes[i], &b.nodes[j]
-	if x.kind() != y.kind() {
+	xk, yk := a.kind(i), b.kind(j)
+	if xk != yk {
 		return i
 	}
-	switch x.kind() {
+	switch xk {
 	case tString:
 		if a.str(i) != b.str(j) {
 			return i
@@ -771,7 +810,7 @@ func tapeDiff(a *tape, i int, b *tape, j int) int {
 		if a.count(i) != b.count(j) {
 			return i
 		}
-		for p, q := i+1, j+1; p < a.end(i); p, q = a.end(p), b.end(q) {
+		for p, q := a.first(i), b.first(j); p < a.end(i); p, q = a.end(p), b.end(q) {
 			if d := tapeDiff(a, p, b, q); d >= 0 {
 				return d
 			}
@@ -780,7 +819,7 @@ func tapeDiff(a *tape, i int, b *tape, j int) int {
 		n := a.count(i)
 		if n != b.count(j) {
 			// The member of x that y lacks, if there is one (the cold path).
-			for p := i + 1; p < a.end(i); p = a.end(p) {
+			for p := a.first(i); p < a.end(i); p = a.end(p) {
 				if b.member(j, a.key(p)) < 0 {
 					return p
 				}
@@ -793,8 +832,8 @@ func tapeDiff(a *tape, i int, b *tape, j int) int {
 		// Members are unique on both sides and equal in number, so every
 		// member of x found in y with an equal value means equal objects.
 		// The common case, the same order, costs one comparison per member.
-		q := j + 1
-		for p := i + 1; p < a.end(i); p = a.end(p) {
+		q := b.first(j)
+		for p := a.first(i); p < a.end(i); p = a.end(p) {
 			k := a.key(p)
 			if q >= b.end(j) || !keyIs(b, q, k) {
 				if q = b.member(j, k); q < 0 {
@@ -813,10 +852,10 @@ func tapeDiff(a *tape, i int, b *tape, j int) int {
 func objectDiffLarge(a *tape, i int, b *tape, j, n int) int {
 	var ix keyIndex
 	ix.reset(n)
-	for q := j + 1; q < b.end(j); q = b.end(q) {
+	for q := b.first(j); q < b.end(j); q = b.end(q) {
 		ix.insert(b, q)
 	}
-	for p := i + 1; p < a.end(i); p = a.end(p) {
+	for p := a.first(i); p < a.end(i); p = a.end(p) {
 		q := ix.find(b, a.key(p))
 		if q < 0 {
 			return p

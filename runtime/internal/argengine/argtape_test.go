@@ -198,7 +198,7 @@ func TestTapeEqual(t *testing.T) {
 // (map[string]any, []any, float64, string, bool, nil): what the tape
 // holds, for comparison with encoding/json.
 func (t *tape) toAny(i int) any {
-	switch t.nodes[i].kind() {
+	switch t.kind(i) {
 	case tNull:
 		return nil
 	case tFalse:
@@ -211,40 +211,60 @@ func (t *tape) toAny(i int) any {
 		return t.str(i)
 	case tArray:
 		a := make([]any, 0, t.count(i))
-		for p := i + 1; p < t.end(i); p = t.end(p) {
+		for p := t.first(i); p < t.end(i); p = t.end(p) {
 			a = append(a, t.toAny(p))
 		}
 		return a
 	}
 	m := make(map[string]any, t.count(i))
-	for p := i + 1; p < t.end(i); p = t.end(p) {
+	for p := t.first(i); p < t.end(i); p = t.end(p) {
 		m[t.key(p)] = t.toAny(p)
 	}
 	return m
 }
 
-// The tape is 8 bytes a value: parsing 100,000 numbers, or as many
-// one-member objects, allocates the nodes at once and little else (a name
-// is read back from its value's text, not held).
-func TestTapeIsEightBytesAValue(t *testing.T) {
+// The tape is 4 bytes a string, number or literal and 8 an array or
+// object: parsing 100,000 numbers, or as many one-member objects, or
+// arrays nested 5,000 deep, allocates the nodes at once and little else (a
+// length is read again from its text, a name back from its value's).
+func TestTapeSize(t *testing.T) {
 	const n = 100000
 	for _, tc := range []struct {
-		item   string
-		values int // of each item
-	}{{"0", 1}, {`{"a":0}`, 2}} {
-		in := "[" + strings.TrimSuffix(strings.Repeat(tc.item+",", n), ",") + "]"
-		values := 1 + n*tc.values
+		in                  string
+		scalars, containers int
+	}{
+		{"[" + strings.TrimSuffix(strings.Repeat("0,", n), ",") + "]", n, 1},
+		{"[" + strings.TrimSuffix(strings.Repeat(`"",`, n), ",") + "]", n, 1},
+		{"[" + strings.TrimSuffix(strings.Repeat(`{"a":0},`, n), ",") + "]", n, n + 1},
+		{strings.Repeat("[", 5000) + strings.Repeat("]", 5000), 0, 5000},
+	} {
 		tp := getTape()
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		err := tp.parse(in)
+		err := tp.parse(tc.in)
 		runtime.ReadMemStats(&after)
 		putTape(tp)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a := after.TotalAlloc - before.TotalAlloc; a > uint64(8*values)+16<<10 {
-			t.Errorf("parsing %d values of %s allocated %d bytes (%.1f a value)", values, tc.item, a, float64(a)/float64(values))
+		if a, want := after.TotalAlloc-before.TotalAlloc, uint64(4*tc.scalars+8*tc.containers); a > want+16<<10 {
+			t.Errorf("parsing %.20s… (%d scalars, %d arrays and objects) allocated %d bytes, beyond %d", tc.in, tc.scalars, tc.containers, a, want)
 		}
+	}
+}
+
+// A text whose strings with escapes would take dec beyond the offsets a
+// word holds is refused whole (RuleSize) before anything is parsed: here
+// 15,000,000 strings "\n", each 8 bytes of heads and 1 of text. (Only a
+// result's text can be that large: arguments are bounded below it.)
+func TestTapeRefusesWhatItsOffsetsCannotHold(t *testing.T) {
+	sc, err := CompileSchema([]byte(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := []byte("[" + strings.Repeat(`"\n",`, 15_000_000) + `""]`)
+	var r *Refusal
+	if err := sc.ValidateJSON(in); !errors.As(err, &r) || r.Rule != RuleSize {
+		t.Fatalf("%d bytes of escaped strings: %v, want a refusal by rule %s", len(in), err, RuleSize)
 	}
 }

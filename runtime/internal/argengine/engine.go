@@ -158,7 +158,7 @@ func (e *Engine) checkParsed(t *tape, raw []byte, needTyped bool) (any, []byte, 
 // only the schema's top-level properties, and that those the schema
 // mirrors into HTTP headers can be headers.
 func (e *Engine) validate(t *tape) error {
-	if t.nodes[0].kind() != tObject {
+	if t.kind(0) != tObject {
 		return refusal("", RuleSchema, errors.New("arguments are not a JSON object"))
 	}
 	if err := e.check.validate(t, 0); err != nil {
@@ -167,7 +167,7 @@ func (e *Engine) validate(t *tape) error {
 	// Only what the schema takes is forwarded, whatever the schema says
 	// about additional properties. (After the schema: an undeclared key the
 	// schema refuses is the schema's refusal.)
-	for p := 1; p < len(t.nodes); p = t.end(p) {
+	for p := t.first(0); p < len(t.nodes); p = t.end(p) {
 		if k := t.key(p); !e.props[k] {
 			return refusal(t.pointer(p), RuleUndeclared, fmt.Errorf("argument %s is not a property of the tool's schema", truncQuote(k)))
 		}

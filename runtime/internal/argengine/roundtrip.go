@@ -63,7 +63,7 @@ func (c *fwdScan) value(i, depth int) (int, error) {
 	}
 	var kind tapeKind
 	if i >= 0 {
-		kind = c.t.nodes[i].kind()
+		kind = c.t.kind(i)
 	}
 	switch c.s[c.pos] {
 	case '{':
@@ -159,7 +159,10 @@ func (c *fwdScan) next(closing byte) (bool, error) {
 // array reads an array at s[pos] against node i, an array (or none).
 func (c *fwdScan) array(i, depth int) (int, error) {
 	c.pos++
-	p := i + 1 // the element of i to compare with the next one of s
+	p := -1 // the element of i to compare with the next one of s
+	if i >= 0 {
+		p = c.t.first(i)
+	}
 	c.pos = skipSpace(c.s, c.pos)
 	if c.pos < len(c.s) && c.s[c.pos] == ']' {
 		c.pos++
@@ -196,19 +199,19 @@ func (c *fwdScan) array(i, depth int) (int, error) {
 func (c *fwdScan) object(i, depth int) (int, error) {
 	c.pos++
 	t := c.t
-	n := 0
-	if i >= 0 {
-		n = t.count(i)
-	}
 	var (
 		ix      keyIndex
 		indexed bool
-		small   uint64  // members matched, by position, when n <= 64
-		next    = i + 1 // the member expected next, and its position
+		small   uint64 // members matched, by position, when n <= 64
+		n       = 0
+		next    = -1 // the member expected next, and its position
 		nextPos = 0
 		missing = false
 		read    = 0
 	)
+	if i >= 0 {
+		n, next = t.count(i), t.first(i)
+	}
 	c.pos = skipSpace(c.s, c.pos)
 	if c.pos < len(c.s) && c.s[c.pos] == '}' {
 		c.pos++
@@ -256,7 +259,7 @@ func (c *fwdScan) object(i, depth int) (int, error) {
 			case n <= 64:
 				// The members after the one expected next, then those
 				// before it.
-				from, k := i+1, 0
+				from, k := t.first(i), 0
 				if next < t.end(i) {
 					from, k = t.end(next), nextPos+1
 				}
@@ -266,7 +269,7 @@ func (c *fwdScan) object(i, depth int) (int, error) {
 						break
 					}
 				}
-				for q, k := i+1, 0; j < 0 && q < next && from != i+1; q, k = t.end(q), k+1 {
+				for q, k := t.first(i), 0; j < 0 && q < next && from != t.first(i); q, k = t.end(q), k+1 {
 					if keyIs(t, q, name) {
 						j, nextPos = q, k
 					}
@@ -274,7 +277,7 @@ func (c *fwdScan) object(i, depth int) (int, error) {
 			default:
 				if !indexed {
 					ix.reset(n)
-					for q := i + 1; q < t.end(i); q = t.end(q) {
+					for q := t.first(i); q < t.end(i); q = t.end(q) {
 						ix.insert(t, q)
 					}
 					indexed = true
@@ -315,7 +318,7 @@ func (c *fwdScan) object(i, depth int) (int, error) {
 		return -1, nil
 	}
 	// The first member of i that s lacks, if there is one.
-	for q, k := i+1, 0; q < t.end(i); q, k = t.end(q), k+1 {
+	for q, k := t.first(i), 0; q < t.end(i); q, k = t.end(q), k+1 {
 		if n <= 64 && small&(1<<k) == 0 || n > 64 && (c.marks == nil || c.marks[q/64]&(1<<(q%64)) == 0) {
 			return q, nil
 		}
