@@ -49,11 +49,17 @@ func foldRune(r rune) rune {
 // otherwise; in both, U+2028 and U+2029 escaped and invalid UTF-8 written
 // as \ufffd.
 func AppendString(dst []byte, s string, html bool) []byte {
+	return append(AppendStringText(append(dst, '"'), s, html), '"')
+}
+
+// AppendStringText appends what [AppendString] writes between the quotes.
+// Each character is written on its own, so the text of s is that of any
+// two parts of s split between two characters, one after the other.
+func AppendStringText(dst []byte, s string, html bool) []byte {
 	plain := &plainText
 	if html {
 		plain = &plainHTML
 	}
-	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		// Most bytes are printable ASCII that needs no escape.
@@ -102,8 +108,7 @@ func AppendString(dst []byte, s string, html bool) []byte {
 		}
 		i += size
 	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return append(dst, s[start:]...)
 }
 
 // Plain reports whether [AppendString] copies byte c as it is (printable

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // decodesInto reports whether encoding/json decodes the object key key
@@ -56,7 +57,8 @@ func FuzzAppendFoldedName(f *testing.F) {
 }
 
 // checkString holds AppendString to encoding/json, with and without HTML
-// escaping, and Plain to what AppendString copies.
+// escaping, AppendStringText to AppendString split between characters,
+// and Plain to what AppendString copies.
 func checkString(t *testing.T, s string) {
 	want, err := json.Marshal(s)
 	if err != nil {
@@ -73,6 +75,18 @@ func checkString(t *testing.T, s string) {
 	}
 	if got := AppendString(nil, s, false); string(got) != strings.TrimSuffix(b.String(), "\n") {
 		t.Fatalf("AppendString(%q) = %s, want %s", s, got, b.String())
+	}
+	// Split between two characters, the parts' texts are the text.
+	for k := 0; k <= len(s); k++ {
+		if k < len(s) && !utf8.RuneStart(s[k]) {
+			continue
+		}
+		for _, html := range []bool{false, true} {
+			whole := AppendString(nil, s, html)
+			if got := AppendStringText(AppendStringText(nil, s[:k], html), s[k:], html); string(got) != string(whole[1:len(whole)-1]) {
+				t.Fatalf("AppendStringText of %q and %q = %s, AppendString of both %s", s[:k], s[k:], got, whole)
+			}
+		}
 	}
 	for i := 0; i < len(s); i++ {
 		for _, html := range []bool{false, true} {

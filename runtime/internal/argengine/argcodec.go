@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/ocpgen/ocpgen/internal/jsonscan"
 )
@@ -302,7 +303,7 @@ func (n *codecNode) decode(t *tape, i int, v reflect.Value) error {
 // decodes from json.Marshal of a map of json.RawMessage: there every
 // json.RawMessage holds its text compacted and HTML-escaped.
 func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool) error {
-	x := &t.nodes[i]
+	xk := t.kind(i)
 	if n.kind == ckRaw {
 		// encoding/json gives json.RawMessage's UnmarshalJSON every value,
 		// null included, as the bytes of decodeInput's text.
@@ -313,22 +314,22 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 		v.SetBytes(b)
 		return nil
 	}
-	if x.kind() == tNull {
+	if xk == tNull {
 		return nil // encoding/json leaves the zero value (a nil pointer, slice, map)
 	}
 	switch n.kind {
 	case ckString:
-		if x.kind() == tString {
+		if xk == tString {
 			v.SetString(t.str(i))
 			return nil
 		}
 	case ckBool:
-		if x.kind() == tTrue || x.kind() == tFalse {
-			v.SetBool(x.kind() == tTrue)
+		if xk == tTrue || xk == tFalse {
+			v.SetBool(xk == tTrue)
 			return nil
 		}
 	case ckInt:
-		if x.kind() == tNumber {
+		if xk == tNumber {
 			lit := t.str(i)
 			k, ok := parseIntLiteral(lit)
 			var err error
@@ -342,7 +343,7 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 			return nil
 		}
 	case ckUint:
-		if x.kind() == tNumber {
+		if xk == tNumber {
 			var k uint64
 			var err error
 			lit := t.str(i)
@@ -358,7 +359,7 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 			return nil
 		}
 	case ckFloat:
-		if x.kind() == tNumber {
+		if xk == tNumber {
 			// t.num is ParseFloat of the literal; encoding/json parses
 			// integerText's rewriting of it (-0.0 is 0).
 			lit := t.str(i)
@@ -380,11 +381,11 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 		v.Set(p)
 		return nil
 	case ckSlice:
-		if x.kind() == tArray {
+		if xk == tArray {
 			k := t.count(i)
 			s := reflect.MakeSlice(n.typ, k, k)
 			k = 0
-			for p := i + 1; p < t.end(i); p = t.end(p) {
+			for p := t.first(i); p < t.end(i); p = t.end(p) {
 				if err := n.elem.decodeIn(t, p, s.Index(k), remarshalled); err != nil {
 					return err
 				}
@@ -394,10 +395,10 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 			return nil
 		}
 	case ckMap:
-		if x.kind() == tObject {
+		if xk == tObject {
 			m := reflect.MakeMapWithSize(n.typ, t.count(i))
 			kt := n.typ.Key()
-			for p := i + 1; p < t.end(i); p = t.end(p) {
+			for p := t.first(i); p < t.end(i); p = t.end(p) {
 				e := reflect.New(n.elem.typ).Elem()
 				if err := n.elem.decodeIn(t, p, e, remarshalled); err != nil {
 					return err
@@ -410,8 +411,8 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 			return nil
 		}
 	case ckStruct:
-		if x.kind() == tObject {
-			for p := i + 1; p < t.end(i); p = t.end(p) {
+		if xk == tObject {
+			for p := t.first(i); p < t.end(i); p = t.end(p) {
 				f := n.field(t.key(p))
 				if f == nil && n.extra != nil {
 					// ocpimpl.UnmarshalWithExtra: a member no field declares
@@ -439,7 +440,7 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 			return nil
 		}
 	}
-	return codecRefusal(t, i, tapeKindNames[x.kind()], n.typ)
+	return codecRefusal(t, i, tapeKindNames[xk], n.typ)
 }
 
 func (n *codecNode) field(name string) *codecField {
@@ -578,29 +579,30 @@ func (n *codecNode) encodeMembers(dst []byte, v reflect.Value, html bool) []byte
 // encodeTapeMap is encodeTape of the object i into a map (ckMap): its
 // members in key order, as encodeMap writes them. It sorts the members'
 // nodes (4 bytes a member).
-func (n *codecNode) encodeTapeMap(dst []byte, t *tape, i int) ([]byte, bool) {
+func (n *codecNode) encodeTapeMap(w *fwdBuf, t *tape, i int) bool {
 	var small [smallObject]int32
 	ms := small[:0]
 	if n := t.count(i); n > len(small) {
 		ms = make([]int32, 0, n)
 	}
-	for p := i + 1; p < t.end(i); p = t.end(p) {
+	for p := t.first(i); p < t.end(i); p = t.end(p) {
 		ms = append(ms, int32(p))
 	}
 	slices.SortFunc(ms, func(a, b int32) int { return strings.Compare(t.key(int(a)), t.key(int(b))) })
-	dst = append(dst, '{')
+	w.b = append(w.b, '{')
 	for k, p := range ms {
 		if k > 0 {
-			dst = append(dst, ',')
+			w.b = append(w.b, ',')
 		}
-		dst = jsonscan.AppendString(dst, t.key(int(p)), false)
-		dst = append(dst, ':')
-		var ok bool
-		if dst, ok = n.elem.encodeTape(dst, t, int(p)); !ok {
-			return nil, false
+		w.b = jsonscan.AppendString(w.b, t.key(int(p)), false)
+		w.b = append(w.b, ':')
+		if !n.elem.encodeTape(w, t, int(p)) {
+			return false
 		}
+		w.check()
 	}
-	return append(dst, '}'), true
+	w.b = append(w.b, '}')
+	return true
 }
 
 // appendCompact appends the JSON text b as encoding/json writes a
@@ -610,8 +612,26 @@ func (n *codecNode) encodeTapeMap(dst []byte, t *tape, i int) ([]byte, bool) {
 // (TestAppendCompact, FuzzAppendCompact). b is valid JSON (the tape parsed
 // it).
 func appendCompact[S text](dst []byte, b S, html bool) []byte {
-	inString := false
-	for p := 0; p < len(b); p++ {
+	var st compacting
+	return appendCompactPart(dst, b, html, &st)
+}
+
+// compacting is where appendCompactPart has come to in a text it is given
+// in parts: in a string, after a backslash.
+type compacting struct{ inString, escape bool }
+
+// appendCompactPart appends what appendCompact writes for the next part b
+// of a text, split from the rest between two characters, where st says
+// the text's parts before it left off (the zero value: b begins the
+// text).
+func appendCompactPart[S text](dst []byte, b S, html bool, st *compacting) []byte {
+	inString := st.inString
+	p := 0
+	if st.escape && len(b) > 0 {
+		dst = append(dst, b[0])
+		p, st.escape = 1, false
+	}
+	for ; p < len(b); p++ {
 		c := b[p]
 		switch {
 		case !inString:
@@ -622,6 +642,11 @@ func appendCompact[S text](dst []byte, b S, html bool) []byte {
 				inString = true
 			}
 		case c == '\\':
+			if p+1 == len(b) {
+				st.escape = true // the escaped character begins the next part
+				dst = append(dst, c)
+				continue
+			}
 			dst = append(dst, c, b[p+1])
 			p++
 			continue
@@ -638,6 +663,7 @@ func appendCompact[S text](dst []byte, b S, html bool) []byte {
 		}
 		dst = append(dst, c)
 	}
+	st.inString = inString
 	return dst
 }
 
@@ -674,110 +700,150 @@ func appendJSONFloat(dst []byte, f float64, bits int) []byte {
 	return dst
 }
 
-// encodeTape appends what n.encode writes for the value n.decode makes of
-// value i of t, without making it. It
-// covers only the common case, in which the re-encoding is the arguments
-// themselves (in the plan's member order): strings, booleans, integers
-// written as plain integers, float64s written as canonical literals,
-// non-null pointers, arrays, and objects of known members that the
-// encoding leaves out exactly when they are absent. For anything else (a
-// null, an integer literal with a fraction or an exponent, a
-// non-canonical float, a map, a member the encoding would leave out or
-// write although it is absent, an unknown member, a type mismatch) ok is
-// false and the caller takes the general path, decode and encode, which
-// gives that input's verdict. When ok is true, n.decode of the value
-// succeeds and n.encode of it appends exactly out's bytes
+// encodeTape writes to w what n.encode writes for the value n.decode makes
+// of value i of t, without making it. It covers only the common case, in
+// which the re-encoding is the arguments themselves (in the plan's member
+// order): strings, booleans, integers written as plain integers, float64s
+// written as canonical literals, non-null pointers, arrays, and objects of
+// known members that the encoding leaves out exactly when they are absent.
+// For anything else (a null, an integer literal with a fraction or an
+// exponent, a non-canonical float, a map, a member the encoding would
+// leave out or write although it is absent, an unknown member, a type
+// mismatch) it returns false, with w's bytes undefined, and the caller
+// takes the general path, decode and encode, which gives that input's
+// verdict. When it returns true, n.decode of the value succeeds and
+// n.encode of it appends exactly what was written
 // (TestEncodeTapeAgreesWithCodec, FuzzArgCodec).
-func (n *codecNode) encodeTape(dst []byte, t *tape, i int) (out []byte, ok bool) {
-	x := &t.nodes[i]
+func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int) bool {
+	xk := t.kind(i)
 	switch n.kind {
 	case ckString:
-		if x.kind() == tString {
-			return jsonscan.AppendString(dst, t.str(i), false), true
+		if xk == tString {
+			// In parts split between characters, each checked by w.
+			s := t.str(i)
+			w.b = append(w.b, '"')
+			for len(s) > fwdChunk {
+				k := fwdChunk
+				for !utf8.RuneStart(s[k]) {
+					k--
+				}
+				w.b = jsonscan.AppendStringText(w.b, s[:k], false)
+				w.check()
+				s = s[k:]
+			}
+			w.b = append(jsonscan.AppendStringText(w.b, s, false), '"')
+			return true
 		}
 	case ckBool:
-		switch x.kind() {
+		switch xk {
 		case tTrue:
-			return append(dst, "true"...), true
+			w.b = append(w.b, "true"...)
+			return true
 		case tFalse:
-			return append(dst, "false"...), true
+			w.b = append(w.b, "false"...)
+			return true
 		}
 	case ckInt:
-		if x.kind() == tNumber {
+		if xk == tNumber {
 			if k, ok := parseIntLiteral(t.str(i)); ok && (n.bits == 64 || k >= -1<<(n.bits-1) && k < 1<<(n.bits-1)) {
-				return appendInt64(dst, k), true
+				w.b = appendInt64(w.b, k)
+				return true
 			}
 		}
 	case ckUint:
-		if lit := t.str(i); x.kind() == tNumber && lit[0] != '-' {
+		if lit := t.str(i); xk == tNumber && lit[0] != '-' {
 			if k, ok := parseIntLiteral(lit); ok && (n.bits == 64 || uint64(k) < 1<<n.bits) {
-				return appendUint64(dst, uint64(k)), true
+				w.b = appendUint64(w.b, uint64(k))
+				return true
 			}
 		}
 	case ckFloat:
 		// decode keeps x.num for a float64 whose literal integerText leaves
 		// as it is (a canonical literal with a fraction has a digit other
 		// than 0 in it), and encode writes a canonical literal back.
-		if x.kind() == tNumber && n.bits == 64 {
+		if xk == tNumber && n.bits == 64 {
 			if lit := t.str(i); canonicalFloatLiteral(lit) && (!notInt(lit) || fractionOnly(lit)) {
-				return append(dst, lit...), true
+				w.b = append(w.b, lit...)
+				return true
 			}
 		}
 	case ckPtr:
-		if x.kind() != tNull {
-			return n.elem.encodeTape(dst, t, i)
+		if xk != tNull {
+			return n.elem.encodeTape(w, t, i)
 		}
 	case ckSlice:
-		if x.kind() == tArray {
-			dst = append(dst, '[')
-			for p := i + 1; p < t.end(i); p = t.end(p) {
-				if p > i+1 {
-					dst = append(dst, ',')
+		if xk == tArray {
+			w.b = append(w.b, '[')
+			for p := t.first(i); p < t.end(i); p = t.end(p) {
+				if p > t.first(i) {
+					w.b = append(w.b, ',')
 				}
-				if dst, ok = n.elem.encodeTape(dst, t, p); !ok {
-					return nil, false
+				if !n.elem.encodeTape(w, t, p) {
+					return false
 				}
+				w.check()
 			}
-			return append(dst, ']'), true
+			w.b = append(w.b, ']')
+			return true
 		}
 	case ckMap:
-		if x.kind() == tObject {
-			return n.encodeTapeMap(dst, t, i)
+		if xk == tObject {
+			return n.encodeTapeMap(w, t, i)
 		}
 	case ckRaw:
 		// decode gives the text (rawInput), encode writes it compacted and
 		// escaped: that of the tape, unless an integer literal is written
 		// otherwise (1.0, 1e2).
-		for p := i; p < t.end(i); p++ {
-			if t.nodes[p].kind() == tNumber {
+		for p := i; p < t.end(i); p = t.follow(p) {
+			if t.kind(p) == tNumber {
 				if lit := t.str(p); notInt(lit) && integerText(lit) != lit {
-					return nil, false
+					return false
 				}
 			}
 		}
-		return appendCompact(dst, t.raw(i), false), true
+		// In parts split between characters, each checked by w.
+		raw := t.raw(i)
+		var st compacting
+		for len(raw) > fwdChunk {
+			k := fwdChunk
+			for !utf8.RuneStart(raw[k]) {
+				k--
+			}
+			w.b = appendCompactPart(w.b, raw[:k], false, &st)
+			w.check()
+			raw = raw[k:]
+		}
+		w.b = appendCompactPart(w.b, raw, false, &st)
+		return true
 	case ckStruct:
-		if x.kind() != tObject || n.extra != nil {
-			return nil, false // a struct with additional properties: the general path
+		if xk != tObject || n.extra != nil {
+			return false // a struct with additional properties: the general path
 		}
 		members := 0
-		for p := i + 1; p < t.end(i); p = t.end(p) {
+		for p := t.first(i); p < t.end(i); p = t.end(p) {
 			if members++; members > smallObject {
-				return nil, false
+				return false
 			}
 		}
-		dst = append(dst, '{')
+		w.b = append(w.b, '{')
 		first, found := true, uint32(0)
+		next := t.first(i) // the member that would come next in the fields' order
 		for k := range n.fields {
 			f := &n.fields[k]
-			p := t.member(i, f.name)
+			p := next
+			if p >= t.end(i) || !keyIs(t, p, f.name) {
+				p = t.member(i, f.name)
+			}
+			if p >= 0 {
+				next = t.end(p)
+			}
 			if p < 0 {
 				// Absent: the zero value, which the encoding leaves out
 				// under omitzero, and under omitempty unless a struct.
 				if f.omitZero || f.omitEmpty && f.node.kind != ckStruct {
 					continue
 				}
-				return nil, false
+				return false
 			}
 			found++
 			// Present: left out if its value is empty (omitempty) or
@@ -789,30 +855,98 @@ func (n *codecNode) encodeTape(dst []byte, t *tape, i int) (out []byte, ok bool)
 			case ckPtr:
 			case ckSlice:
 				if f.omitEmpty && !t.moreThan(p, 0) {
-					return nil, false
+					return false
 				}
 			case ckStruct:
 				if f.omitZero {
-					return nil, false
+					return false
 				}
 			default:
 				if f.omitEmpty || f.omitZero {
-					return nil, false
+					return false
 				}
 			}
 			if !first {
-				dst = append(dst, ',')
+				w.b = append(w.b, ',')
 			}
 			first = false
-			dst = append(dst, f.plainPrefix...)
-			if dst, ok = f.node.encodeTape(dst, t, p); !ok {
-				return nil, false
+			w.b = append(w.b, f.plainPrefix...)
+			if !f.node.encodeTape(w, t, p) {
+				return false
 			}
+			w.check()
 		}
 		if int(found) != members {
-			return nil, false // a member that is no field's
+			return false // a member that is no field's
 		}
-		return append(dst, '}'), true
+		w.b = append(w.b, '}')
+		return true
 	}
-	return nil, false
+	return false
+}
+
+// fwdChunk is about the most bytes a fwdBuf holds before it checks them.
+const fwdChunk = 4096
+
+// fwdBuf is what encodeTape writes a re-encoding to. While the
+// re-encoding is the arguments' text byte for byte, it holds only what was
+// written since its last check (about fwdChunk bytes, a number or a member
+// name more): check compares those bytes with the same ones of the
+// private copy of the arguments (src), and drops them. At the first check
+// that finds a difference, it copies the identical prefix, and from then
+// on holds the whole re-encoding. A fwdBuf with whole set from the start
+// only appends.
+type fwdBuf struct {
+	// b is what was written since the last check, or with whole the
+	// re-encoding so far.
+	b     []byte
+	whole bool
+	// src is the private copy of the arguments, and src[:same] the
+	// re-encoding up to b.
+	src  []byte
+	same int
+}
+
+// newFwdBuf returns a fwdBuf for a re-encoding of src.
+func newFwdBuf(src []byte) *fwdBuf {
+	return &fwdBuf{b: make([]byte, 0, min(len(src), fwdChunk)+16), src: src}
+}
+
+// check compares b with src once b holds about fwdChunk bytes.
+func (w *fwdBuf) check() {
+	if !w.whole && len(w.b) >= fwdChunk {
+		w.compare()
+	}
+}
+
+// compare compares b with the bytes of src from same: it drops them if
+// they are the same, else the re-encoding is whole from here on.
+func (w *fwdBuf) compare() {
+	if len(w.b) <= len(w.src)-w.same && string(w.b) == string(w.src[w.same:w.same+len(w.b)]) {
+		w.same += len(w.b)
+		w.b = w.b[:0]
+		return
+	}
+	if w.same == 0 && cap(w.b) >= len(w.src)+16 {
+		w.whole = true // b holds it from its start, with room for the arguments' size
+		return
+	}
+	whole := make([]byte, 0, max(len(w.src), w.same+len(w.b))+16)
+	whole = append(append(whole, w.src[:w.same]...), w.b...)
+	w.b, w.whole = whole, true
+}
+
+// bytes ends the re-encoding and returns it, and whether it is src's
+// bytes; then it is src itself.
+func (w *fwdBuf) bytes() (out []byte, same bool) {
+	if !w.whole {
+		w.compare()
+		if !w.whole && w.same == len(w.src) {
+			return w.src, true
+		}
+		if !w.whole {
+			w.b, w.whole = append([]byte(nil), w.src[:w.same]...), true // a prefix of src
+		}
+	}
+	return w.b, false
 }

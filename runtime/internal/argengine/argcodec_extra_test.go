@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ocpgen/ocpgen/internal/testcorpus"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
@@ -233,7 +234,7 @@ func checkExtraAgrees(t *testing.T, n *codecNode, raw []byte) bool {
 	tp := getTape()
 	defer putTape(tp)
 	if tp.parse(string(raw)) == nil {
-		if out, ok := n.encodeTape(nil, tp, 0); ok {
+		if out, ok := encodeTapeBoth(t, n, tp, raw); ok {
 			t.Fatalf("%s: encodeTape wrote %s for a struct with additional properties", raw, out)
 		}
 	}
@@ -260,7 +261,8 @@ func FuzzArgCodecExtra(f *testing.F) {
 }
 
 // appendCompact writes what json.Compact writes, and with html what
-// json.HTMLEscape writes of that.
+// json.HTMLEscape writes of that; appendCompactPart writes the same of the
+// text in parts.
 func checkCompact(t *testing.T, in string) {
 	if !json.Valid([]byte(in)) {
 		return
@@ -278,6 +280,24 @@ func checkCompact(t *testing.T, in string) {
 	}
 	if got := appendCompact(nil, in, false); string(got) != c.String() {
 		t.Fatalf("%q (plain): %q, want %q", in, got, c.String())
+	}
+	// In three parts, split between characters (every split of a short
+	// text).
+	for k := 0; k <= len(in) && len(in) <= 256; k++ {
+		for j := k; j <= len(in); j++ {
+			if k < len(in) && !utf8.RuneStart(in[k]) || j < len(in) && !utf8.RuneStart(in[j]) {
+				continue
+			}
+			for _, html := range []bool{false, true} {
+				var st compacting
+				got := appendCompactPart(nil, in[:k], html, &st)
+				got = appendCompactPart(got, in[k:j], html, &st)
+				got = appendCompactPart(got, in[j:], html, &st)
+				if want := appendCompact(nil, in, html); string(got) != string(want) {
+					t.Fatalf("%q in parts %q, %q, %q (html %v): %q, want %q", in, in[:k], in[k:j], in[j:], html, got, want)
+				}
+			}
+		}
 	}
 }
 

@@ -213,6 +213,35 @@ func codecBoth(t testing.TB, typ reflect.Type, n *codecNode, raw []byte) (ref, g
 	return ref, got, true
 }
 
+// encodeTapeBoth runs encodeTape on the value of tp, parsed from src,
+// twice: appending only, and checking what it writes against src (as
+// Check does). It fails t if the two write other bytes, or if the second
+// does not give back src itself exactly when they are src's bytes; it
+// returns the bytes and whether encodeTape took the value.
+func encodeTapeBoth(t testing.TB, n *codecNode, tp *tape, src []byte) ([]byte, bool) {
+	t.Helper()
+	all := &fwdBuf{whole: true}
+	ok := n.encodeTape(all, tp, 0)
+	src = bytes.Clone(src)
+	w := newFwdBuf(src)
+	if n.encodeTape(w, tp, 0) != ok {
+		t.Fatalf("%.200s: encodeTape takes it appending only: %v, checking: %v", src, ok, !ok)
+	}
+	if !ok {
+		return nil, false
+	}
+	out, same := w.bytes()
+	switch {
+	case !bytes.Equal(out, all.b):
+		t.Fatalf("%.200s: encodeTape writes\n%.200s appending only,\n%.200s checking", src, all.b, out)
+	case same != bytes.Equal(out, src):
+		t.Fatalf("%.200s: the re-encoding is the arguments' bytes: %v; said: %v", src, !same, same)
+	case same && (len(src) == 0 || &out[0] != &src[0]):
+		t.Fatalf("%.200s: the same bytes are not the private copy itself", src)
+	}
+	return out, true
+}
+
 func checkCodecAgrees(t testing.TB, typ reflect.Type, n *codecNode, raw []byte) {
 	checkCodecAgreesFast(t, typ, n, raw)
 }
@@ -231,7 +260,7 @@ func checkCodecAgreesFast(t testing.TB, typ reflect.Type, n *codecNode, raw []by
 	if err := tp.parse(string(raw)); err != nil {
 		t.Fatalf("%s parses once and not twice: %v", raw, err)
 	}
-	if out, ok := n.encodeTape(nil, tp, 0); ok {
+	if out, ok := encodeTapeBoth(t, n, tp, raw); ok {
 		switch {
 		case got.err != nil:
 			t.Fatalf("%s into %v: encodeTape writes %s, the decode refuses it: %v", raw, typ, out, got.err)

@@ -1,18 +1,26 @@
 package argengine
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The engine's argument parser parses the arguments once into a flat tape:
-// one node per JSON value, in document order, each 16 bytes of offsets
-// into one private copy of the arguments (src); a string with escapes is
-// decoded once, into the tape's arena (dec).
+// one node per JSON value, in document order: a word of 4 bytes, the
+// value's kind and the offset of its text in one private copy of the
+// arguments (src), and for an array or object a second word, the index
+// past its last descendant. A string with escapes is decoded once, into
+// the tape's arena (dec). The length of a number or a string is read again
+// from its text (a string without escapes holds no quote), and a member's
+// name is read back from its value's text (or from dec when it has
+// escapes).
 //
 // The parser accepts exactly the JSON that encoding/json accepts (RFC 8259;
 // the caller has already refused invalid UTF-8), decodes string escapes as
@@ -21,12 +29,14 @@ import (
 // more values than the tape's limit, trailing data, and numbers out of
 // float64's range (encoding/json refuses those when it decodes into an any).
 //
-// Its memory is bounded by the arguments: 16 bytes a value, the decoded
-// text of the strings with escapes (fewer bytes than their text), and an
-// index of a few bytes a member for an object of more than smallObject
-// members while it is parsed. The nodes and the arena are each allocated
-// at most once a parse, no larger than the arguments and the limit of
-// values require.
+// Its memory is bounded by the arguments: 4 bytes a string, number or
+// literal and 8 an array or object, the decoded text of the strings and
+// member names with escapes (fewer bytes than their text) with 8 bytes
+// each, and an index of a few bytes a member for an object of more than
+// smallObject members while it is parsed. For a text of more than
+// pooledNodes bytes the nodes and the arena are each allocated at most
+// once a parse, no larger than the arguments and the limit of values
+// require.
 
 type tapeKind uint8
 
@@ -40,41 +50,27 @@ const (
 	tObject
 )
 
-// tapeNode is one JSON value. An array's or object's elements follow it;
-// the next sibling of node i is t.end(i).
-type tapeNode struct {
-	// at is the offset of the value's text: in src, a string's first
-	// character (past its quote) or any other value's first byte; in dec,
-	// for a string with escapes (meta has strEscaped), its decoded text,
-	// which the offset in src of its characters precedes (4 bytes,
-	// little-endian).
-	at uint32
-	// aux is, for an array or object, the index past its last descendant;
-	// for a number, the length of its literal; for a string, the length of
-	// its text (decoded).
-	aux uint32
-	// key is a member's name: its offset in src, or in dec when meta has
-	// keyEscaped (the decoded name).
-	key uint32
-	// meta is the kind (kindMask), keyEscaped, strEscaped, and the length
-	// of the member's name (above keyShift).
-	meta uint32
-}
-
+// A node's first word is its kind (above kindShift), the flags keyEscaped
+// (a member whose name has escapes) and strEscaped, and (offMask) the
+// offset of its text: in src, a string's first character (past its quote)
+// or any other value's first byte; in dec, for a string with escapes, its
+// decoded text, which the offset in src of its characters and the length
+// of the text precede (4 bytes each, little-endian). An array's or
+// object's second word is the index past its last descendant, and its
+// elements follow.
 const (
-	kindMask   = 7
-	keyEscaped = 8
-	strEscaped = 16
-	keyShift   = 5
-	// maxTapeBytes bounds what a tape parses: key lengths are held in the
-	// bits of meta above keyShift.
-	maxTapeBytes = 1<<(32-keyShift) - 1
+	kindShift  = 29
+	keyEscaped = 1 << 28
+	strEscaped = 1 << 27
+	offMask    = strEscaped - 1
+	// maxTapeBytes bounds what a tape parses: offsets are held in the bits
+	// of a word below the flags. (A text whose decoded strings would take
+	// dec beyond them is refused too.)
+	maxTapeBytes = offMask
 )
 
-func (x *tapeNode) kind() tapeKind { return tapeKind(x.meta & kindMask) }
-
 type tape struct {
-	nodes []tapeNode
+	nodes []uint32
 	src   string
 	pos   int
 	// dec holds the decoded text of the strings and member names that have
@@ -83,8 +79,14 @@ type tape struct {
 	// valid after the parse appends more.
 	dec  strings.Builder
 	decs string
-	// maxValues, when positive, bounds the number of values (errTapeValues).
-	maxValues int
+	// keys has, for each member whose name has escapes, in the order of
+	// the nodes, the member's node (the high half) and the offset in dec of
+	// its decoded name, which the name's length precedes (4 bytes,
+	// little-endian).
+	keys []uint64
+	// maxValues, when positive, bounds the number of values (errTapeValues);
+	// values is the number parsed.
+	maxValues, values int
 	// strictUTF8 makes the parse refuse a string that is not valid UTF-8
 	// (errTapeUTF8), for the error of arguments the gate already found
 	// invalid (badUTF8); otherwise the parser passes over non-ASCII bytes.
@@ -97,7 +99,7 @@ type tape struct {
 // pooledNodes is the most nodes a pooled tape keeps.
 const pooledNodes = 4096
 
-var tapePool = sync.Pool{New: func() any { return &tape{nodes: make([]tapeNode, 0, 64)} }}
+var tapePool = sync.Pool{New: func() any { return &tape{nodes: make([]uint32, 0, 64)} }}
 
 func getTape() *tape { return tapePool.Get().(*tape) }
 
@@ -105,6 +107,10 @@ func putTape(t *tape) {
 	t.src, t.pos, t.maxValues, t.strictUTF8 = "", 0, 0, false
 	t.dec.Reset()
 	t.decs = ""
+	t.keys = t.keys[:0]
+	if cap(t.keys) > pooledNodes {
+		t.keys = nil
+	}
 	for _, ix := range t.seen[:cap(t.seen)] {
 		if cap(ix.slots) > pooledNodes {
 			t.seen = nil // let unusually large tables go
@@ -134,28 +140,40 @@ func errTapeValues(limit int) error {
 	return &Refusal{Rule: RuleValues, Err: fmt.Errorf("arguments hold more than %d JSON values", limit)}
 }
 
+// parseOwned is parse of the text of own, a private copy of the arguments
+// that nothing writes while t holds it (or anything read from t is in
+// use): t reads it in place, without another copy.
+func (t *tape) parseOwned(own []byte) error {
+	return t.parse(unsafe.String(unsafe.SliceData(own), len(own)))
+}
+
 // parse fills t with the one JSON value of s. Its error is a *Refusal
 // at the value whose parse failed.
 func (t *tape) parse(s string) error {
-	t.nodes, t.src, t.pos = t.nodes[:0], s, 0
+	t.nodes, t.src, t.pos, t.values = t.nodes[:0], s, 0, 0
 	t.dec.Reset()
 	t.decs = ""
+	t.keys = t.keys[:0]
 	if len(s) > maxTapeBytes {
 		return refusal("", RuleSize, errTapeLarge)
 	}
-	if len(s)/2+1 > cap(t.nodes) {
-		// More values may come than the nodes hold: count them, and
-		// allocate once.
-		values, dec := sizeOf(s)
+	if len(s) > pooledNodes && len(s)+1 > cap(t.nodes) {
+		// More words may come than the nodes hold (at most one a byte, and
+		// one): count them, and allocate once. (A short text's nodes grow
+		// as they come, up to what a pooled tape keeps.)
+		values, containers, dec := sizeOf(s)
 		if t.maxValues > 0 {
-			values = min(values, t.maxValues)
+			values, containers = min(values, t.maxValues), min(containers, t.maxValues)
 		}
-		if values > cap(t.nodes) {
-			t.nodes = make([]tapeNode, 0, values)
+		if dec > offMask {
+			return refusal("", RuleSize, errTapeLarge) // its offsets would not fit
+		}
+		if values+containers > cap(t.nodes) {
+			t.nodes = make([]uint32, 0, values+containers)
 		}
 		t.dec.Grow(dec)
 	}
-	if err := t.value(0, 0, 0); err != nil {
+	if err := t.value(0, 0); err != nil {
 		return parseError(err)
 	}
 	t.skipSpace()
@@ -165,18 +183,20 @@ func (t *tape) parse(s string) error {
 	return nil
 }
 
-// sizeOf returns, for the JSON text s, how many values it holds and a
-// bound on the bytes its strings with escapes take in a tape's dec. For
-// text that is not JSON the figures mean nothing (the parse refuses it).
-// A value is the root, or follows a comma, or is the first of a non-empty
-// array or object: s holds 1 + commas + non-empty containers values.
-func sizeOf(s string) (values, dec int) {
+// sizeOf returns, for the JSON text s, how many values it holds, how many
+// of them are arrays or objects, and a bound on the bytes its strings with
+// escapes take in a tape's dec. For text that is not JSON the figures mean
+// nothing (the parse refuses it). A value is the root, or follows a comma,
+// or is the first of a non-empty array or object: s holds 1 + commas +
+// non-empty containers values.
+func sizeOf(s string) (values, containers, dec int) {
 	values = 1
 	for p := 0; p < len(s); p++ {
 		switch s[p] {
 		case ',':
 			values++
 		case '[', '{':
+			containers++
 			q := p + 1
 			for q < len(s) && (s[q] == ' ' || s[q] == '\t' || s[q] == '\n' || s[q] == '\r') {
 				q++
@@ -186,7 +206,8 @@ func sizeOf(s string) (values, dec int) {
 			}
 		case '"':
 			// A string: an escape decodes to fewer bytes than its text,
-			// \uXXXX to at most 3 (two of a surrogate pair to 4).
+			// \uXXXX to at most 3 (two of a surrogate pair to 4), after 8
+			// bytes of heads.
 			start, saved := p+1, 0
 			for p++; p < len(s); p++ {
 				for p < len(s) && strText[s[p]] {
@@ -204,11 +225,11 @@ func sizeOf(s string) (values, dec int) {
 				p++
 			}
 			if saved > 0 {
-				dec += 4 + max(0, p-start-saved)
+				dec += 8 + max(0, p-start-saved)
 			}
 		}
 	}
-	return values, dec
+	return values, containers, dec
 }
 
 // strText marks the bytes that sizeOf passes over in a string: all but
@@ -231,9 +252,9 @@ func (t *tape) next(closing byte) (bool, error) {
 
 func (t *tape) skipSpace() { t.pos = skipSpace(t.src, t.pos) }
 
-// value parses one value; key and keyMeta are its member name's key and
-// meta (0 for an element or the root).
-func (t *tape) value(key, keyMeta uint32, depth int) error {
+// value parses one value; flags are its node's flags (keyEscaped, for a
+// member whose name has escapes).
+func (t *tape) value(flags uint32, depth int) error {
 	if depth > MaxArgsDepth {
 		return errTapeDeep
 	}
@@ -241,18 +262,21 @@ func (t *tape) value(key, keyMeta uint32, depth int) error {
 	if t.pos >= len(t.src) {
 		return errTapeEOF
 	}
-	i := len(t.nodes)
-	if t.maxValues > 0 && i >= t.maxValues {
+	if t.maxValues > 0 && t.values >= t.maxValues {
 		return errTapeValues(t.maxValues)
 	}
-	t.nodes = append(t.nodes, tapeNode{at: uint32(t.pos), key: key, meta: keyMeta})
+	t.values++
+	i := len(t.nodes)
+	t.nodes = append(t.nodes, flags|uint32(t.pos))
 	var kind tapeKind
 	switch c := t.src[t.pos]; c {
 	case '{':
+		t.nodes = append(t.nodes, 0) // its end, below
 		t.pos++
 		kind = tObject
 		members := uint32(0)
-		seen := -1 // t.seen's index for this object, once it is large
+		seen := -1         // t.seen's index for this object, once it is large
+		names := uint64(0) // the filter of its names, while it is small
 		t.skipSpace()
 		if t.pos < len(t.src) && t.src[t.pos] == '}' {
 			t.pos++
@@ -265,19 +289,19 @@ func (t *tape) value(key, keyMeta uint32, depth int) error {
 				if t.src[t.pos] != '"' {
 					return errTapeSyntax
 				}
-				k, n, escaped, err := t.scanStr()
+				m := len(t.nodes) // the member's node, to come
+				name, escaped, err := t.scanKey(m)
 				if err != nil {
 					if err == errLoneSurrogate {
 						return &Refusal{Rule: RuleLoneSurrogate, Err: errors.New("a member name holds " + err.Error())}
 					}
 					return err
 				}
-				meta := n << keyShift
+				flags := uint32(0)
 				if escaped {
-					meta |= keyEscaped
+					flags = keyEscaped
 				}
-				name := t.keyText(k, meta)
-				if t.dupKey(i, members, name, &seen) {
+				if t.dupKey(i, members, name, &seen, &names) {
 					return &Refusal{Rule: RuleDuplicateKey, Err: errors.New("duplicate key " + truncQuote(name)), segs: []string{name}}
 				}
 				t.skipSpace()
@@ -288,8 +312,7 @@ func (t *tape) value(key, keyMeta uint32, depth int) error {
 					return errTapeSyntax
 				}
 				t.pos++
-				m := len(t.nodes)
-				if err := t.value(k, meta, depth+1); err != nil {
+				if err := t.value(flags, depth+1); err != nil {
 					return at(err, name)
 				}
 				if seen >= 0 {
@@ -309,8 +332,9 @@ func (t *tape) value(key, keyMeta uint32, depth int) error {
 			}
 			t.seen = t.seen[:seen]
 		}
-		t.nodes[i].aux = uint32(len(t.nodes))
+		t.nodes[i+1] = uint32(len(t.nodes))
 	case '[':
+		t.nodes = append(t.nodes, 0) // its end, below
 		t.pos++
 		kind = tArray
 		n := uint32(0)
@@ -319,7 +343,7 @@ func (t *tape) value(key, keyMeta uint32, depth int) error {
 			t.pos++
 		} else {
 			for {
-				if err := t.value(0, 0, depth+1); err != nil {
+				if err := t.value(0, depth+1); err != nil {
 					return at(err, strconv.Itoa(int(n)))
 				}
 				n++
@@ -330,17 +354,15 @@ func (t *tape) value(key, keyMeta uint32, depth int) error {
 				}
 			}
 		}
-		t.nodes[i].aux = uint32(len(t.nodes))
+		t.nodes[i+1] = uint32(len(t.nodes))
 	case '"':
-		at, n, escaped, err := t.scanStr()
+		at, escaped, err := t.scanStr()
 		if err != nil {
 			return err
 		}
-		x := &t.nodes[i]
-		x.at, x.aux = at, n
-		x.meta |= uint32(tString)
+		t.nodes[i] = flags | uint32(tString)<<kindShift | at
 		if escaped {
-			x.meta |= strEscaped
+			t.nodes[i] |= strEscaped
 		}
 		return nil
 	case 't', 'f', 'n':
@@ -370,18 +392,37 @@ func (t *tape) value(key, keyMeta uint32, depth int) error {
 				return errNumberExp
 			}
 		}
-		t.nodes[i].aux = uint32(len(lit))
 		kind = tNumber
 	}
-	t.nodes[i].meta |= uint32(kind)
+	t.nodes[i] |= uint32(kind) << kindShift
 	return nil
 }
+
+// kind returns the kind of node i.
+func (t *tape) kind(i int) tapeKind { return tapeKind(t.nodes[i] >> kindShift) }
+
+// off returns the offset of the text of node i (in src, or in dec for a
+// string with escapes).
+func (t *tape) off(i int) int { return int(t.nodes[i] & offMask) }
 
 // end returns the index past the last descendant of node i: its next
 // sibling's.
 func (t *tape) end(i int) int {
-	if x := &t.nodes[i]; x.kind() >= tArray {
-		return int(x.aux)
+	if t.kind(i) >= tArray {
+		return int(t.nodes[i+1])
+	}
+	return i + 1
+}
+
+// first returns the index of the first element or member of node i, an
+// array or an object (its end when it has none).
+func (t *tape) first(i int) int { return i + 2 }
+
+// follow returns the node after node i in document order: its first
+// element or member, or its next sibling.
+func (t *tape) follow(i int) int {
+	if t.kind(i) >= tArray {
+		return i + 2
 	}
 	return i + 1
 }
@@ -390,7 +431,7 @@ func (t *tape) end(i int) int {
 // an object.
 func (t *tape) count(i int) int {
 	n := 0
-	for p, end := i+1, t.end(i); p < end; p = t.end(p) {
+	for p, end := t.first(i), t.end(i); p < end; p = t.end(p) {
 		n++
 	}
 	return n
@@ -400,7 +441,7 @@ func (t *tape) count(i int) int {
 // elements or members; it counts no further than k+1.
 func (t *tape) moreThan(i, k int) bool {
 	n := 0
-	for p, end := i+1, t.end(i); p < end; p = t.end(p) {
+	for p, end := t.first(i), t.end(i); p < end; p = t.end(p) {
 		if n++; n > k {
 			return true
 		}
@@ -411,40 +452,98 @@ func (t *tape) moreThan(i, k int) bool {
 // str returns the value of node i, a string or a number: a string's
 // characters (decoded), a number's literal.
 func (t *tape) str(i int) string {
-	x := &t.nodes[i]
-	s := t.src
-	if x.meta&strEscaped != 0 {
-		s = t.decs
+	w := t.nodes[i]
+	at := int(w & offMask)
+	switch {
+	case w&strEscaped != 0:
+		return t.decs[at : at+decWord(t.decs, at-4)]
+	case tapeKind(w>>kindShift) == tString:
+		return t.src[at : at+strings.IndexByte(t.src[at:], '"')]
 	}
-	return s[x.at : x.at+x.aux]
+	p := at
+	for p < len(t.src) && numByte[t.src[p]] {
+		p++
+	}
+	return t.src[at:p]
 }
 
-// key returns the member name of node i.
+// numByte marks the bytes of a number literal.
+var numByte = func() (t [256]bool) {
+	for _, c := range "0123456789+-.eE" {
+		t[c] = true
+	}
+	return t
+}()
+
+// key returns the member name of node i, a member of an object: read back
+// in src from the value's text, past the colon and the white space around
+// it, to the name's quotes (a name without escapes holds no quote); or,
+// for a name with escapes, its decoded text in dec.
 func (t *tape) key(i int) string {
-	x := &t.nodes[i]
-	return t.keyText(x.key, x.meta)
+	if t.nodes[i]&keyEscaped != 0 {
+		k, _ := slices.BinarySearchFunc(t.keys, uint32(i), func(e uint64, i uint32) int { return cmp.Compare(uint32(e>>32), i) })
+		return decText(t.decs, int(uint32(t.keys[k])))
+	}
+	p := t.nameEnd(i)
+	q := strings.LastIndexByte(t.src[:p], '"')
+	return t.src[q+1 : p]
 }
 
-func (t *tape) keyText(key, meta uint32) string {
-	s := t.src
-	if meta&keyEscaped != 0 {
-		s = t.decs
+// nameEnd returns the offset in src of the closing quote of the name of
+// member i.
+func (t *tape) nameEnd(i int) int {
+	p := t.srcAt(i) - 1
+	if t.src[p] == ' ' {
+		p-- // "name": value
 	}
-	return s[key : key+meta>>keyShift]
+	if t.src[p] == ':' && t.src[p-1] == '"' {
+		return p - 1 // "name":value
+	}
+	for t.src[p] != ':' {
+		p--
+	}
+	for p--; t.src[p] != '"'; p-- {
+	}
+	return p
+}
+
+// keyIs reports whether the member name of node i of t is k, reading no
+// more of src than k's length. (A name without escapes holds no quote: it
+// is k when the bytes before its closing quote are k's and a quote, and k
+// has none.)
+func keyIs[S text](t *tape, i int, k S) bool {
+	if t.nodes[i]&keyEscaped != 0 {
+		return t.key(i) == string(k)
+	}
+	p := t.nameEnd(i)
+	q := p - len(k)
+	return q >= 1 && t.src[q-1] == '"' && t.src[q:p] == string(k) && strings.IndexByte(t.src[q:p], '"') < 0
+}
+
+// decText returns the text at off in dec (decs), which its length
+// precedes.
+func decText(decs string, off int) string {
+	return decs[off : off+decWord(decs, off-4)]
+}
+
+// decWord returns the 4-byte number (little-endian) at off in dec (decs).
+func decWord(decs string, off int) int {
+	d := decs[off : off+4]
+	return int(uint32(d[0]) | uint32(d[1])<<8 | uint32(d[2])<<16 | uint32(d[3])<<24)
 }
 
 // srcAt returns the offset in src of the text of value i (a string's
 // opening quote).
 func (t *tape) srcAt(i int) int {
-	x := &t.nodes[i]
-	switch {
-	case x.kind() != tString:
-		return int(x.at)
-	case x.meta&strEscaped == 0:
-		return int(x.at) - 1
+	w := t.nodes[i]
+	switch at := int(w & offMask); {
+	case w&strEscaped != 0:
+		return decWord(t.decs, at-8) - 1
+	case tapeKind(w>>kindShift) == tString:
+		return at - 1
+	default:
+		return at
 	}
-	d := t.decs[x.at-4 : x.at]
-	return int(uint32(d[0])|uint32(d[1])<<8|uint32(d[2])<<16|uint32(d[3])<<24) - 1
 }
 
 // num returns the float64 of node i, a number, as encoding/json gives it
@@ -456,18 +555,17 @@ func (t *tape) num(i int) float64 {
 
 // raw returns the text of value i in src (a string with its quotes).
 func (t *tape) raw(i int) string {
-	x := &t.nodes[i]
 	at := t.srcAt(i)
-	switch x.kind() {
+	switch t.kind(i) {
 	case tNull, tTrue:
 		return t.src[at : at+4]
 	case tFalse:
 		return t.src[at : at+5]
 	case tNumber:
-		return t.src[at : at+int(x.aux)]
+		return t.src[at : at+len(t.str(i))]
 	case tString:
-		if x.meta&strEscaped == 0 {
-			return t.src[at : at+int(x.aux)+2]
+		if t.nodes[i]&strEscaped == 0 {
+			return t.src[at : at+len(t.str(i))+2]
 		}
 		// Past the escapes, to the closing quote.
 		p := at + 1
@@ -482,8 +580,8 @@ func (t *tape) raw(i int) string {
 	// An array or an object: past its last descendant, and the space, to
 	// the closing bracket.
 	p := at + 1
-	if end := int(x.aux); end > i+1 {
-		last := i + 1
+	if end := t.end(i); end > t.first(i) {
+		last := t.first(i)
 		for q := last; q < end; q = t.end(q) {
 			last = q
 		}
@@ -500,14 +598,23 @@ func (t *tape) raw(i int) string {
 const smallObject = 16
 
 // dupKey reports whether the object at obj, whose first n members are
-// parsed, already has key k. Up to smallObject members it scans them; from
-// there on it looks k up in an index of the object's members, t.seen[*seen],
-// which it builds once per large object (and value inserts each member
-// into once parsed).
-func (t *tape) dupKey(obj int, n uint32, k string, seen *int) bool {
+// parsed, already has key k. Up to smallObject members it scans them, when
+// k passes the filter of their names (*names, a bit for each name's
+// length and last byte); from there on it looks k up in an index of the
+// object's members, t.seen[*seen], which it builds once per large object
+// (and value inserts each member into once parsed).
+func (t *tape) dupKey(obj int, n uint32, k string, seen *int, names *uint64) bool {
 	if n < smallObject {
-		for j := obj + 1; j < len(t.nodes); j = t.end(j) {
-			if t.key(j) == k {
+		bit := uint64(1) << (len(k) & 63)
+		if len(k) > 0 {
+			bit = 1 << ((uint(len(k)) + 7*uint(k[len(k)-1])) & 63)
+		}
+		if *names&bit == 0 {
+			*names |= bit
+			return false
+		}
+		for j := t.first(obj); j < len(t.nodes); j = t.end(j) {
+			if keyIs(t, j, k) {
 				return true
 			}
 		}
@@ -522,40 +629,64 @@ func (t *tape) dupKey(obj int, n uint32, k string, seen *int) bool {
 		}
 		ix := &t.seen[*seen]
 		ix.reset(2 * smallObject)
-		for j := obj + 1; j < len(t.nodes); j = t.end(j) {
+		for j := t.first(obj); j < len(t.nodes); j = t.end(j) {
 			ix.insert(t, j)
 		}
 	}
 	return t.seen[*seen].find(t, k) >= 0
 }
 
-// scanStr scans the string at t.pos (which is '"'): its text is n bytes
-// at at, in src, or in dec when it has escapes (escaped), decoded as
-// encoding/json decodes it.
-func (t *tape) scanStr() (at, n uint32, escaped bool, err error) {
+// scanStr scans the string at t.pos (which is '"'): its text is at at, in
+// src, or in dec when it has escapes (escaped), decoded as encoding/json
+// decodes it.
+func (t *tape) scanStr() (at uint32, escaped bool, err error) {
 	start := t.pos + 1
 	end, escaped, size, err := scanString(t.src, t.pos)
 	if err != nil {
-		return 0, 0, false, err
+		return 0, false, err
 	}
 	t.pos = end + 1
 	if t.strictUTF8 && !utf8.ValidString(t.src[start:end]) {
-		return 0, 0, false, errTapeUTF8
+		return 0, false, errTapeUTF8
 	}
 	if !escaped {
-		return uint32(start), uint32(end - start), false, nil
+		return uint32(start), false, nil
 	}
-	return t.unescape(t.src[start:end], start, size), uint32(size), true, nil
+	return t.unescape(t.src[start:end], size, start, size), true, nil
 }
 
-// unescape appends to t.dec the offset in src of the characters s of a
-// string with escapes (4 bytes, little-endian) and their decoded text, n
-// bytes, and returns the offset of the text.
-func (t *tape) unescape(s string, at, n int) uint32 {
+// scanKey scans the member name at t.pos (which is '"') of the member
+// whose node will be m, as scanStr scans a string: its decoded text, and
+// whether it has escapes (then its text is in dec, and in t.keys).
+func (t *tape) scanKey(m int) (name string, escaped bool, err error) {
+	start := t.pos + 1
+	end, escaped, size, err := scanString(t.src, t.pos)
+	if err != nil {
+		return "", false, err
+	}
+	t.pos = end + 1
+	if t.strictUTF8 && !utf8.ValidString(t.src[start:end]) {
+		return "", false, errTapeUTF8
+	}
+	if !escaped {
+		return t.src[start:end], false, nil
+	}
+	off := t.unescape(t.src[start:end], size, size)
+	t.keys = append(t.keys, uint64(m)<<32|uint64(off))
+	return t.decs[off : int(off)+size], true, nil
+}
+
+// unescape appends to t.dec the 4-byte numbers (little-endian) of head
+// and the decoded text of s, n bytes, and returns the offset of the text.
+// The heads of a string are the offset in src of its characters s and the
+// length of its text; that of a member name, the length of its text.
+func (t *tape) unescape(s string, n int, head ...int) uint32 {
 	d := &t.dec
-	d.Grow(4 + n)
-	for k := range 4 {
-		d.WriteByte(byte(at >> (8 * k)))
+	d.Grow(4*len(head) + n)
+	for _, h := range head {
+		for k := range 4 {
+			d.WriteByte(byte(h >> (8 * k)))
+		}
 	}
 	off := d.Len()
 	for run, r := range unescaped(s) {
@@ -620,8 +751,8 @@ func (t *tape) rawInputTo(same []byte, i int, buf func() []byte) []byte {
 	base := t.srcAt(i)
 	var out []byte
 	last := 0
-	for p := i; p < t.end(i); p++ {
-		if t.nodes[p].kind() != tNumber {
+	for p := i; p < t.end(i); p = t.follow(p) {
+		if t.kind(p) != tNumber {
 			continue
 		}
 		lit := t.str(p)
@@ -632,7 +763,7 @@ func (t *tape) rawInputTo(same []byte, i int, buf func() []byte) []byte {
 		if out == nil {
 			out = buf()
 		}
-		at := int(t.nodes[p].at) - base
+		at := t.srcAt(p) - base
 		out = append(out, text[last:at]...)
 		out = append(out, it...)
 		last = at + len(lit)
@@ -648,8 +779,8 @@ func (t *tape) rawInputTo(same []byte, i int, buf func() []byte) []byte {
 
 // member returns the index of the member k of the object at i, or -1.
 func (t *tape) member(i int, k string) int {
-	for j, end := i+1, t.end(i); j < end; j = t.end(j) {
-		if t.key(j) == k {
+	for j, end := t.first(i), t.end(i); j < end; j = t.end(j) {
+		if keyIs(t, j, k) {
 			return j
 		}
 	}
@@ -662,11 +793,11 @@ func (t *tape) member(i int, k string) int {
 // deepest value of a that b does not have as it is (a member b lacks, a
 // scalar b has otherwise, an array or object of another size).
 func tapeDiff(a *tape, i int, b *tape, j int) int {
-	x, y := &a.nodes[i], &b.nodes[j]
-	if x.kind() != y.kind() {
+	xk, yk := a.kind(i), b.kind(j)
+	if xk != yk {
 		return i
 	}
-	switch x.kind() {
+	switch xk {
 	case tString:
 		if a.str(i) != b.str(j) {
 			return i
@@ -679,7 +810,7 @@ func tapeDiff(a *tape, i int, b *tape, j int) int {
 		if a.count(i) != b.count(j) {
 			return i
 		}
-		for p, q := i+1, j+1; p < a.end(i); p, q = a.end(p), b.end(q) {
+		for p, q := a.first(i), b.first(j); p < a.end(i); p, q = a.end(p), b.end(q) {
 			if d := tapeDiff(a, p, b, q); d >= 0 {
 				return d
 			}
@@ -688,7 +819,7 @@ func tapeDiff(a *tape, i int, b *tape, j int) int {
 		n := a.count(i)
 		if n != b.count(j) {
 			// The member of x that y lacks, if there is one (the cold path).
-			for p := i + 1; p < a.end(i); p = a.end(p) {
+			for p := a.first(i); p < a.end(i); p = a.end(p) {
 				if b.member(j, a.key(p)) < 0 {
 					return p
 				}
@@ -701,10 +832,10 @@ func tapeDiff(a *tape, i int, b *tape, j int) int {
 		// Members are unique on both sides and equal in number, so every
 		// member of x found in y with an equal value means equal objects.
 		// The common case, the same order, costs one comparison per member.
-		q := j + 1
-		for p := i + 1; p < a.end(i); p = a.end(p) {
+		q := b.first(j)
+		for p := a.first(i); p < a.end(i); p = a.end(p) {
 			k := a.key(p)
-			if q >= b.end(j) || b.key(q) != k {
+			if q >= b.end(j) || !keyIs(b, q, k) {
 				if q = b.member(j, k); q < 0 {
 					return p
 				}
@@ -721,10 +852,10 @@ func tapeDiff(a *tape, i int, b *tape, j int) int {
 func objectDiffLarge(a *tape, i int, b *tape, j, n int) int {
 	var ix keyIndex
 	ix.reset(n)
-	for q := j + 1; q < b.end(j); q = b.end(q) {
+	for q := b.first(j); q < b.end(j); q = b.end(q) {
 		ix.insert(b, q)
 	}
-	for p := i + 1; p < a.end(i); p = a.end(p) {
+	for p := a.first(i); p < a.end(i); p = a.end(p) {
 		q := ix.find(b, a.key(p))
 		if q < 0 {
 			return p

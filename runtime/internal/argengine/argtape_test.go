@@ -3,9 +3,11 @@ package argengine
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"github.com/ocpgen/ocpgen/runtime/internal/argengine/argref"
 	"reflect"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,6 +21,10 @@ var tapeSeeds = []string{
 	`[{"a":1},{"a":1}]`, `{"a":1}x`, `{"a":}`, `{"a":1,}`, `[1,]`, `-0`, `1e400`, `1e-400`, `0.1e+2`,
 	`01`, `1.`, `-`, `"\u00e9\ud83d\ude00\ud800x"`, `"\u00e9\ud83d\ude00x"`, `{"\udc00":1}`, `"\\ud800"`, `"\ud800\\udc00"`, `"\uD83D\uDE00"`, `[1e1000,1e-1000]`, `[1e1001]`, `[1E-0001001]`, `[1.0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001]`, `[1.000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000001]`, `"\ud83d\ud83d\ude00"`, `"a\/b\\\"\b\f\n\r\t"`, "\"\x01\"", `tru`, `nul`, `"\q"`,
 	` { "k" : [ true , false , null ] } `, `{"é":"\u0041"}`, `{"A":1,"a":2}`,
+	// Member names read back from their values: white space, colons and
+	// quotes in names, names with escapes among others, nested.
+	"{ \"a\\\"b\" \t:\n 1 , \"c\\\\\" :\"\\u00e9\", \"x\": {\"\\n\": {\"\\t\" : [ {\"\\u0041b\":\"\\\"\" , \"q\":\"\\\"\"} ] } }, \"q:\":2, \"\":3, \"a : b\" : {\"\":\"\"} }",
+	`{"\u0061":{"\u0062":{"c":{"\u0064":[{"e":1,"\u0066":{}}]}},"g":"\\"},"h\"":[],"i":{"":{"\\":0}}}`,
 	`{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":10,"k11":11,"k12":12,"k13":13,"k14":14,"k15":15,"k16":16,"k17":{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":10,"k11":11,"k12":12,"k13":13,"k14":14,"k15":15,"k16":16,"k17":17},"k18":18,"k3":3}`,
 }
 
@@ -127,6 +133,20 @@ func TestTapeAgreesWithEncodingJSON(t *testing.T) {
 	for _, s := range tapeSeeds {
 		checkTapeAgrees(t, s)
 	}
+	// Large objects (indexed) of names with and without escapes, nested,
+	// a duplicate of an escaped name last.
+	var b strings.Builder
+	for k := range 40 {
+		if k > 0 {
+			b.WriteString(" ,\n")
+		}
+		fmt.Fprintf(&b, `"k\u00%02x%d" : {"\"%d":[%d], "n%d" :"\t"}`, 0x41+k%26, k, k, k, k)
+		fmt.Fprintf(&b, `,"m%d":"%d"`, k, k)
+	}
+	checkTapeAgrees(t, "{"+b.String()+"}")
+	for _, dup := range []string{`"kA0"`, `"k\u00410"`, `"m39"`, `"\u006d39"`} { // names met before
+		checkTapeAgrees(t, "{"+b.String()+","+dup+":0}")
+	}
 	checkTapeAgrees(t, strings.Repeat("[", MaxArgsDepth)+strings.Repeat("]", MaxArgsDepth))
 	checkTapeAgrees(t, strings.Repeat("[", MaxArgsDepth+2)+strings.Repeat("]", MaxArgsDepth+2))
 }
@@ -178,7 +198,7 @@ func TestTapeEqual(t *testing.T) {
 // (map[string]any, []any, float64, string, bool, nil): what the tape
 // holds, for comparison with encoding/json.
 func (t *tape) toAny(i int) any {
-	switch t.nodes[i].kind() {
+	switch t.kind(i) {
 	case tNull:
 		return nil
 	case tFalse:
@@ -191,14 +211,60 @@ func (t *tape) toAny(i int) any {
 		return t.str(i)
 	case tArray:
 		a := make([]any, 0, t.count(i))
-		for p := i + 1; p < t.end(i); p = t.end(p) {
+		for p := t.first(i); p < t.end(i); p = t.end(p) {
 			a = append(a, t.toAny(p))
 		}
 		return a
 	}
 	m := make(map[string]any, t.count(i))
-	for p := i + 1; p < t.end(i); p = t.end(p) {
+	for p := t.first(i); p < t.end(i); p = t.end(p) {
 		m[t.key(p)] = t.toAny(p)
 	}
 	return m
+}
+
+// The tape is 4 bytes a string, number or literal and 8 an array or
+// object: parsing 100,000 numbers, or as many one-member objects, or
+// arrays nested 5,000 deep, allocates the nodes at once and little else (a
+// length is read again from its text, a name back from its value's).
+func TestTapeSize(t *testing.T) {
+	const n = 100000
+	for _, tc := range []struct {
+		in                  string
+		scalars, containers int
+	}{
+		{"[" + strings.TrimSuffix(strings.Repeat("0,", n), ",") + "]", n, 1},
+		{"[" + strings.TrimSuffix(strings.Repeat(`"",`, n), ",") + "]", n, 1},
+		{"[" + strings.TrimSuffix(strings.Repeat(`{"a":0},`, n), ",") + "]", n, n + 1},
+		{strings.Repeat("[", 5000) + strings.Repeat("]", 5000), 0, 5000},
+	} {
+		tp := getTape()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		err := tp.parse(tc.in)
+		runtime.ReadMemStats(&after)
+		putTape(tp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, want := after.TotalAlloc-before.TotalAlloc, uint64(4*tc.scalars+8*tc.containers); a > want+16<<10 {
+			t.Errorf("parsing %.20s… (%d scalars, %d arrays and objects) allocated %d bytes, beyond %d", tc.in, tc.scalars, tc.containers, a, want)
+		}
+	}
+}
+
+// A text whose strings with escapes would take dec beyond the offsets a
+// word holds is refused whole (RuleSize) before anything is parsed: here
+// 15,000,000 strings "\n", each 8 bytes of heads and 1 of text. (Only a
+// result's text can be that large: arguments are bounded below it.)
+func TestTapeRefusesWhatItsOffsetsCannotHold(t *testing.T) {
+	sc, err := CompileSchema([]byte(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := []byte("[" + strings.Repeat(`"\n",`, 15_000_000) + `""]`)
+	var r *Refusal
+	if err := sc.ValidateJSON(in); !errors.As(err, &r) || r.Rule != RuleSize {
+		t.Fatalf("%d bytes of escaped strings: %v, want a refusal by rule %s", len(in), err, RuleSize)
+	}
 }

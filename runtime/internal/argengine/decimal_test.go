@@ -110,7 +110,7 @@ func FuzzDecimal(f *testing.F) {
 	f.Add("-1.50e1", "5e-1")
 	f.Fuzz(func(t *testing.T, a, b string) {
 		var ta, tb tape
-		if ta.parse(a) != nil || tb.parse(b) != nil || ta.nodes[0].kind() != tNumber || tb.nodes[0].kind() != tNumber {
+		if ta.parse(a) != nil || tb.parse(b) != nil || ta.kind(0) != tNumber || tb.kind(0) != tNumber {
 			return
 		}
 		agreeDecimal(t, ta.str(0), tb.str(0))

@@ -32,10 +32,14 @@
 //     is the work on them: a validation costs at most a constant times the
 //     instance's size times the schema's, whatever the schema's
 //     references, and no number costs more than its literal's length. So
-//     is the memory: a check holds a copy of the arguments, 16 bytes a
-//     value, the decoded text of the strings with escapes, the re-encoding
-//     and, only when asked for, the typed value; the indexes of large
-//     objects and arrays hold a few bytes a member or item.
+//     is the memory: a check holds a copy of the arguments, 4 bytes a
+//     string, number or literal and 8 an array or object, the decoded text
+//     of the strings with escapes, the re-encoding when it is not the
+//     arguments' bytes (when it is, and no typed value is asked for, the
+//     copy is what is forwarded) and, only when asked for, the typed
+//     value; the indexes of large objects and arrays, and the validator's
+//     memo of shared subschemas, hold a few bits or bytes a member, item
+//     or value.
 //   - The forwarded bytes are the validated value. The arguments must be
 //     one JSON object (RFC 8259, UTF-8, no duplicate key, no trailing
 //     data), valid against the schema, with only the schema's top-level

@@ -27,8 +27,8 @@ type Limits struct {
 }
 
 // The largest limits [Compile] takes. The tape holds offsets of 32 bits and
-// member name lengths of 27; the bounds keep a call's memory to a few
-// times its bytes (docs/security-model.md, "Bounds").
+// lengths of 27; the bounds keep a call's memory to a few times its bytes
+// (docs/security-model.md, "Bounds").
 const (
 	MaxLimitBytes  = 64 << 20
 	MaxLimitValues = 1 << 22
@@ -103,7 +103,7 @@ func Compile(inputSchema []byte, typ reflect.Type, lim Limits) (*Engine, error) 
 // re-encoding must equal them, at every depth, so that a key the typed
 // decode dropped, matched case-insensitively or altered is refused. raw is
 // copied: nothing the caller does to it afterwards changes what was
-// checked.
+// checked; the bytes returned are no one else's.
 func (e *Engine) Check(raw []byte, needTyped bool) (any, []byte, error) {
 	if len(raw) == 0 {
 		return nil, nil, refusal("", RuleSyntax, errors.New("no arguments (an object is required)"))
@@ -124,14 +124,21 @@ func (e *Engine) Check(raw []byte, needTyped bool) (any, []byte, error) {
 
 // checkParsed is Check with the tape t: its steps, in order (the
 // benchmarks of memory measure each: BenchmarkArgsHeap).
+//
+// The tape reads a private copy of raw, own, as its text, without
+// another copy (parseOwned); nothing writes own while the tape holds it.
+// When the re-encoding is own's bytes and no typed value is made, own is
+// the forwarded bytes: then nothing read from the tape outlives the check,
+// and the caller is own's only holder.
 func (e *Engine) checkParsed(t *tape, raw []byte, needTyped bool) (any, []byte, error) {
-	if err := t.parse(string(raw)); err != nil {
+	own := bytes.Clone(raw)
+	if err := t.parseOwned(own); err != nil {
 		return nil, nil, err
 	}
 	if err := e.validate(t); err != nil {
 		return nil, nil, err
 	}
-	args, fwd, err := e.reencode(t, raw, needTyped)
+	args, fwd, same, err := e.reencode(t, own, needTyped)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -139,7 +146,7 @@ func (e *Engine) checkParsed(t *tape, raw []byte, needTyped bool) (any, []byte, 
 	// otherwise be approved in one form and forwarded in another. Identical
 	// bytes (a typed call, or a client that sends keys in schema order)
 	// are equal without reading them again.
-	if !bytes.Equal(raw, fwd) {
+	if !same {
 		if err := sameAsTape(t, fwd); err != nil {
 			return nil, nil, err
 		}
@@ -151,7 +158,7 @@ func (e *Engine) checkParsed(t *tape, raw []byte, needTyped bool) (any, []byte, 
 // only the schema's top-level properties, and that those the schema
 // mirrors into HTTP headers can be headers.
 func (e *Engine) validate(t *tape) error {
-	if t.nodes[0].kind() != tObject {
+	if t.kind(0) != tObject {
 		return refusal("", RuleSchema, errors.New("arguments are not a JSON object"))
 	}
 	if err := e.check.validate(t, 0); err != nil {
@@ -160,7 +167,7 @@ func (e *Engine) validate(t *tape) error {
 	// Only what the schema takes is forwarded, whatever the schema says
 	// about additional properties. (After the schema: an undeclared key the
 	// schema refuses is the schema's refusal.)
-	for p := 1; p < len(t.nodes); p = t.end(p) {
+	for p := t.first(0); p < len(t.nodes); p = t.end(p) {
 		if k := t.key(p); !e.props[k] {
 			return refusal(t.pointer(p), RuleUndeclared, fmt.Errorf("argument %s is not a property of the tool's schema", truncQuote(k)))
 		}
@@ -169,42 +176,43 @@ func (e *Engine) validate(t *tape) error {
 }
 
 // reencode returns the typed arguments (nil without needTyped, when they
-// are not made) and their re-encoding, the bytes to forward: what the
-// caller reads of the typed arguments must be what is forwarded. Without
-// needTyped, in the common case, the bytes are written straight from the
-// tape (codecNode.encodeTape); otherwise the typed decode makes the
-// arguments and they are encoded: by the tool's codec (argcodec.go), or by
-// encoding/json for a type it does not cover.
-func (e *Engine) reencode(t *tape, raw []byte, needTyped bool) (any, []byte, error) {
+// are not made), their re-encoding, the bytes to forward, and whether
+// those are the bytes of own, the private copy of the arguments that t
+// reads: what the caller reads of the typed arguments must be what is
+// forwarded. Without needTyped, in the common case, the bytes are written
+// straight from the tape (codecNode.encodeTape), and when they are own's
+// they are own itself; otherwise the typed decode makes the arguments and
+// they are encoded: by the tool's codec (argcodec.go), or by encoding/json
+// for a type it does not cover.
+func (e *Engine) reencode(t *tape, own []byte, needTyped bool) (args any, fwd []byte, same bool, err error) {
 	if e.codec == nil {
-		args, err := decodeArgs(e.typ, t.decodeInput(raw))
+		typed, err := decodeArgs(e.typ, t.decodeInput(own))
 		if err != nil {
-			return nil, nil, decodeError(t, fmt.Errorf("decode: %w", err))
+			return nil, nil, false, decodeError(t, fmt.Errorf("decode: %w", err))
 		}
-		fwd, err := MarshalPlain(args)
-		if err != nil {
-			return nil, nil, refusal("", RuleRoundTrip, fmt.Errorf("re-encode: %w", err))
+		if fwd, err = MarshalPlain(typed); err != nil {
+			return nil, nil, false, refusal("", RuleRoundTrip, fmt.Errorf("re-encode: %w", err))
 		}
-		if !needTyped {
-			return nil, fwd, nil
+		if needTyped {
+			args = typed
 		}
-		return args, fwd, nil
+		return args, fwd, bytes.Equal(own, fwd), nil
 	}
-	buf := make([]byte, 0, len(raw)+16) // the arguments' size, which the re-encoding usually is
 	if !needTyped {
-		if fwd, ok := e.codec.encodeTape(buf, t, 0); ok {
-			return nil, fwd, nil
+		if w := newFwdBuf(own); e.codec.encodeTape(w, t, 0) {
+			fwd, same := w.bytes()
+			return nil, fwd, same, nil
 		}
 	}
 	p := reflect.New(e.typ)
 	if err := e.codec.decode(t, 0, p.Elem()); err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
-	fwd := e.codec.encode(buf[:0], p.Elem(), false)
-	if !needTyped {
-		return nil, fwd, nil // the typed arguments go now
-	}
-	return p.Interface(), fwd, nil
+	fwd = e.codec.encode(make([]byte, 0, len(own)+16), p.Elem(), false) // the arguments' size, which the re-encoding usually is
+	if needTyped {
+		args = p.Interface()
+	} // else the typed arguments go now
+	return args, fwd, bytes.Equal(own, fwd), nil
 }
 
 // MarshalPlain is json.Marshal without HTML escaping (an Encoder with

@@ -1,6 +1,7 @@
 package argengine
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"runtime"
@@ -130,7 +131,8 @@ func checkPhases(b *testing.B, e *Engine, raw []byte, typed bool) []heapmeter.Ph
 	m := heapmeter.Start()
 	t := getTape()
 	t.maxValues = e.limits.Values
-	if err := t.parse(string(raw)); err != nil {
+	own := bytes.Clone(raw)
+	if err := t.parseOwned(own); err != nil {
 		b.Fatal(err)
 	}
 	m.Mark("tape")
@@ -138,7 +140,7 @@ func checkPhases(b *testing.B, e *Engine, raw []byte, typed bool) []heapmeter.Ph
 		b.Fatal(err)
 	}
 	m.Mark("validate")
-	args, fwd, err := e.reencode(t, raw, typed)
+	args, fwd, _, err := e.reencode(t, own, typed)
 	if err != nil {
 		b.Fatal(err)
 	}

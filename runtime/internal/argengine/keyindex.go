@@ -57,7 +57,7 @@ func (ix *keyIndex) put(k string, v int32) {
 func (ix *keyIndex) find(t *tape, k string) int {
 	mask := len(ix.slots) - 1
 	for s := int(maphash.String(keySeed, k)) & mask; ix.slots[s] != 0; s = (s + 1) & mask {
-		if j := int(ix.slots[s] - 1); t.key(j) == k {
+		if j := int(ix.slots[s] - 1); keyIs(t, j, k) {
 			return j
 		}
 	}
@@ -65,14 +65,27 @@ func (ix *keyIndex) find(t *tape, k string) int {
 }
 
 // memoSet remembers the verdicts of a validation's memo nodes (snode.memo)
-// by schema node and instance node, in the common case (no signature of a
-// dynamic scope, no annotations): an open-addressing table of 8-byte
-// slots, each a key and its verdict, hashed with the process's random
-// seed.
+// by memo node (snode.memoID) and instance node, in the common case (no
+// signature of a dynamic scope, no annotations). A memo node's first
+// verdicts go to a table the memo nodes share, open-addressing, of 8-byte
+// slots (a key and its verdict, hashed with the process's random seed);
+// once a memo node has more than 1/memoDenseShare of the tape's nodes
+// there, its verdicts go to a table of its own of 2 bits a tape node
+// (known, verdict), which it then reads first. So a validation remembers
+// at most about 3 bits a tape node for each memo node it used, however
+// many instance nodes a shared subschema is applied to.
 type memoSet struct {
-	slots []uint64 // (id<<32 | instance node) << 1 | verdict; 0: empty
+	slots []uint64 // (memo id<<32 | instance node) << 1 | verdict; 0: empty
 	n     int
+	// count is, by memo id, its entries in slots; dense, nil or its table
+	// of 2 bits a tape node. Both are made at the first put.
+	count []int32
+	dense [][]uint64
 }
+
+// memoDenseShare: a memo node whose entries in the shared table pass
+// 1/memoDenseShare of the tape's nodes gets its own table, of 2 bits a node.
+const memoDenseShare = 256
 
 var memoSeed = uint64(maphash.Comparable(keySeed, "memo"))
 
@@ -86,8 +99,14 @@ func memoHash(k uint64) uint64 {
 	return k
 }
 
-// get returns the verdict remembered for node id at instance node i.
+// get returns the verdict remembered for memo node id at instance node i.
 func (m *memoSet) get(id int32, i int) (ok, hit bool) {
+	if m.dense != nil {
+		if d := m.dense[id]; d != nil {
+			w := d[i/32] >> (2 * (i % 32))
+			return w&2 != 0, w&1 != 0
+		}
+	}
 	if m.n == 0 {
 		return false, false
 	}
@@ -101,8 +120,28 @@ func (m *memoSet) get(id int32, i int) (ok, hit bool) {
 	return false, false
 }
 
-// put remembers ok for node id at instance node i, which m does not hold.
-func (m *memoSet) put(id int32, i int, ok bool) {
+// put remembers ok for memo node id (of memos) at instance node i (of
+// nodes), which m does not hold.
+func (m *memoSet) put(id int32, i int, ok bool, memos, nodes int) {
+	if m.dense == nil {
+		m.count, m.dense = make([]int32, memos), make([][]uint64, memos)
+	}
+	d := m.dense[id]
+	if d == nil && int(m.count[id]) >= nodes/memoDenseShare {
+		// Its own table, with what the shared one holds of it.
+		d = make([]uint64, (nodes+31)/32)
+		for _, v := range m.slots {
+			if v != 0 && int32(v>>33) == id {
+				setMemoBits(d, int(uint32(v>>1)), v&1 == 1)
+			}
+		}
+		m.dense[id] = d
+	}
+	if d != nil {
+		setMemoBits(d, i, ok)
+		return
+	}
+	m.count[id]++
 	if (m.n+1)*5 > len(m.slots)*4 {
 		old := m.slots
 		m.slots, m.n = make([]uint64, max(16, 2*len(old))), 0
@@ -117,6 +156,15 @@ func (m *memoSet) put(id int32, i int, ok bool) {
 		v |= 1
 	}
 	m.insert(v)
+}
+
+// setMemoBits marks node i known, with its verdict ok, in a dense table.
+func setMemoBits(d []uint64, i int, ok bool) {
+	b := uint64(1)
+	if ok {
+		b = 3
+	}
+	d[i/32] |= b << (2 * (i % 32))
 }
 
 func (m *memoSet) insert(v uint64) {

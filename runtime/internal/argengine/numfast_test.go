@@ -113,7 +113,7 @@ func FuzzNumFast(f *testing.F) {
 	f.Fuzz(func(t *testing.T, lit string) {
 		tp := getTape()
 		defer putTape(tp)
-		if tp.parse(lit) != nil || tp.nodes[0].kind() != tNumber || len(lit) > MaxNumberLen {
+		if tp.parse(lit) != nil || tp.kind(0) != tNumber || len(lit) > MaxNumberLen {
 			return
 		}
 		checkNumFast(t, lit)

@@ -94,7 +94,7 @@ func checkParamHeaders(t *tape, headers []paramHeader) error {
 	for _, h := range headers {
 		i := 0
 		for _, name := range h.path {
-			if t.nodes[i].kind() != tObject {
+			if t.kind(i) != tObject {
 				i = -1
 				break
 			}
@@ -115,7 +115,7 @@ func checkParamHeaders(t *tape, headers []paramHeader) error {
 // headerValue reports why value i of t, an argument's value, cannot be a
 // mirrored header's value (nil if it can).
 func headerValue(t *tape, i int) error {
-	switch t.nodes[i].kind() {
+	switch t.kind(i) {
 	case tNull, tTrue, tFalse:
 		return nil
 	case tNumber:

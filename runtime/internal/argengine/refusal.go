@@ -172,12 +172,12 @@ func (t *tape) pointer(i int) string {
 	var b strings.Builder
 	for n := 0; n < i; {
 		// The child of n that holds i: the one whose subtree ends past i.
-		p, k := n+1, 0
+		p, k := t.first(n), 0
 		for t.end(p) <= i {
 			p, k = t.end(p), k+1
 		}
 		b.WriteByte('/')
-		if t.nodes[n].kind() == tObject {
+		if t.kind(n) == tObject {
 			b.WriteString(jsonptr.EscapeToken(t.key(p)))
 		} else {
 			b.WriteString(strconv.Itoa(k))
@@ -210,9 +210,9 @@ func decodeError(t *tape, err error) *Refusal {
 		return refusal("", RuleGoType, err)
 	}
 	i, rest := 0, ute.Field
-	for rest != "" && t.nodes[i].kind() == tObject {
+	for rest != "" && t.kind(i) == tObject {
 		next := -1
-		for p := i + 1; p < t.end(i); p = t.end(p) {
+		for p := t.first(i); p < t.end(i); p = t.end(p) {
 			k := t.key(p)
 			if rest == k || strings.HasPrefix(rest, k+".") {
 				next = p

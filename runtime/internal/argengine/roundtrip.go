@@ -63,7 +63,7 @@ func (c *fwdScan) value(i, depth int) (int, error) {
 	}
 	var kind tapeKind
 	if i >= 0 {
-		kind = c.t.nodes[i].kind()
+		kind = c.t.kind(i)
 	}
 	switch c.s[c.pos] {
 	case '{':
@@ -159,7 +159,10 @@ func (c *fwdScan) next(closing byte) (bool, error) {
 // array reads an array at s[pos] against node i, an array (or none).
 func (c *fwdScan) array(i, depth int) (int, error) {
 	c.pos++
-	p := i + 1 // the element of i to compare with the next one of s
+	p := -1 // the element of i to compare with the next one of s
+	if i >= 0 {
+		p = c.t.first(i)
+	}
 	c.pos = skipSpace(c.s, c.pos)
 	if c.pos < len(c.s) && c.s[c.pos] == ']' {
 		c.pos++
@@ -190,25 +193,25 @@ func (c *fwdScan) array(i, depth int) (int, error) {
 
 // object reads an object at s[pos] against node i, an object (or none).
 // Its members are looked up by name: in order first, then by a scan of
-// i's members, or through an index of them when i has more than 64. A
-// member of s that i lacks, or that s has twice, makes them differ; so
-// does a member of i that s lacks.
+// i's members from there, or through an index of them when i has more
+// than 64. A member of s that i lacks, or that s has twice, makes them
+// differ; so does a member of i that s lacks.
 func (c *fwdScan) object(i, depth int) (int, error) {
 	c.pos++
 	t := c.t
-	n := 0
-	if i >= 0 {
-		n = t.count(i)
-	}
 	var (
 		ix      keyIndex
 		indexed bool
-		small   uint64  // members matched, by position, when n <= 64
-		next    = i + 1 // the member expected next, and its position
+		small   uint64 // members matched, by position, when n <= 64
+		n       = 0
+		next    = -1 // the member expected next, and its position
 		nextPos = 0
 		missing = false
 		read    = 0
 	)
+	if i >= 0 {
+		n, next = t.count(i), t.first(i)
+	}
 	c.pos = skipSpace(c.s, c.pos)
 	if c.pos < len(c.s) && c.s[c.pos] == '}' {
 		c.pos++
@@ -251,19 +254,30 @@ func (c *fwdScan) object(i, depth int) (int, error) {
 			j := -1
 			switch {
 			case i < 0:
-			case next < t.end(i) && t.key(next) == string(name):
+			case next < t.end(i) && keyIs(t, next, name):
 				j = next
 			case n <= 64:
-				for q, k := i+1, 0; q < t.end(i); q, k = t.end(q), k+1 {
-					if t.key(q) == string(name) {
+				// The members after the one expected next, then those
+				// before it.
+				from, k := t.first(i), 0
+				if next < t.end(i) {
+					from, k = t.end(next), nextPos+1
+				}
+				for q := from; q < t.end(i); q, k = t.end(q), k+1 {
+					if keyIs(t, q, name) {
 						j, nextPos = q, k
 						break
+					}
+				}
+				for q, k := t.first(i), 0; j < 0 && q < next && from != t.first(i); q, k = t.end(q), k+1 {
+					if keyIs(t, q, name) {
+						j, nextPos = q, k
 					}
 				}
 			default:
 				if !indexed {
 					ix.reset(n)
-					for q := i + 1; q < t.end(i); q = t.end(q) {
+					for q := t.first(i); q < t.end(i); q = t.end(q) {
 						ix.insert(t, q)
 					}
 					indexed = true
@@ -304,7 +318,7 @@ func (c *fwdScan) object(i, depth int) (int, error) {
 		return -1, nil
 	}
 	// The first member of i that s lacks, if there is one.
-	for q, k := i+1, 0; q < t.end(i); q, k = t.end(q), k+1 {
+	for q, k := t.first(i), 0; q < t.end(i); q, k = t.end(q), k+1 {
 		if n <= 64 && small&(1<<k) == 0 || n > 64 && (c.marks == nil || c.marks[q/64]&(1<<(q%64)) == 0) {
 			return q, nil
 		}
@@ -316,7 +330,7 @@ func (c *fwdScan) object(i, depth int) (int, error) {
 func (ix *keyIndex) findBytes(t *tape, k []byte) int {
 	mask := len(ix.slots) - 1
 	for s := int(maphash.Bytes(keySeed, k)) & mask; ix.slots[s] != 0; s = (s + 1) & mask {
-		if j := int(ix.slots[s] - 1); t.key(j) == string(k) {
+		if j := int(ix.slots[s] - 1); keyIs(t, j, k) {
 			return j
 		}
 	}

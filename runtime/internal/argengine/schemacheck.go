@@ -2,6 +2,8 @@ package argengine
 
 import (
 	"bytes"
+	"cmp"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -65,6 +67,8 @@ type schemaCheck struct {
 	// dynamic: some $dynamicRef is resolved in the dynamic scope, which
 	// validation then tracks.
 	dynamic bool
+	// memos is the number of memo nodes (snode.memo).
+	memos int
 }
 
 // patternRefusal is the refusal of every value by a schema that has a
@@ -140,8 +144,9 @@ type snode struct {
 	// memo: reached by more than one edge, so its verdicts are remembered
 	// per instance location during a call.
 	memo bool
-	// id numbers the node in its schema, from 1 (memoBits' keys).
-	id int32
+	// id numbers the node in its schema, from 1; memoID numbers its memo
+	// nodes, from 0 (memoSet's keys).
+	id, memoID int32
 	// edges are the subschemas this one applies, in place (same instance)
 	// or not, for the compile-time checks.
 	inPlace []*snode
@@ -232,6 +237,7 @@ type schemaCompiler struct {
 	nodes   map[string]*snode
 	refusal *patternRefusal
 	dynamic bool
+	memos   int // memo nodes, numbered by finish
 	err     error
 }
 
@@ -299,7 +305,7 @@ func compileSchemaJSON(raw []byte) (*schemaCheck, error) {
 	if err := c.finish(n); err != nil {
 		return nil, err
 	}
-	return &schemaCheck{root: n, refusal: c.refusal, dynamic: c.dynamic}, nil
+	return &schemaCheck{root: n, refusal: c.refusal, dynamic: c.dynamic, memos: c.memos}, nil
 }
 
 func (c *schemaCompiler) newResource(uri, ptr string) *resource {
@@ -878,9 +884,17 @@ func (c *schemaCompiler) finish(root *snode) error {
 			indeg[s] += 2 // reached from any dynamic scope
 		}
 	}
+	var memos []*snode
 	for n, k := range indeg {
-		n.memo = k > 1
+		if n.memo = k > 1; n.memo {
+			memos = append(memos, n)
+		}
 	}
+	slices.SortFunc(memos, func(a, b *snode) int { return cmp.Compare(a.id, b.id) })
+	for k, n := range memos {
+		n.memoID = int32(k)
+	}
+	c.memos = len(memos)
 	return nil
 }
 
@@ -999,7 +1013,7 @@ func (b *numBounds) check(lit string) string {
 // its literal has no fractional part (1.0 and 1e2 are integers,
 // 1.0000000000000001 is not).
 func typeBit(t *tape, i int) uint8 {
-	switch t.nodes[i].kind() {
+	switch t.kind(i) {
 	case tNull:
 		return jtNull
 	case tFalse, tTrue:
@@ -1082,7 +1096,7 @@ func (sc *schemaCheck) validate(t *tape, i int) error {
 	}
 	// The cold path: again, to say why and where.
 	why := ""
-	c := evalCtx{t: t, track: sc.dynamic, why: &why, whyAt: -1}
+	c := evalCtx{t: t, track: sc.dynamic, memos: sc.memos, why: &why, whyAt: -1}
 	sc.root.eval(&c, i, nil)
 	if why == "" {
 		why = "invalid"
@@ -1097,7 +1111,7 @@ func (sc *schemaCheck) validate(t *tape, i int) error {
 // run is the verdict on value i, and the number of subschema evaluations
 // it took.
 func (sc *schemaCheck) run(t *tape, i int) (bool, int) {
-	c := evalCtx{t: t, track: sc.dynamic}
+	c := evalCtx{t: t, track: sc.dynamic, memos: sc.memos}
 	ok := sc.root.eval(&c, i, nil)
 	return ok, c.evals
 }
@@ -1118,10 +1132,12 @@ type evalCtx struct {
 	sig  int32
 	sigs map[[2]int32]int32
 	// memo holds the verdicts of memo nodes; memoBits those of the common
-	// case, without a dynamic scope's signature or annotations, 8 bytes a
-	// slot.
+	// case, without a dynamic scope's signature or annotations, about 3
+	// bits a tape node a memo node at most. memos is the schema's number of
+	// memo nodes.
 	memo     map[memoKey]memoVal
 	memoBits memoSet
+	memos    int
 	evals    int
 	// entered is the node whose scope and memo evalScoped has just
 	// handled, so that eval runs its body.
@@ -1230,10 +1246,10 @@ func (n *snode) evalScoped(c *evalCtx, i int, ann *anns) bool {
 	var ok bool
 	if n.memo && c.sig == 0 && ann == nil {
 		var hit bool
-		if ok, hit = c.memoBits.get(n.id, i); !hit {
+		if ok, hit = c.memoBits.get(n.memoID, i); !hit {
 			c.entered = n
 			ok = n.eval(c, i, nil)
-			c.memoBits.put(n.id, i, ok)
+			c.memoBits.put(n.memoID, i, ok, c.memos, len(c.t.nodes))
 		}
 	} else if n.memo {
 		key := memoKey{n, int32(i), c.sig, ann != nil}
@@ -1286,10 +1302,10 @@ func (n *snode) eval(c *evalCtx, i int, ann *anns) bool {
 	if n.never {
 		return c.fail(i, "the schema allows no value here")
 	}
-	x := &c.t.nodes[i]
+	xk := c.t.kind(i)
 	var local anns
 	var la *anns
-	if (ann != nil || n.unevalProps != nil || n.unevalItems != nil) && (x.kind() == tObject || x.kind() == tArray) {
+	if (ann != nil || n.unevalProps != nil || n.unevalItems != nil) && (xk == tObject || xk == tArray) {
 		local.init(int32(c.t.count(i)))
 		la = &local
 	}
@@ -1307,7 +1323,7 @@ func (n *snode) eval(c *evalCtx, i int, ann *anns) bool {
 	if n.values && !n.checkValues(c, i) {
 		return false
 	}
-	switch x.kind() {
+	switch xk {
 	case tNumber:
 		if n.num != nil {
 			if msg := n.num.check(c.t.str(i)); msg != "" {
@@ -1347,7 +1363,7 @@ func (n *snode) eval(c *evalCtx, i int, ann *anns) bool {
 	if n.logic && !n.evalLogic(c, i, la) {
 		return false
 	}
-	switch x.kind() {
+	switch xk {
 	case tArray:
 		if n.arr && !n.evalArray(c, i, la) {
 			return false
@@ -1378,7 +1394,7 @@ func (n *snode) checkValues(c *evalCtx, i int) bool {
 	if n.enum != nil {
 		ok := false
 		if n.enumSet != nil {
-			ok = t.nodes[i].kind() == tString
+			ok = t.kind(i) == tString
 			if ok {
 				_, ok = n.enumSet[t.str(i)]
 			}
@@ -1476,7 +1492,7 @@ func (n *snode) evalArray(c *evalCtx, i int, la *anns) bool {
 	t := c.t
 	if n.prefix != nil || n.items != nil {
 		k := 0
-		for p := i + 1; p < t.end(i); p, k = t.end(p), k+1 {
+		for p := t.first(i); p < t.end(i); p, k = t.end(p), k+1 {
 			s := n.items
 			if k < len(n.prefix) {
 				s = n.prefix[k]
@@ -1495,7 +1511,7 @@ func (n *snode) evalArray(c *evalCtx, i int, la *anns) bool {
 	if n.contains != nil {
 		matched, k := 0, 0
 		c.quiet(func() bool {
-			for p := i + 1; p < t.end(i); p, k = t.end(p), k+1 {
+			for p := t.first(i); p < t.end(i); p, k = t.end(p), k+1 {
 				if n.contains.eval(c, p, nil) {
 					matched++
 					if la != nil {
@@ -1530,7 +1546,7 @@ func (n *snode) evalArray(c *evalCtx, i int, la *anns) bool {
 	}
 	if n.unevalItems != nil {
 		k := 0
-		for p := i + 1; p < t.end(i); p, k = t.end(p), k+1 {
+		for p := t.first(i); p < t.end(i); p, k = t.end(p), k+1 {
 			if !la.has(k) && !n.unevalItems.eval(c, p, nil) {
 				return c.fail(i, "unevaluatedItems: item %d", k)
 			}
@@ -1544,7 +1560,7 @@ func (n *snode) evalObject(c *evalCtx, i int, la *anns) bool {
 	t := c.t
 	if n.props != nil || n.patProps != nil || n.additional != nil || n.propNames != nil {
 		k := 0
-		for p := i + 1; p < t.end(i); p, k = t.end(p), k+1 {
+		for p := t.first(i); p < t.end(i); p, k = t.end(p), k+1 {
 			key := t.key(p)
 			matched := false
 			if s, ok := n.props[key]; ok {
@@ -1606,7 +1622,7 @@ func (n *snode) evalObject(c *evalCtx, i int, la *anns) bool {
 	}
 	if n.unevalProps != nil {
 		k := 0
-		for p := i + 1; p < t.end(i); p, k = t.end(p), k+1 {
+		for p := t.first(i); p < t.end(i); p, k = t.end(p), k+1 {
 			if !la.has(k) && !n.unevalProps.eval(c, p, nil) {
 				return c.fail(i, "unevaluatedProperties: %q", t.key(p))
 			}
@@ -1617,12 +1633,17 @@ func (n *snode) evalObject(c *evalCtx, i int, la *anns) bool {
 }
 
 // nameValid applies propertyNames to a member name, as a string value of
-// its own one-node tape.
+// its own one-node tape (its text in dec, after its heads).
 func (n *snode) nameValid(c *evalCtx, key string) bool {
 	kt := getTape()
-	kt.src = key
-	kt.nodes = append(kt.nodes, tapeNode{aux: uint32(len(key)), meta: uint32(tString)})
-	sub := evalCtx{t: kt, track: c.track, scope: c.scope, sig: c.sig, sigs: c.sigs, binding: c.binding, bound: c.bound}
+	var heads [8]byte // no offset in src, and its length
+	binary.LittleEndian.PutUint32(heads[4:], uint32(len(key)))
+	kt.dec.Grow(len(heads) + len(key))
+	kt.dec.Write(heads[:])
+	kt.dec.WriteString(key)
+	kt.decs = kt.dec.String()
+	kt.nodes = append(kt.nodes, uint32(tString)<<kindShift|strEscaped|8)
+	sub := evalCtx{t: kt, track: c.track, memos: c.memos, scope: c.scope, sig: c.sig, sigs: c.sigs, binding: c.binding, bound: c.bound}
 	ok := n.propNames.eval(&sub, 0, nil)
 	putTape(kt)
 	return ok
@@ -1634,7 +1655,7 @@ func (n *snode) nameValid(c *evalCtx, key string) bool {
 // at random for the process): 8 bytes a slot, at most 2.5 slots an item.
 func uniqueItems(t *tape, i int) bool {
 	if !t.moreThan(i, 32) {
-		for p := i + 1; p < t.end(i); p = t.end(p) {
+		for p := t.first(i); p < t.end(i); p = t.end(p) {
 			for q := t.end(p); q < t.end(i); q = t.end(q) {
 				if tapeDiff(t, p, t, q) < 0 {
 					return false
@@ -1649,7 +1670,7 @@ func uniqueItems(t *tape, i int) bool {
 	}
 	slots := make([]uint64, size) // the hash's high half, and the item's node + 1
 	mask := size - 1
-	for p := i + 1; p < t.end(i); p = t.end(p) {
+	for p := t.first(i); p < t.end(i); p = t.end(p) {
 		var h maphash.Hash
 		h.SetSeed(keySeed)
 		hashTape(&h, t, p)
@@ -1671,7 +1692,7 @@ func uniqueItems(t *tape, i int) bool {
 // hashTape hashes value i so that equal values (tapeEqual) hash alike:
 // exactly equal numbers have equal float64s.
 func hashTape(h *maphash.Hash, t *tape, i int) {
-	kind := t.nodes[i].kind()
+	kind := t.kind(i)
 	h.WriteByte(byte(kind))
 	switch kind {
 	case tNumber:
@@ -1688,14 +1709,14 @@ func hashTape(h *maphash.Hash, t *tape, i int) {
 	case tString:
 		h.WriteString(t.str(i))
 	case tArray:
-		for p := i + 1; p < t.end(i); p = t.end(p) {
+		for p := t.first(i); p < t.end(i); p = t.end(p) {
 			hashTape(h, t, p)
 		}
 	case tObject:
 		// Order-independent: combine member hashes commutatively.
 		var sum uint64
 		seed := h.Seed()
-		for p := i + 1; p < t.end(i); p = t.end(p) {
+		for p := t.first(i); p < t.end(i); p = t.end(p) {
 			var m maphash.Hash
 			m.SetSeed(seed)
 			m.WriteString(t.key(p))
@@ -1759,16 +1780,16 @@ func (s *schemaNumber) String() string { return s.lit }
 // const; see schemaValue): numbers by value, exactly, against the schema's
 // literal.
 func tapeEqualsJSON(t *tape, i int, v any) bool {
-	x := &t.nodes[i]
+	xk := t.kind(i)
 	switch w := v.(type) {
 	case nil:
-		return x.kind() == tNull
+		return xk == tNull
 	case bool:
-		return w && x.kind() == tTrue || !w && x.kind() == tFalse
+		return w && xk == tTrue || !w && xk == tFalse
 	case *schemaNumber:
 		// Exactly equal numbers have the same float64: a different one
 		// settles it without decimals.
-		if x.kind() != tNumber || t.num(i) != w.f {
+		if xk != tNumber || t.num(i) != w.f {
 			return false
 		}
 		lit := t.str(i)
@@ -1778,13 +1799,13 @@ func tapeEqualsJSON(t *tape, i int, v any) bool {
 		a, _ := parseDecimal(lit)
 		return cmpDecimal(&a, &w.d) == 0
 	case string:
-		return x.kind() == tString && t.str(i) == w
+		return xk == tString && t.str(i) == w
 	case []any:
-		if x.kind() != tArray || t.count(i) != len(w) {
+		if xk != tArray || t.count(i) != len(w) {
 			return false
 		}
 		k := 0
-		for p := i + 1; p < t.end(i); p = t.end(p) {
+		for p := t.first(i); p < t.end(i); p = t.end(p) {
 			if !tapeEqualsJSON(t, p, w[k]) {
 				return false
 			}
@@ -1792,10 +1813,10 @@ func tapeEqualsJSON(t *tape, i int, v any) bool {
 		}
 		return true
 	case map[string]any:
-		if x.kind() != tObject || t.count(i) != len(w) {
+		if xk != tObject || t.count(i) != len(w) {
 			return false
 		}
-		for p := i + 1; p < t.end(i); p = t.end(p) {
+		for p := t.first(i); p < t.end(i); p = t.end(p) {
 			e, ok := w[t.key(p)]
 			if !ok || !tapeEqualsJSON(t, p, e) {
 				return false
