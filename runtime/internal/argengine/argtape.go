@@ -32,8 +32,9 @@ import (
 // Its memory is bounded by the arguments: 4 bytes a string, number or
 // literal and 8 an array or object, the decoded text of the strings and
 // member names with escapes (fewer bytes than their text) with 8 bytes
-// each, and an index of a few bytes a member for an object of more than
-// smallObject members while it is parsed. For a text of more than
+// each, and an index of the members of an object of more than smallObject
+// members, once it closes (4 bytes a slot, fewer than 2.5 slots a member;
+// one, the size of the largest such object). For a text of more than
 // pooledNodes bytes the nodes and the arena are each allocated at most
 // once a parse, no larger than the arguments and the limit of values
 // require.
@@ -91,9 +92,11 @@ type tape struct {
 	// (errTapeUTF8), for the error of arguments the gate already found
 	// invalid (badUTF8); otherwise the parser passes over non-ASCII bytes.
 	strictUTF8 bool
-	// seen is the scratch of dupKey for objects of more than smallObject
-	// members, one per object being parsed (the innermost last).
-	seen []keyIndex
+	// index holds the members of the object of more than smallObject
+	// members that the parse closed last (the outermost: node indexed-1;
+	// 0: none), by name (largeDup); the round trip reads it again.
+	index   keyIndex
+	indexed int
 }
 
 // pooledNodes is the most nodes a pooled tape keeps.
@@ -111,13 +114,10 @@ func putTape(t *tape) {
 	if cap(t.keys) > pooledNodes {
 		t.keys = nil
 	}
-	for _, ix := range t.seen[:cap(t.seen)] {
-		if cap(ix.slots) > pooledNodes {
-			t.seen = nil // let unusually large tables go
-			break
-		}
+	t.indexed = 0
+	if cap(t.index.slots) > pooledNodes {
+		t.index = keyIndex{} // let an unusually large table go
 	}
-	t.seen = t.seen[:0]
 	if cap(t.nodes) > pooledNodes {
 		return // let an unusually large tape go
 	}
@@ -150,7 +150,7 @@ func (t *tape) parseOwned(own []byte) error {
 // parse fills t with the one JSON value of s. Its error is a *Refusal
 // at the value whose parse failed.
 func (t *tape) parse(s string) error {
-	t.nodes, t.src, t.pos, t.values = t.nodes[:0], s, 0, 0
+	t.nodes, t.src, t.pos, t.values, t.indexed = t.nodes[:0], s, 0, 0, 0
 	t.dec.Reset()
 	t.decs = ""
 	t.keys = t.keys[:0]
@@ -274,63 +274,8 @@ func (t *tape) value(flags uint32, depth int) error {
 		t.nodes = append(t.nodes, 0) // its end, below
 		t.pos++
 		kind = tObject
-		members := uint32(0)
-		seen := -1         // t.seen's index for this object, once it is large
-		names := uint64(0) // the filter of its names, while it is small
-		t.skipSpace()
-		if t.pos < len(t.src) && t.src[t.pos] == '}' {
-			t.pos++
-		} else {
-			for {
-				t.skipSpace()
-				if t.pos >= len(t.src) {
-					return errTapeEOF
-				}
-				if t.src[t.pos] != '"' {
-					return errTapeSyntax
-				}
-				m := len(t.nodes) // the member's node, to come
-				name, escaped, err := t.scanKey(m)
-				if err != nil {
-					if err == errLoneSurrogate {
-						return &Refusal{Rule: RuleLoneSurrogate, Err: errors.New("a member name holds " + err.Error())}
-					}
-					return err
-				}
-				flags := uint32(0)
-				if escaped {
-					flags = keyEscaped
-				}
-				if t.dupKey(i, members, name, &seen, &names) {
-					return &Refusal{Rule: RuleDuplicateKey, Err: errors.New("duplicate key " + truncQuote(name)), segs: []string{name}}
-				}
-				t.skipSpace()
-				if t.pos >= len(t.src) {
-					return errTapeEOF
-				}
-				if t.src[t.pos] != ':' {
-					return errTapeSyntax
-				}
-				t.pos++
-				if err := t.value(flags, depth+1); err != nil {
-					return at(err, name)
-				}
-				if seen >= 0 {
-					t.seen[seen].insert(t, m)
-				}
-				members++
-				if more, err := t.next('}'); err != nil {
-					return err
-				} else if !more {
-					break
-				}
-			}
-		}
-		if seen >= 0 {
-			if cap(t.seen[seen].slots) > pooledNodes {
-				t.seen[seen] = keyIndex{} // let a large table go now
-			}
-			t.seen = t.seen[:seen]
+		if err := t.object(i, depth); err != nil {
+			return err
 		}
 		t.nodes[i+1] = uint32(len(t.nodes))
 	case '[':
@@ -593,47 +538,138 @@ func (t *tape) raw(i int) string {
 	return t.src[at : p+1]
 }
 
+// object parses the members of the object at node i (its '{' is read),
+// up to and past its '}' (value then writes its end). Its first
+// smallObject names are checked for duplicates as they come (dupKey); an
+// object of more members has its names checked once it closes, or once a
+// later error ends its parse, in one index of its size (largeDup). Either
+// way the refusal is the one at the first name that repeats one before it,
+// if no other error comes before that name.
+func (t *tape) object(i, depth int) error {
+	members := uint32(0)
+	names := uint64(0) // the filter of its names, while it is small
+	t.skipSpace()
+	if t.pos < len(t.src) && t.src[t.pos] == '}' {
+		t.pos++
+		return nil
+	}
+	for {
+		pending, named, err := t.objMember(i, members, &names, depth)
+		if err != nil {
+			if members >= smallObject { // names past the first smallObject are not checked yet
+				if d := t.largeDup(i, members, pending, named); d != nil {
+					return d
+				}
+			}
+			return err
+		}
+		members++
+		if more, err := t.next('}'); err != nil {
+			if members > smallObject {
+				if d := t.largeDup(i, members, "", false); d != nil {
+					return d
+				}
+			}
+			return err
+		} else if !more {
+			break
+		}
+	}
+	if members > smallObject {
+		if d := t.largeDup(i, members, "", false); d != nil {
+			return d
+		}
+		t.indexed = i + 1
+	}
+	return nil
+}
+
+// objMember parses the member of the object at node i that follows its
+// first n members. When its name is read but the member is not (err is
+// not nil), named is true and pending is its name.
+func (t *tape) objMember(i int, n uint32, names *uint64, depth int) (pending string, named bool, err error) {
+	t.skipSpace()
+	if t.pos >= len(t.src) {
+		return "", false, errTapeEOF
+	}
+	if t.src[t.pos] != '"' {
+		return "", false, errTapeSyntax
+	}
+	m := len(t.nodes) // the member's node, to come
+	name, escaped, err := t.scanKey(m)
+	if err != nil {
+		if err == errLoneSurrogate {
+			return "", false, &Refusal{Rule: RuleLoneSurrogate, Err: errors.New("a member name holds " + err.Error())}
+		}
+		return "", false, err
+	}
+	flags := uint32(0)
+	if escaped {
+		flags = keyEscaped
+	}
+	if n < smallObject && t.dupKey(i, name, names) {
+		return "", false, dupRefusal(name)
+	}
+	t.skipSpace()
+	if t.pos >= len(t.src) {
+		return name, true, errTapeEOF
+	}
+	if t.src[t.pos] != ':' {
+		return name, true, errTapeSyntax
+	}
+	t.pos++
+	if err := t.value(flags, depth+1); err != nil {
+		return name, true, at(err, name)
+	}
+	return "", false, nil
+}
+
+func dupRefusal(name string) error {
+	return &Refusal{Rule: RuleDuplicateKey, Err: errors.New("duplicate key " + truncQuote(name)), segs: []string{name}}
+}
+
 // smallObject is the size up to which duplicate keys (and lookups) are found
 // by a linear scan.
 const smallObject = 16
 
-// dupKey reports whether the object at obj, whose first n members are
-// parsed, already has key k. Up to smallObject members it scans them, when
-// k passes the filter of their names (*names, a bit for each name's
-// length and last byte); from there on it looks k up in an index of the
-// object's members, t.seen[*seen], which it builds once per large object
-// (and value inserts each member into once parsed).
-func (t *tape) dupKey(obj int, n uint32, k string, seen *int, names *uint64) bool {
-	if n < smallObject {
-		bit := uint64(1) << (len(k) & 63)
-		if len(k) > 0 {
-			bit = 1 << ((uint(len(k)) + 7*uint(k[len(k)-1])) & 63)
-		}
-		if *names&bit == 0 {
-			*names |= bit
-			return false
-		}
-		for j := t.first(obj); j < len(t.nodes); j = t.end(j) {
-			if keyIs(t, j, k) {
-				return true
-			}
-		}
+// dupKey reports whether the object at obj, whose members parsed so far
+// are fewer than smallObject, already has key k: it scans them, when k
+// passes the filter of their names (*names, a bit for each name's length
+// and last byte).
+func (t *tape) dupKey(obj int, k string, names *uint64) bool {
+	bit := uint64(1) << (len(k) & 63)
+	if len(k) > 0 {
+		bit = 1 << ((uint(len(k)) + 7*uint(k[len(k)-1])) & 63)
+	}
+	if *names&bit == 0 {
+		*names |= bit
 		return false
 	}
-	if *seen < 0 {
-		*seen = len(t.seen)
-		if len(t.seen) < cap(t.seen) {
-			t.seen = t.seen[:len(t.seen)+1] // reuse its table
-		} else {
-			t.seen = append(t.seen, keyIndex{})
-		}
-		ix := &t.seen[*seen]
-		ix.reset(2 * smallObject)
-		for j := t.first(obj); j < len(t.nodes); j = t.end(j) {
-			ix.insert(t, j)
+	for j := t.first(obj); j < len(t.nodes); j = t.end(j) {
+		if keyIs(t, j, k) {
+			return true
 		}
 	}
-	return t.seen[*seen].find(t, k) >= 0
+	return false
+}
+
+// largeDup returns the refusal of the first duplicate name of the object at
+// obj, among its first n members (parsed) and then, if named, pending (a
+// name read whose member is not), or nil. It indexes the n members in
+// t.index, sized for them, which holds them after it.
+func (t *tape) largeDup(obj int, n uint32, pending string, named bool) error {
+	ix := &t.index
+	ix.reset(int(n) + 1)
+	t.indexed = 0
+	for j, k := t.first(obj), uint32(0); k < n; j, k = t.end(j), k+1 {
+		if name := t.key(j); !ix.add(t, name, j) {
+			return dupRefusal(name)
+		}
+	}
+	if named && ix.find(t, pending) >= 0 {
+		return dupRefusal(pending)
+	}
+	return nil
 }
 
 // scanStr scans the string at t.pos (which is '"'): its text is at at, in

@@ -268,3 +268,57 @@ func TestTapeRefusesWhatItsOffsetsCannotHold(t *testing.T) {
 		t.Fatalf("%d bytes of escaped strings: %v, want a refusal by rule %s", len(in), err, RuleSize)
 	}
 }
+
+// A large object's names are checked for duplicates once it closes, or
+// once a later error ends its parse; the refusal is still the one at the
+// first name that repeats one before it, unless an error comes before
+// that name.
+func TestTapeLargeObjectRefusalOrder(t *testing.T) {
+	members := func(from, to int) string {
+		var b strings.Builder
+		for k := from; k < to; k++ {
+			fmt.Fprintf(&b, `"k%d":%d,`, k, k)
+		}
+		return b.String()
+	}
+	dup := `{"o":{` + members(0, 20) + `"k3":0,` + members(20, 30) // k3 again, the 21st name
+	deep := strings.Repeat("[", MaxArgsDepth+1) + strings.Repeat("]", MaxArgsDepth+1)
+	for _, tc := range []struct {
+		name, in  string
+		maxValues int
+		rule      Rule
+		pointer   string
+	}{
+		{"closed", dup + `"z":1}}`, 0, RuleDuplicateKey, "/o/k3"},
+		{"syntax after", dup + `"z":}}`, 0, RuleDuplicateKey, "/o/k3"},
+		{"end after", dup + `"z":1`, 0, RuleDuplicateKey, "/o/k3"},
+		{"comma missing after", dup + `"z":1 "y":2}}`, 0, RuleDuplicateKey, "/o/k3"},
+		{"too deep after", dup + `"z":` + deep + `}}`, 0, RuleDuplicateKey, "/o/k3"},
+		{"range after", dup + `"z":1e400}}`, 0, RuleDuplicateKey, "/o/k3"},
+		{"lone surrogate after", dup + `"\udc00":1}}`, 0, RuleDuplicateKey, "/o/k3"},
+		{"values after", dup + `"z":[1,2,3]}}`, 36, RuleDuplicateKey, "/o/k3"},
+		{"a name repeated, its value bad", `{"o":{` + members(0, 30) + `"k25":}}`, 0, RuleDuplicateKey, "/o/k25"},
+		{"a name repeated, nothing after", `{"o":{` + members(0, 30) + `"k25"`, 0, RuleDuplicateKey, "/o/k25"},
+		{"inner duplicate after", dup + `"z":{` + members(0, 20) + `"k1":1}}}`, 0, RuleDuplicateKey, "/o/k3"},
+		{"inner duplicate first", `{"o":{` + members(0, 20) + `"z":{` + members(0, 20) + `"k1":1},` + `"k3":0}}`, 0, RuleDuplicateKey, "/o/z/k1"},
+		{"second duplicate", dup + `"k4":0,"k3":0}}`, 0, RuleDuplicateKey, "/o/k3"},
+		{"syntax before", `{"o":{` + members(0, 20) + `"x":}, "k3":0}}`, 0, RuleSyntax, "/o/x"},
+		{"values before", dup + `"z":1}}`, 10, RuleValues, "/o/k8"},
+		{"empty name repeated, its value bad", `{"o":{"":0,` + members(0, 30) + `"":}}`, 0, RuleDuplicateKey, "/o/"},
+		{"escaped name repeated", `{"o":{` + members(0, 30) + `"\u006b7":0}}`, 0, RuleDuplicateKey, "/o/k7"},
+		{"small duplicate", `{"o":{"a":1,"b":2,"a":3,` + members(0, 30) + `"z":}}`, 0, RuleDuplicateKey, "/o/a"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tp := getTape()
+			defer putTape(tp)
+			tp.maxValues = tc.maxValues
+			var r *Refusal
+			if err := tp.parse(tc.in); !errors.As(err, &r) {
+				t.Fatalf("%v, want a refusal", err)
+			}
+			if r.Rule != tc.rule || r.Pointer != tc.pointer {
+				t.Fatalf("refusal %q at %q (%v), want %q at %q", r.Rule, r.Pointer, r.Err, tc.rule, tc.pointer)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/ocpgen/ocpgen/internal/argshapes"
@@ -152,4 +153,30 @@ func checkPhases(b *testing.B, e *Engine, raw []byte, typed bool) []heapmeter.Ph
 	runtime.KeepAlive(args)
 	putTape(t)
 	return m.Phases()
+}
+
+// TestCheckHeapWideObject holds Check of an object as wide as the limit of
+// values lets it be (a map, re-encoded in key order, so not the arguments'
+// bytes) to 4 bytes of peak live heap a byte of arguments, by
+// internal/heapmeter's bound: its name index is made once, of its size,
+// and the round trip reads it again.
+func TestCheckHeapWideObject(t *testing.T) {
+	i := slices.IndexFunc(argshapes.All, func(s argshapes.Shape) bool { return s.Name == "wide-object" })
+	if i < 0 {
+		t.Fatal("no wide-object shape")
+	}
+	s := argshapes.All[i]
+	raw := s.Args(testLimits.Bytes, MaxLimitValues)
+	e := heapEngine(t, s)
+	m := heapmeter.Start()
+	args, fwd, err := e.Check(raw, false)
+	m.Mark("check")
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.KeepAlive(args)
+	runtime.KeepAlive(fwd)
+	if got := float64(m.Peak()) / float64(len(raw)); got > 4 {
+		t.Fatalf("Check of a wide object of %d bytes: peak %.2f bytes a byte, want at most 4", len(raw), got)
+	}
 }

@@ -8,12 +8,11 @@ import "hash/maphash"
 // built to collide). It holds 4 bytes a slot, at most 2.5 slots a member.
 type keyIndex struct {
 	slots []int32 // node index + 1; 0: empty
-	n     int
 }
 
 var keySeed = maphash.MakeSeed()
 
-// reset empties ix, with room for about n members.
+// reset empties ix, with room for n members.
 func (ix *keyIndex) reset(n int) {
 	size := 8
 	for size*4 < n*5 {
@@ -25,32 +24,31 @@ func (ix *keyIndex) reset(n int) {
 	} else {
 		ix.slots = make([]int32, size)
 	}
-	ix.n = 0
 }
 
-// insert adds member j of t, whose name ix does not hold yet.
+// insert adds member j of t, whose name ix does not hold yet. ix has room
+// for it (reset).
 func (ix *keyIndex) insert(t *tape, j int) {
-	if (ix.n+1)*5 > len(ix.slots)*4 {
-		old := ix.slots
-		ix.slots, ix.n = make([]int32, 2*len(old)), 0
-		for _, v := range old {
-			if v != 0 {
-				ix.put(t.key(int(v-1)), v)
-			}
-		}
+	mask := len(ix.slots) - 1
+	s := int(maphash.String(keySeed, t.key(j))) & mask
+	for ix.slots[s] != 0 {
+		s = (s + 1) & mask
 	}
-	ix.put(t.key(j), int32(j+1))
+	ix.slots[s] = int32(j + 1)
 }
 
-func (ix *keyIndex) put(k string, v int32) {
+// add adds member j of t, named k, unless ix holds a member of that name
+// (then it reports false). ix has room for it (reset).
+func (ix *keyIndex) add(t *tape, k string, j int) bool {
 	mask := len(ix.slots) - 1
-	for s := int(maphash.String(keySeed, k)) & mask; ; s = (s + 1) & mask {
-		if ix.slots[s] == 0 {
-			ix.slots[s] = v
-			ix.n++
-			return
+	s := int(maphash.String(keySeed, k)) & mask
+	for ; ix.slots[s] != 0; s = (s + 1) & mask {
+		if keyIs(t, int(ix.slots[s]-1), k) {
+			return false
 		}
 	}
+	ix.slots[s] = int32(j + 1)
+	return true
 }
 
 // find returns the member of t named k, or -1.

@@ -194,8 +194,9 @@ func (c *fwdScan) array(i, depth int) (int, error) {
 // object reads an object at s[pos] against node i, an object (or none).
 // Its members are looked up by name: in order first, then by a scan of
 // i's members from there, or through an index of them when i has more
-// than 64. A member of s that i lacks, or that s has twice, makes them
-// differ; so does a member of i that s lacks.
+// than 64 (the parse's, for the object it indexed last: tape.indexed). A
+// member of s that i lacks, or that s has twice, makes them differ; so
+// does a member of i that s lacks.
 func (c *fwdScan) object(i, depth int) (int, error) {
 	c.pos++
 	t := c.t
@@ -276,9 +277,13 @@ func (c *fwdScan) object(i, depth int) (int, error) {
 				}
 			default:
 				if !indexed {
-					ix.reset(n)
-					for q := t.first(i); q < t.end(i); q = t.end(q) {
-						ix.insert(t, q)
+					if t.indexed == i+1 {
+						ix = t.index // the parse's index of i's members
+					} else {
+						ix.reset(n)
+						for q := t.first(i); q < t.end(i); q = t.end(q) {
+							ix.insert(t, q)
+						}
 					}
 					indexed = true
 				}
