@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/ocpgen/ocpgen/gen"
 	"github.com/ocpgen/ocpgen/internal/cli"
+	"github.com/ocpgen/ocpgen/internal/outdir"
 )
 
 // headerFlags collects repeated -header "Name: value" flags.
@@ -125,7 +126,7 @@ func snapshot(args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := cli.WriteFileAtomic(*output, data); err != nil {
+	if err := outdir.WriteFile(*output, data); err != nil {
 		return fmt.Errorf("ocpgen-snapshot: %w", err)
 	}
 	if !*quiet {

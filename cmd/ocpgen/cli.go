@@ -308,7 +308,7 @@ func cmdInit(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("ocpgen: %s exists; it is hand-written, so init will not overwrite it (use -force to replace it)", *output)
 		}
 	}
-	if err := cli.WriteFileAtomic(*output, skel); err != nil {
+	if err := outdir.WriteFile(*output, skel); err != nil {
 		return fmt.Errorf("ocpgen: %w", err)
 	}
 	return nil

@@ -1,7 +1,6 @@
 // Package cli holds what ocpgen's commands (cmd/ocpgen and
 // cmd/ocpgen-snapshot) share: their exit statuses, the errors that choose
-// one, flag sets that print a command's help, and the atomic write of an
-// output file.
+// one, flag sets that print a command's help.
 package cli
 
 import (
@@ -9,8 +8,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 )
@@ -124,30 +121,6 @@ func UsageError(fs *flag.FlagSet, format string, args ...any) error {
 	fmt.Fprintf(fs.Output(), format+"\n", args...)
 	fs.Usage()
 	return ErrUsage
-}
-
-// WriteFileAtomic writes data to a temporary file beside path, then renames
-// it into place: path holds its old content or the new, never a part.
-func WriteFileAtomic(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(data)
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(f.Name(), 0o644)
-	}
-	if werr == nil {
-		werr = os.Rename(f.Name(), path)
-	}
-	if werr != nil {
-		os.Remove(f.Name())
-		return werr
-	}
-	return nil
 }
 
 // OneLine keeps a value that came from an input on one line of output.

@@ -109,24 +109,12 @@ func Write(dir string, files map[string][]byte) (Changes, error) {
 		}
 	}
 	for _, name := range write {
-		f, err := os.CreateTemp(dir, "."+name+".tmp-*")
+		tmp, err := writeTemp(dir, name, files[name])
 		if err != nil {
 			cleanup()
 			return Changes{}, err
 		}
-		temps[name] = f.Name()
-		_, werr := f.Write(files[name])
-		cerr := f.Close()
-		if werr == nil {
-			werr = cerr
-		}
-		if werr == nil {
-			werr = os.Chmod(f.Name(), 0o644)
-		}
-		if werr != nil {
-			cleanup()
-			return Changes{}, werr
-		}
+		temps[name] = tmp
 	}
 	for _, name := range write {
 		if err := os.Rename(temps[name], filepath.Join(dir, name)); err != nil {
@@ -141,4 +129,40 @@ func Write(dir string, files map[string][]byte) (Changes, error) {
 		}
 	}
 	return Changes{Written: write, Unchanged: unchanged, Removed: stale}, nil
+}
+
+// WriteFile writes data to the file at path through a temporary file beside
+// it, renamed into place: path holds its old content or the new, never a
+// part.
+func WriteFile(path string, data []byte) error {
+	tmp, err := writeTemp(filepath.Dir(path), filepath.Base(path), data)
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// writeTemp writes data, mode 0644, to a new temporary file in dir named
+// after name, and returns its path; on an error it leaves no file.
+func writeTemp(dir, name string, data []byte) (string, error) {
+	f, err := os.CreateTemp(dir, "."+name+".tmp-*")
+	if err != nil {
+		return "", err
+	}
+	_, werr := f.Write(data)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Chmod(f.Name(), 0o644)
+	}
+	if werr != nil {
+		os.Remove(f.Name())
+		return "", werr
+	}
+	return f.Name(), nil
 }

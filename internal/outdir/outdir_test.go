@@ -83,3 +83,46 @@ func TestWriteRejectsPathNames(t *testing.T) {
 		t.Fatal("a file name with a path was accepted")
 	}
 }
+
+// TestWriteFileReplacesWhole: WriteFile replaces a file's content, mode
+// 0644, and leaves no temporary file beside it; where it cannot write, the
+// old content stays and nothing else is left.
+func TestWriteFileReplacesWhole(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "a.tools.json")
+	if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(path, []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if got := readDir(t, dir); !reflect.DeepEqual(got, map[string]string{"a.tools.json": "new"}) {
+		t.Errorf("after WriteFile the directory holds %q", got)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v, %v; want 0644", fi.Mode().Perm(), err)
+	}
+	// A directory in the way of the rename: the write fails, the
+	// temporary file goes.
+	blocked := filepath.Join(dir, "sub")
+	if err := os.Mkdir(blocked, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(blocked, "x"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(blocked, []byte("data")); err == nil {
+		t.Fatal("WriteFile over a non-empty directory succeeded")
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if !reflect.DeepEqual(names, []string{"a.tools.json", "sub"}) {
+		t.Errorf("a failed WriteFile left %q", names)
+	}
+}

@@ -346,10 +346,6 @@ func (t *tape) value(flags uint32, depth int) error {
 // kind returns the kind of node i.
 func (t *tape) kind(i int) tapeKind { return tapeKind(t.nodes[i] >> kindShift) }
 
-// off returns the offset of the text of node i (in src, or in dec for a
-// string with escapes).
-func (t *tape) off(i int) int { return int(t.nodes[i] & offMask) }
-
 // end returns the index past the last descendant of node i: its next
 // sibling's.
 func (t *tape) end(i int) int {
