@@ -15,8 +15,11 @@ import (
 // The engine's argument parser parses the arguments once into a flat tape:
 // one node per JSON value, in document order: a word of 4 bytes, the
 // value's kind and the offset of its text in one private copy of the
-// arguments (src), and for an array or object a second word, the index
-// past its last descendant. A string with escapes is decoded once, into
+// arguments (src), and for a non-empty object or a non-empty array that is
+// a member's value a second word, the index past its last descendant. Any
+// other non-empty array has one word, its kind and that index: its offset
+// is read back from its first element's (past the white space and the
+// brackets of the arrays that open with it). A string with escapes is decoded once, into
 // the tape's arena (dec). The length of a number or a string is read again
 // from its text (a string without escapes holds no quote), and a member's
 // name is read back from its value's text (or from dec when it has
@@ -29,8 +32,8 @@ import (
 // more values than the tape's limit, trailing data, and numbers out of
 // float64's range (encoding/json refuses those when it decodes into an any).
 //
-// Its memory is bounded by the arguments: 4 bytes a string, number or
-// literal and 8 an array or object, the decoded text of the strings and
+// Its memory is bounded by the arguments: 4 bytes a value, 4 more a
+// non-empty object or a member's non-empty array, the decoded text of the strings and
 // member names with escapes (fewer bytes than their text) with 8 bytes
 // each, and an index of the members of an object of more than smallObject
 // members, once it closes (4 bytes a slot, fewer than 2.5 slots a member;
@@ -49,24 +52,34 @@ const (
 	tString
 	tArray
 	tObject
+	// tArrayEnd is the kind in the word of a non-empty array that is not a
+	// member's value: its offset bits hold its end (kind reads it as tArray).
+	tArrayEnd
 )
 
+// kindOf maps the kind bits of a word to its kind.
+var kindOf = [8]tapeKind{tNull, tFalse, tTrue, tNumber, tString, tArray, tObject, tArray}
+
 // A node's first word is its kind (above kindShift), the flags keyEscaped
-// (a member whose name has escapes) and strEscaped, and (offMask) the
-// offset of its text: in src, a string's first character (past its quote)
-// or any other value's first byte; in dec, for a string with escapes, its
-// decoded text, which the offset in src of its characters and the length
-// of the text precede (4 bytes each, little-endian). An array's or
-// object's second word is the index past its last descendant, and its
-// elements follow.
+// (a member whose name has escapes) and strEscaped (a string with escapes)
+// or contEmpty (an empty array or object), and (offMask) the offset of its
+// text: in src, a string's first character (past its quote) or any other
+// value's first byte; in dec, for a string with escapes, its decoded text,
+// which the offset in src of its characters and the length of the text
+// precede (4 bytes each, little-endian). A tArrayEnd word has no flags and
+// holds the index past its last descendant instead, and its elements
+// follow; a non-empty object or a member's non-empty array has that index
+// in a second word, and its members or elements follow that.
 const (
 	kindShift  = 29
 	keyEscaped = 1 << 28
 	strEscaped = 1 << 27
+	contEmpty  = strEscaped
 	offMask    = strEscaped - 1
 	// maxTapeBytes bounds what a tape parses: offsets are held in the bits
-	// of a word below the flags. (A text whose decoded strings would take
-	// dec beyond them is refused too.)
+	// of a word below the flags, and so is an index of the tape, which has
+	// no more words than the text has bytes. (A text whose decoded strings
+	// would take dec beyond them is refused too.)
 	maxTapeBytes = offMask
 )
 
@@ -158,22 +171,22 @@ func (t *tape) parse(s string) error {
 		return refusal("", RuleSize, errTapeLarge)
 	}
 	if len(s) > pooledNodes && len(s)+1 > cap(t.nodes) {
-		// More words may come than the nodes hold (at most one a byte, and
-		// one): count them, and allocate once. (A short text's nodes grow
-		// as they come, up to what a pooled tape keeps.)
-		values, containers, dec := sizeOf(s)
+		// More words may come than the nodes hold (at most one a byte):
+		// count them, and allocate once. (A short text's nodes grow as they
+		// come, up to what a pooled tape keeps.)
+		values, second, dec := sizeOf(s)
 		if t.maxValues > 0 {
-			values, containers = min(values, t.maxValues), min(containers, t.maxValues)
+			values, second = min(values, t.maxValues), min(second, t.maxValues)
 		}
 		if dec > offMask {
 			return refusal("", RuleSize, errTapeLarge) // its offsets would not fit
 		}
-		if values+containers > cap(t.nodes) {
-			t.nodes = make([]uint32, 0, values+containers)
+		if values+second > cap(t.nodes) {
+			t.nodes = make([]uint32, 0, values+second)
 		}
 		t.dec.Grow(dec)
 	}
-	if err := t.value(0, 0); err != nil {
+	if err := t.value(0, false, 0); err != nil {
 		return parseError(err)
 	}
 	t.skipSpace()
@@ -184,25 +197,31 @@ func (t *tape) parse(s string) error {
 }
 
 // sizeOf returns, for the JSON text s, how many values it holds, how many
-// of them are arrays or objects, and a bound on the bytes its strings with
-// escapes take in a tape's dec. For text that is not JSON the figures mean
-// nothing (the parse refuses it). A value is the root, or follows a comma,
-// or is the first of a non-empty array or object: s holds 1 + commas +
-// non-empty containers values.
-func sizeOf(s string) (values, containers, dec int) {
+// of them have a second word in a tape (a non-empty object, a member's
+// non-empty array), and a bound on the bytes its strings with escapes take
+// in a tape's dec. For text that is not JSON the figures mean nothing (the
+// parse refuses it). A value is the root, or follows a comma, or is the
+// first of a non-empty array or object: s holds 1 + commas + non-empty
+// containers values.
+func sizeOf(s string) (values, second, dec int) {
 	values = 1
+	var last byte // the last byte before p that is not white space
 	for p := 0; p < len(s); p++ {
-		switch s[p] {
+		switch c := s[p]; c {
+		case ' ', '\t', '\n', '\r':
+			continue
 		case ',':
 			values++
 		case '[', '{':
-			containers++
 			q := p + 1
 			for q < len(s) && (s[q] == ' ' || s[q] == '\t' || s[q] == '\n' || s[q] == '\r') {
 				q++
 			}
 			if q < len(s) && s[q] != ']' && s[q] != '}' {
 				values++
+				if c == '{' || last == ':' {
+					second++
+				}
 			}
 		case '"':
 			// A string: an escape decodes to fewer bytes than its text,
@@ -228,8 +247,9 @@ func sizeOf(s string) (values, containers, dec int) {
 				dec += 8 + max(0, p-start-saved)
 			}
 		}
+		last = s[min(p, len(s)-1)]
 	}
-	return values, containers, dec
+	return values, second, dec
 }
 
 // strText marks the bytes that sizeOf passes over in a string: all but
@@ -252,9 +272,9 @@ func (t *tape) next(closing byte) (bool, error) {
 
 func (t *tape) skipSpace() { t.pos = skipSpace(t.src, t.pos) }
 
-// value parses one value; flags are its node's flags (keyEscaped, for a
-// member whose name has escapes).
-func (t *tape) value(flags uint32, depth int) error {
+// value parses one value, a member's value if member; flags are its node's
+// flags (keyEscaped, for a member whose name has escapes).
+func (t *tape) value(flags uint32, member bool, depth int) error {
 	if depth > MaxArgsDepth {
 		return errTapeDeep
 	}
@@ -271,35 +291,42 @@ func (t *tape) value(flags uint32, depth int) error {
 	var kind tapeKind
 	switch c := t.src[t.pos]; c {
 	case '{':
+		t.nodes[i] |= uint32(tObject) << kindShift
+		if t.pos++; t.empty('}') {
+			t.nodes[i] |= contEmpty
+			return nil
+		}
 		t.nodes = append(t.nodes, 0) // its end, below
-		t.pos++
-		kind = tObject
 		if err := t.object(i, depth); err != nil {
 			return err
 		}
 		t.nodes[i+1] = uint32(len(t.nodes))
+		return nil
 	case '[':
-		t.nodes = append(t.nodes, 0) // its end, below
-		t.pos++
-		kind = tArray
-		n := uint32(0)
-		t.skipSpace()
-		if t.pos < len(t.src) && t.src[t.pos] == ']' {
-			t.pos++
-		} else {
-			for {
-				if err := t.value(0, depth+1); err != nil {
-					return at(err, strconv.Itoa(int(n)))
-				}
-				n++
-				if more, err := t.next(']'); err != nil {
-					return err
-				} else if !more {
-					break
-				}
+		t.nodes[i] |= uint32(tArray) << kindShift
+		if t.pos++; t.empty(']') {
+			t.nodes[i] |= contEmpty
+			return nil
+		}
+		if member {
+			t.nodes = append(t.nodes, 0) // its end, below
+		}
+		for n := 0; ; n++ {
+			if err := t.value(0, false, depth+1); err != nil {
+				return at(err, strconv.Itoa(n))
+			}
+			if more, err := t.next(']'); err != nil {
+				return err
+			} else if !more {
+				break
 			}
 		}
-		t.nodes[i+1] = uint32(len(t.nodes))
+		if member {
+			t.nodes[i+1] = uint32(len(t.nodes))
+		} else {
+			t.nodes[i] = uint32(tArrayEnd)<<kindShift | uint32(len(t.nodes))
+		}
+		return nil
 	case '"':
 		at, escaped, err := t.scanStr()
 		if err != nil {
@@ -343,27 +370,43 @@ func (t *tape) value(flags uint32, depth int) error {
 	return nil
 }
 
+// empty consumes the white space after an array's or object's opening
+// bracket and, if closing follows, that too: it reports whether it did
+// (the array or object is empty).
+func (t *tape) empty(closing byte) bool {
+	t.skipSpace()
+	if t.pos < len(t.src) && t.src[t.pos] == closing {
+		t.pos++
+		return true
+	}
+	return false
+}
+
 // kind returns the kind of node i.
-func (t *tape) kind(i int) tapeKind { return tapeKind(t.nodes[i] >> kindShift) }
+func (t *tape) kind(i int) tapeKind { return kindOf[t.nodes[i]>>kindShift] }
 
 // end returns the index past the last descendant of node i: its next
 // sibling's.
 func (t *tape) end(i int) int {
-	if t.kind(i) >= tArray {
+	switch w := t.nodes[i]; {
+	case w>>kindShift < uint32(tArray) || w&contEmpty != 0:
+		return i + 1 // a scalar, an empty array or object
+	case w>>kindShift == uint32(tArrayEnd):
+		return int(w & offMask)
+	default:
 		return int(t.nodes[i+1])
 	}
-	return i + 1
 }
 
 // first returns the index of the first element or member of node i, an
 // array or an object (its end when it has none).
-func (t *tape) first(i int) int { return i + 2 }
+func (t *tape) first(i int) int { return t.follow(i) }
 
 // follow returns the node after node i in document order: its first
 // element or member, or its next sibling.
 func (t *tape) follow(i int) int {
-	if t.kind(i) >= tArray {
-		return i + 2
+	if w := t.nodes[i]; w>>kindShift >= uint32(tArray) && w>>kindShift != uint32(tArrayEnd) && w&contEmpty == 0 {
+		return i + 2 // past its second word
 	}
 	return i + 1
 }
@@ -477,11 +520,27 @@ func decWord(decs string, off int) int {
 // opening quote).
 func (t *tape) srcAt(i int) int {
 	w := t.nodes[i]
-	switch at := int(w & offMask); {
-	case w&strEscaped != 0:
-		return decWord(t.decs, at-8) - 1
-	case tapeKind(w>>kindShift) == tString:
+	switch at := int(w & offMask); tapeKind(w >> kindShift) {
+	case tString:
+		if w&strEscaped != 0 {
+			return decWord(t.decs, at-8) - 1
+		}
 		return at - 1
+	case tArrayEnd:
+		// Its word holds its end: read back from the first element that is
+		// not such an array (its own word holds its offset; it is not a
+		// member), past the white space and '[' of each array that opens
+		// with it, up to i's.
+		k := i + 1
+		for t.nodes[k]>>kindShift == uint32(tArrayEnd) {
+			k++
+		}
+		p := t.srcAt(k)
+		for ; k > i; k-- {
+			for p--; t.src[p] != '['; p-- {
+			}
+		}
+		return p
 	default:
 		return at
 	}
@@ -534,8 +593,9 @@ func (t *tape) raw(i int) string {
 	return t.src[at : p+1]
 }
 
-// object parses the members of the object at node i (its '{' is read),
-// up to and past its '}' (value then writes its end). Its first
+// object parses the members of the object at node i (its '{' and what
+// follows it up to its first member are read), up to and past its '}'
+// (value then writes its end). Its first
 // smallObject names are checked for duplicates as they come (dupKey); an
 // object of more members has its names checked once it closes, or once a
 // later error ends its parse, in one index of its size (largeDup). Either
@@ -544,11 +604,6 @@ func (t *tape) raw(i int) string {
 func (t *tape) object(i, depth int) error {
 	members := uint32(0)
 	names := uint64(0) // the filter of its names, while it is small
-	t.skipSpace()
-	if t.pos < len(t.src) && t.src[t.pos] == '}' {
-		t.pos++
-		return nil
-	}
 	for {
 		pending, named, err := t.objMember(i, members, &names, depth)
 		if err != nil {
@@ -614,7 +669,7 @@ func (t *tape) objMember(i int, n uint32, names *uint64, depth int) (pending str
 		return name, true, errTapeSyntax
 	}
 	t.pos++
-	if err := t.value(flags, depth+1); err != nil {
+	if err := t.value(flags, true, depth+1); err != nil {
 		return name, true, at(err, name)
 	}
 	return "", false, nil

@@ -25,6 +25,11 @@ var tapeSeeds = []string{
 	// quotes in names, names with escapes among others, nested.
 	"{ \"a\\\"b\" \t:\n 1 , \"c\\\\\" :\"\\u00e9\", \"x\": {\"\\n\": {\"\\t\" : [ {\"\\u0041b\":\"\\\"\" , \"q\":\"\\\"\"} ] } }, \"q:\":2, \"\":3, \"a : b\" : {\"\":\"\"} }",
 	`{"\u0061":{"\u0062":{"c":{"\u0064":[{"e":1,"\u0066":{}}]}},"g":"\\"},"h\"":[],"i":{"":{"\\":0}}}`,
+	// Arrays whose offsets are read back from their first elements: nested
+	// as first elements, with white space, empty, holding objects, and
+	// members' arrays.
+	" [ [ [\t1 ] ,\n[ ] ] , [[ \"a\\\"[\" ]], [{\"a\" : [ [ [] ] ]}], [ {} ], [[[[\"\\u005b\"]]]] ] ",
+	`[[[],[[]]],[[{"a":[[0],{"b":[[[1]]]}]}]]]`,
 	`{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":10,"k11":11,"k12":12,"k13":13,"k14":14,"k15":15,"k16":16,"k17":{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":10,"k11":11,"k12":12,"k13":13,"k14":14,"k15":15,"k16":16,"k17":17},"k18":18,"k3":3}`,
 }
 
@@ -54,6 +59,17 @@ func checkTapeAgrees(t *testing.T, in string) {
 	}
 	if got := tp.toAny(0); !reflect.DeepEqual(got, want) {
 		t.Fatalf("%q: tape %#v, encoding/json %#v", in, got, want)
+	}
+	// Every value's text, as the tape finds it, is that value (of the
+	// first values, up to 1 MiB of text: a deep nesting's would be
+	// quadratic).
+	for i, read := 0, 0; i < len(tp.nodes) && read < 1<<20; i = tp.follow(i) {
+		raw := tp.raw(i)
+		read += len(raw)
+		var v any
+		if err := json.Unmarshal([]byte(raw), &v); err != nil || strings.TrimSpace(raw) != raw || !reflect.DeepEqual(v, tp.toAny(i)) {
+			t.Fatalf("%q: the text of node %d is %q (%v), its value %#v", in, i, raw, err, tp.toAny(i))
+		}
 	}
 	// Equality with itself, and with its re-encoding, as argref.Equal says.
 	b, _ := json.Marshal(want)
@@ -230,13 +246,19 @@ func (t *tape) toAny(i int) any {
 func TestTapeSize(t *testing.T) {
 	const n = 100000
 	for _, tc := range []struct {
-		in                  string
-		scalars, containers int
+		in string
+		// The values, and the second words: of non-empty objects, and of
+		// members' non-empty arrays.
+		values, second int
 	}{
-		{"[" + strings.TrimSuffix(strings.Repeat("0,", n), ",") + "]", n, 1},
-		{"[" + strings.TrimSuffix(strings.Repeat(`"",`, n), ",") + "]", n, 1},
-		{"[" + strings.TrimSuffix(strings.Repeat(`{"a":0},`, n), ",") + "]", n, n + 1},
-		{strings.Repeat("[", 5000) + strings.Repeat("]", 5000), 0, 5000},
+		{"[" + strings.TrimSuffix(strings.Repeat("0,", n), ",") + "]", n + 1, 0},
+		{"[" + strings.TrimSuffix(strings.Repeat(`"",`, n), ",") + "]", n + 1, 0},
+		{"[" + strings.TrimSuffix(strings.Repeat(`{"a":0},`, n), ",") + "]", 2*n + 1, n},
+		{strings.Repeat("[", 5000) + strings.Repeat("]", 5000), 5000, 0},
+		{"[" + strings.TrimSuffix(strings.Repeat(`[],`, n), ",") + "]", n + 1, 0},
+		{"[" + strings.TrimSuffix(strings.Repeat(`{},`, n), ",") + "]", n + 1, 0},
+		{"[" + strings.TrimSuffix(strings.Repeat(`[0],`, n), ",") + "]", 2*n + 1, 0},
+		{"[" + strings.TrimSuffix(strings.Repeat(`{"a":[0]},`, n), ",") + "]", 3*n + 1, 2 * n},
 	} {
 		tp := getTape()
 		var before, after runtime.MemStats
@@ -247,8 +269,8 @@ func TestTapeSize(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a, want := after.TotalAlloc-before.TotalAlloc, uint64(4*tc.scalars+8*tc.containers); a > want+16<<10 {
-			t.Errorf("parsing %.20s… (%d scalars, %d arrays and objects) allocated %d bytes, beyond %d", tc.in, tc.scalars, tc.containers, a, want)
+		if a, want := after.TotalAlloc-before.TotalAlloc, uint64(4*tc.values+4*tc.second); a > want+16<<10 {
+			t.Errorf("parsing %.20s… (%d values, %d second words) allocated %d bytes, beyond %d", tc.in, tc.values, tc.second, a, want)
 		}
 	}
 }
