@@ -98,6 +98,13 @@ var All = []Shape{
 	// One object of one member per eight bytes: [{"a":0},…].
 	{Name: "tiny-objects", Schema: `{"type":"array","items":{"type":"object","properties":{"a":{"type":"integer"}},"additionalProperties":false}}`, Go: "[]struct{A *int64 `json:\"a,omitzero\"`}",
 		open: "[", close: "]", item: same(`{"a":0}`, 2)},
+	// Integers written with a fraction: [1.0,1.0,…], which the typed
+	// decode takes as 1, so the re-encoding differs from the arguments.
+	{Name: "integral-numbers", Schema: `{"type":"array","items":{"type":"integer"}}`, Go: "[]int64",
+		open: "[", close: "]", item: same("1.0", 1)},
+	// Nulls into pointers: [null,null,…].
+	{Name: "nulls", Schema: `{"type":"array","items":{"type":["integer","null"]}}`, Go: "[]*int64",
+		open: "[", close: "]", item: same("null", 1)},
 	// Tiny numbers checked twice by one shared schema (items and contains
 	// both refer to it), whose verdicts the validator remembers.
 	{Name: "shared-ref", Schema: `{"type":"array","$defs":{"n":{"type":"integer","minimum":0}},"items":{"$ref":"#/properties/v/$defs/n"},"contains":{"$ref":"#/properties/v/$defs/n"}}`, Go: "[]int64",
@@ -105,6 +112,10 @@ var All = []Shape{
 	// Arrays nested Deep levels, side by side: [[[[…]]],[[[…]]],…].
 	{Name: "deep", Schema: `{}`, Go: "json.RawMessage",
 		open: "[", close: "]", item: same(strings.Repeat("[", Deep)+strings.Repeat("]", Deep), Deep)},
+	// Objects and their members' arrays nested Deep levels, side by side:
+	// [{"":[{"":[…]}]},…], the nesting whose values take two words each.
+	{Name: "deep-members", Schema: `{}`, Go: "json.RawMessage",
+		open: "[", close: "]", item: same(strings.Repeat(`{"":[`, Deep/2)+strings.Repeat(`]}`, Deep/2), Deep)},
 	// An object of many short distinct keys.
 	{Name: "wide-object", Schema: `{"type":"object","additionalProperties":{"type":"integer"}}`, Go: "map[string]int64",
 		open: "{", close: "}", item: func(k int) (string, int) { return fmt.Sprintf(`"%x":0`, k), 1 }},

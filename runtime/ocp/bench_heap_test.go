@@ -37,9 +37,12 @@ type (
 var heapArgs = map[string][2]any{
 	"tiny-numbers":     {(*heapRead[[]int64])(nil), (*heapWrite[[]int64])(nil)},
 	"shared-ref":       {(*heapRead[[]int64])(nil), (*heapWrite[[]int64])(nil)},
+	"integral-numbers": {(*heapRead[[]int64])(nil), (*heapWrite[[]int64])(nil)},
+	"nulls":            {(*heapRead[[]*int64])(nil), (*heapWrite[[]*int64])(nil)},
 	"tiny-strings":     {(*heapRead[[]string])(nil), (*heapWrite[[]string])(nil)},
 	"tiny-objects":     {(*heapRead[[]heapObject])(nil), (*heapWrite[[]heapObject])(nil)},
 	"deep":             {(*heapRead[json.RawMessage])(nil), (*heapWrite[json.RawMessage])(nil)},
+	"deep-members":     {(*heapRead[json.RawMessage])(nil), (*heapWrite[json.RawMessage])(nil)},
 	"long-string":      {(*heapRead[string])(nil), (*heapWrite[string])(nil)},
 	"escaped-string":   {(*heapRead[string])(nil), (*heapWrite[string])(nil)},
 	"html-string":      {(*heapRead[string])(nil), (*heapWrite[string])(nil)},

@@ -330,45 +330,27 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 		}
 	case ckInt:
 		if xk == tNumber {
-			lit := t.str(i)
-			k, ok := parseIntLiteral(lit)
-			var err error
+			k, ok := n.intOf(t.str(i))
 			if !ok {
-				k, err = strconv.ParseInt(integerText(lit), 10, 64)
-			}
-			if err != nil || v.OverflowInt(k) {
-				return codecRefusal(t, i, "number "+lit, n.typ)
+				return codecRefusal(t, i, "number "+t.str(i), n.typ)
 			}
 			v.SetInt(k)
 			return nil
 		}
 	case ckUint:
 		if xk == tNumber {
-			var k uint64
-			var err error
-			lit := t.str(i)
-			if j, ok := parseIntLiteral(lit); ok && lit[0] != '-' {
-				k = uint64(j)
-			} else {
-				k, err = strconv.ParseUint(integerText(lit), 10, 64)
-			}
-			if err != nil || v.OverflowUint(k) {
-				return codecRefusal(t, i, "number "+lit, n.typ)
+			k, ok := n.uintOf(t.str(i))
+			if !ok {
+				return codecRefusal(t, i, "number "+t.str(i), n.typ)
 			}
 			v.SetUint(k)
 			return nil
 		}
 	case ckFloat:
 		if xk == tNumber {
-			// t.num is ParseFloat of the literal; encoding/json parses
-			// integerText's rewriting of it (-0.0 is 0).
-			lit := t.str(i)
-			f := t.num(i)
-			if it := integerText(lit); n.bits != 64 || it != lit {
-				var err error
-				if f, err = strconv.ParseFloat(it, n.bits); err != nil || v.OverflowFloat(f) {
-					return codecRefusal(t, i, "number "+lit, n.typ)
-				}
+			f, ok := n.floatOf(t, i)
+			if !ok {
+				return codecRefusal(t, i, "number "+t.str(i), n.typ)
 			}
 			v.SetFloat(f)
 			return nil
@@ -441,6 +423,83 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 		}
 	}
 	return codecRefusal(t, i, tapeKindNames[xk], n.typ)
+}
+
+// intOf returns the integer that decode makes of the number literal lit
+// for n, a ckInt, and whether it makes one: encoding/json parses
+// integerText's rewriting of the literal, and refuses what overflows the
+// type. It allocates nothing for a literal it takes.
+func (n *codecNode) intOf(lit string) (int64, bool) {
+	k, ok := parseIntLiteral(lit)
+	switch {
+	case ok:
+	case notInt(lit):
+		d, ok := parseDecimal(lit)
+		m, mok := d.magnitude()
+		switch {
+		case !ok || !mok:
+			return 0, false
+		case !d.neg && m <= math.MaxInt64:
+			k = int64(m)
+		case d.neg && m <= 1<<63:
+			k = -int64(m) // math.MinInt64 for 1<<63
+		default:
+			return 0, false
+		}
+	default:
+		var err error
+		if k, err = strconv.ParseInt(lit, 10, 64); err != nil {
+			return 0, false
+		}
+	}
+	return k, n.bits == 64 || k >= -1<<(n.bits-1) && k < 1<<(n.bits-1)
+}
+
+// uintOf is intOf for n, a ckUint.
+func (n *codecNode) uintOf(lit string) (uint64, bool) {
+	var k uint64
+	if j, ok := parseIntLiteral(lit); ok && lit[0] != '-' {
+		k = uint64(j)
+	} else if notInt(lit) {
+		d, ok := parseDecimal(lit)
+		m, mok := d.magnitude()
+		if !ok || !mok || d.neg && m != 0 {
+			return 0, false
+		}
+		k = m
+	} else {
+		var err error
+		if k, err = strconv.ParseUint(lit, 10, 64); err != nil {
+			return 0, false
+		}
+	}
+	return k, n.bits == 64 || k < 1<<n.bits
+}
+
+// floatOf is intOf for n, a ckFloat, of number i of t. encoding/json
+// parses integerText's rewriting of the literal in the type's size: the
+// same number as the literal, which t.num holds correctly rounded to a
+// float64, except that a zero loses its sign (-0.0 is 0).
+func (n *codecNode) floatOf(t *tape, i int) (float64, bool) {
+	lit := t.str(i)
+	f := t.num(i)
+	if n.bits == 32 {
+		var err error
+		if f, err = strconv.ParseFloat(lit, 32); err != nil {
+			return 0, false
+		}
+		if a := math.Abs(f); math.MaxFloat32 < a && a <= math.MaxFloat64 {
+			return 0, false // reflect.Value.OverflowFloat
+		}
+	}
+	if f == 0 && notInt(lit) {
+		if d, ok := parseDecimal(lit); ok {
+			if it, ok := d.integerText(); ok && it == "0" {
+				f = 0
+			}
+		}
+	}
+	return f, true
 }
 
 func (n *codecNode) field(name string) *codecField {
@@ -701,19 +760,20 @@ func appendJSONFloat(dst []byte, f float64, bits int) []byte {
 }
 
 // encodeTape writes to w what n.encode writes for the value n.decode makes
-// of value i of t, without making it. It covers only the common case, in
-// which the re-encoding is the arguments themselves (in the plan's member
-// order): strings, booleans, integers written as plain integers, float64s
-// written as canonical literals, non-null pointers, arrays, and objects of
-// known members that the encoding leaves out exactly when they are absent.
-// For anything else (a null, an integer literal with a fraction or an
-// exponent, a non-canonical float, a map, a member the encoding would
-// leave out or write although it is absent, an unknown member, a type
-// mismatch) it returns false, with w's bytes undefined, and the caller
-// takes the general path, decode and encode, which gives that input's
-// verdict. When it returns true, n.decode of the value succeeds and
-// n.encode of it appends exactly what was written
-// (TestEncodeTapeAgreesWithCodec, FuzzArgCodec).
+// of value i of t, without making it: strings, booleans, numbers, nulls
+// into pointers, slices and maps, arrays, maps, json.RawMessage without
+// an integer literal to rewrite, and objects of known members whose
+// members the encoding writes exactly when they are present. For anything
+// else (another null, an integer literal with a fraction or an exponent
+// in a json.RawMessage, a member the encoding would leave out or write
+// although it is absent, an unknown member, a struct with additional
+// properties, a type mismatch or a number the type does not hold) it
+// returns false, with w's bytes undefined, and the caller takes the
+// general path, decode and encode, which gives that input's verdict. When
+// it returns true, n.decode of the value succeeds and n.encode of it
+// appends exactly what was written (TestEncodeTapeAgreesWithCodec,
+// FuzzArgCodec); the round trip then compares it with the arguments as on
+// the general path.
 func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int) bool {
 	xk := t.kind(i)
 	switch n.kind {
@@ -745,33 +805,41 @@ func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int) bool {
 		}
 	case ckInt:
 		if xk == tNumber {
-			if k, ok := parseIntLiteral(t.str(i)); ok && (n.bits == 64 || k >= -1<<(n.bits-1) && k < 1<<(n.bits-1)) {
+			if k, ok := n.intOf(t.str(i)); ok {
 				w.b = appendInt64(w.b, k)
 				return true
 			}
 		}
 	case ckUint:
-		if lit := t.str(i); xk == tNumber && lit[0] != '-' {
-			if k, ok := parseIntLiteral(lit); ok && (n.bits == 64 || uint64(k) < 1<<n.bits) {
-				w.b = appendUint64(w.b, uint64(k))
+		if xk == tNumber {
+			if k, ok := n.uintOf(t.str(i)); ok {
+				w.b = appendUint64(w.b, k)
 				return true
 			}
 		}
 	case ckFloat:
-		// decode keeps x.num for a float64 whose literal integerText leaves
-		// as it is (a canonical literal with a fraction has a digit other
-		// than 0 in it), and encode writes a canonical literal back.
-		if xk == tNumber && n.bits == 64 {
-			if lit := t.str(i); canonicalFloatLiteral(lit) && (!notInt(lit) || fractionOnly(lit)) {
+		if xk == tNumber {
+			// A canonical float64 literal is written back as it is.
+			if lit := t.str(i); n.bits == 64 && canonicalFloatLiteral(lit) && (!notInt(lit) || fractionOnly(lit)) {
 				w.b = append(w.b, lit...)
+				return true
+			}
+			if f, ok := n.floatOf(t, i); ok {
+				w.b = appendJSONFloat(w.b, f, n.bits)
 				return true
 			}
 		}
 	case ckPtr:
-		if xk != tNull {
-			return n.elem.encodeTape(w, t, i)
+		if xk == tNull {
+			w.b = append(w.b, "null"...) // decode leaves it nil
+			return true
 		}
+		return n.elem.encodeTape(w, t, i)
 	case ckSlice:
+		if xk == tNull {
+			w.b = append(w.b, "null"...)
+			return true
+		}
 		if xk == tArray {
 			w.b = append(w.b, '[')
 			for p := t.first(i); p < t.end(i); p = t.end(p) {
@@ -787,6 +855,10 @@ func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int) bool {
 			return true
 		}
 	case ckMap:
+		if xk == tNull {
+			w.b = append(w.b, "null"...)
+			return true
+		}
 		if xk == tObject {
 			return n.encodeTapeMap(w, t, i)
 		}
@@ -851,6 +923,9 @@ func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int) bool {
 			// slice from an array is not zero, and empty only without
 			// items, a struct is never empty; any other value under
 			// either option is left to the general path.
+			if t.kind(p) == tNull && (f.omitEmpty || f.omitZero) {
+				return false // a nil pointer, slice or map, left out
+			}
 			switch f.node.kind {
 			case ckPtr:
 			case ckSlice:

@@ -248,7 +248,8 @@ func checkCodecAgrees(t testing.TB, typ reflect.Type, n *codecNode, raw []byte) 
 
 // checkCodecAgreesFast is checkCodecAgrees, and holds the codec's fast path
 // (encodeTape) to its general one: where encodeTape takes the arguments,
-// the decode takes them and the encode writes the same bytes. It reports
+// the decode takes them and the encode writes the same bytes (which the
+// round trip then compares with the arguments on either path). It reports
 // whether encodeTape took them.
 func checkCodecAgreesFast(t testing.TB, typ reflect.Type, n *codecNode, raw []byte) (fast bool) {
 	ref, got, parsed := codecBoth(t, typ, n, raw)
@@ -266,8 +267,6 @@ func checkCodecAgreesFast(t testing.TB, typ reflect.Type, n *codecNode, raw []by
 			t.Fatalf("%s into %v: encodeTape writes %s, the decode refuses it: %v", raw, typ, out, got.err)
 		case !bytes.Equal(out, got.fwd):
 			t.Fatalf("%s into %v: re-encoded\n%s by the codec\n%s by encodeTape", raw, typ, got.fwd, out)
-		case !got.ok:
-			t.Fatalf("%s into %v: encodeTape writes %s, which is not the arguments' value", raw, typ, out)
 		}
 		fast = true
 	}

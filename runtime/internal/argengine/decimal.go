@@ -2,6 +2,7 @@ package argengine
 
 import (
 	"errors"
+	"math"
 	"math/big"
 	"strconv"
 	"strings"
@@ -211,6 +212,30 @@ func (d *decimal) integerText() (string, bool) {
 		b.WriteByte('0')
 	}
 	return b.String(), true
+}
+
+// magnitude returns |d| when integerText writes d (an integer of at most
+// 20 digits) and a uint64 holds it: integerText's value, without writing
+// it.
+func (d *decimal) magnitude() (uint64, bool) {
+	if !d.isInteger() || d.exp > 20 {
+		return 0, false
+	}
+	if d.zero() {
+		return 0, true
+	}
+	var m uint64
+	for k := range d.exp {
+		c := uint64(0)
+		if k < d.digits() {
+			c = uint64(d.digit(k) - '0')
+		}
+		if m > (math.MaxUint64-c)/10 {
+			return 0, false
+		}
+		m = m*10 + c
+	}
+	return m, true
 }
 
 // mantissa returns the significant digits as an integer.

@@ -18,6 +18,9 @@ type (
 	heapInts struct {
 		V []int64 `json:"v"`
 	}
+	heapNulls struct {
+		V []*int64 `json:"v"`
+	}
 	heapStrings struct {
 		V []string `json:"v"`
 	}
@@ -45,9 +48,12 @@ var heapLimits = Limits{Bytes: MaxLimitBytes, Values: MaxLimitValues}
 var heapTypes = map[string]reflect.Type{
 	"tiny-numbers":     reflect.TypeFor[heapInts](),
 	"shared-ref":       reflect.TypeFor[heapInts](),
+	"integral-numbers": reflect.TypeFor[heapInts](),
+	"nulls":            reflect.TypeFor[heapNulls](),
 	"tiny-strings":     reflect.TypeFor[heapStrings](),
 	"tiny-objects":     reflect.TypeFor[heapObjects](),
 	"deep":             reflect.TypeFor[heapRaw](),
+	"deep-members":     reflect.TypeFor[heapRaw](),
 	"long-string":      reflect.TypeFor[heapString](),
 	"escaped-string":   reflect.TypeFor[heapString](),
 	"html-string":      reflect.TypeFor[heapString](),
