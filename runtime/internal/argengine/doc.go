@@ -33,7 +33,8 @@
 //     instance's size times the schema's, whatever the schema's
 //     references, and no number costs more than its literal's length. So
 //     is the memory: a check holds a copy of the arguments, 4 bytes a
-//     string, number or literal and 8 an array or object, the decoded text
+//     value and 4 more a non-empty object or a member's non-empty array,
+//     the decoded text
 //     of the strings with escapes, the re-encoding when it is not the
 //     arguments' bytes (when it is, and no typed value is asked for, the
 //     copy is what is forwarded) and, only when asked for, the typed
