@@ -21,7 +21,8 @@ import (
 // is read back from its first element's (past the white space and the
 // brackets of the arrays that open with it). A string with escapes is decoded once, into
 // the tape's arena (dec). The length of a number or a string is read again
-// from its text (a string without escapes holds no quote), and a member's
+// from its text (a string without escapes holds no quote; one with escapes
+// is scanned again for the length of its decoded text), and a member's
 // name is read back from its value's text (or from dec when it has
 // escapes).
 //
@@ -33,9 +34,9 @@ import (
 // float64's range (encoding/json refuses those when it decodes into an any).
 //
 // Its memory is bounded by the arguments: 4 bytes a value, 4 more a
-// non-empty object or a member's non-empty array, the decoded text of the strings and
-// member names with escapes (fewer bytes than their text) with 8 bytes
-// each, and an index of the members of an object of more than smallObject
+// non-empty object or a member's non-empty array, the decoded text of the
+// strings and member names with escapes (fewer bytes than their text),
+// with 4 bytes more a string and 8 a name, and an index of the members of an object of more than smallObject
 // members, once it closes (4 bytes a slot, fewer than 2.5 slots a member;
 // one, the size of the largest such object). For a text of more than
 // pooledNodes bytes the nodes and the arena are each allocated at most
@@ -65,8 +66,8 @@ var kindOf = [8]tapeKind{tNull, tFalse, tTrue, tNumber, tString, tArray, tObject
 // or contEmpty (an empty array or object), and (offMask) the offset of its
 // text: in src, a string's first character (past its quote) or any other
 // value's first byte; in dec, for a string with escapes, its decoded text,
-// which the offset in src of its characters and the length of the text
-// precede (4 bytes each, little-endian). A tArrayEnd word has no flags and
+// which the offset in src of its characters precedes (4 bytes,
+// little-endian). A tArrayEnd word has no flags and
 // holds the index past its last descendant instead, and its elements
 // follow; a non-empty object or a member's non-empty array has that index
 // in a second word, and its members or elements follow that.
@@ -95,8 +96,7 @@ type tape struct {
 	decs string
 	// keys has, for each member whose name has escapes, in the order of
 	// the nodes, the member's node (the high half) and the offset in dec of
-	// its decoded name, which the name's length precedes (4 bytes,
-	// little-endian).
+	// its decoded name.
 	keys []uint64
 	// maxValues, when positive, bounds the number of values (errTapeValues);
 	// values is the number parsed.
@@ -174,9 +174,9 @@ func (t *tape) parse(s string) error {
 		// More words may come than the nodes hold (at most one a byte):
 		// count them, and allocate once. (A short text's nodes grow as they
 		// come, up to what a pooled tape keeps.)
-		values, second, dec := sizeOf(s)
+		values, second, dec, names := sizeOf(s)
 		if t.maxValues > 0 {
-			values, second = min(values, t.maxValues), min(second, t.maxValues)
+			values, second, names = min(values, t.maxValues), min(second, t.maxValues), min(names, t.maxValues)
 		}
 		if dec > offMask {
 			return refusal("", RuleSize, errTapeLarge) // its offsets would not fit
@@ -185,6 +185,7 @@ func (t *tape) parse(s string) error {
 			t.nodes = make([]uint32, 0, values+second)
 		}
 		t.dec.Grow(dec)
+		t.keys = slices.Grow(t.keys, names)
 	}
 	if err := t.value(0, false, 0); err != nil {
 		return parseError(err)
@@ -198,12 +199,12 @@ func (t *tape) parse(s string) error {
 
 // sizeOf returns, for the JSON text s, how many values it holds, how many
 // of them have a second word in a tape (a non-empty object, a member's
-// non-empty array), and a bound on the bytes its strings with escapes take
-// in a tape's dec. For text that is not JSON the figures mean nothing (the
+// non-empty array), a bound on the bytes its strings and member names with
+// escapes take in a tape's dec, and how many of those are names. For text that is not JSON the figures mean nothing (the
 // parse refuses it). A value is the root, or follows a comma, or is the
 // first of a non-empty array or object: s holds 1 + commas + non-empty
 // containers values.
-func sizeOf(s string) (values, second, dec int) {
+func sizeOf(s string) (values, second, dec, names int) {
 	values = 1
 	var last byte // the last byte before p that is not white space
 	for p := 0; p < len(s); p++ {
@@ -225,8 +226,8 @@ func sizeOf(s string) (values, second, dec int) {
 			}
 		case '"':
 			// A string: an escape decodes to fewer bytes than its text,
-			// \uXXXX to at most 3 (two of a surrogate pair to 4), after 8
-			// bytes of heads.
+			// \uXXXX to at most 3 (two of a surrogate pair to 4), after 4
+			// bytes of head, unless it is a member's name.
 			start, saved := p+1, 0
 			for p++; p < len(s); p++ {
 				for p < len(s) && strText[s[p]] {
@@ -244,12 +245,17 @@ func sizeOf(s string) (values, second, dec int) {
 				p++
 			}
 			if saved > 0 {
-				dec += 8 + max(0, p-start-saved)
+				dec += max(0, p-start-saved)
+				if q := skipSpace(s, min(p+1, len(s))); q >= len(s) || s[q] != ':' {
+					dec += 4
+				} else {
+					names++
+				}
 			}
 		}
 		last = s[min(p, len(s)-1)]
 	}
-	return values, second, dec
+	return values, second, dec, names
 }
 
 // strText marks the bytes that sizeOf passes over in a string: all but
@@ -440,7 +446,7 @@ func (t *tape) str(i int) string {
 	at := int(w & offMask)
 	switch {
 	case w&strEscaped != 0:
-		return t.decs[at : at+decWord(t.decs, at-4)]
+		return t.decs[at : at+decodedLen(t.src, decWord(t.decs, at-4)-1)]
 	case tapeKind(w>>kindShift) == tString:
 		return t.src[at : at+strings.IndexByte(t.src[at:], '"')]
 	}
@@ -466,7 +472,8 @@ var numByte = func() (t [256]bool) {
 func (t *tape) key(i int) string {
 	if t.nodes[i]&keyEscaped != 0 {
 		k, _ := slices.BinarySearchFunc(t.keys, uint32(i), func(e uint64, i uint32) int { return cmp.Compare(uint32(e>>32), i) })
-		return decText(t.decs, int(uint32(t.keys[k])))
+		at := int(uint32(t.keys[k]))
+		return t.decs[at : at+decodedLen(t.src, openingQuote(t.src, t.nameEnd(i)))]
 	}
 	p := t.nameEnd(i)
 	q := strings.LastIndexByte(t.src[:p], '"')
@@ -504,10 +511,27 @@ func keyIs[S text](t *tape, i int, k S) bool {
 	return q >= 1 && t.src[q-1] == '"' && t.src[q:p] == string(k) && strings.IndexByte(t.src[q:p], '"') < 0
 }
 
-// decText returns the text at off in dec (decs), which its length
-// precedes.
-func decText(decs string, off int) string {
-	return decs[off : off+decWord(decs, off-4)]
+// decodedLen returns the length of the decoded text of the string whose
+// opening quote is src[q] (scanString parsed it).
+func decodedLen(src string, q int) int {
+	_, _, n, _ := scanString(src, q)
+	return n
+}
+
+// openingQuote returns the offset in src of the opening quote of the
+// string whose closing quote is src[q]: the first quote before it that an
+// even number of backslashes precedes (none precedes a string).
+func openingQuote(src string, q int) int {
+	for {
+		q = strings.LastIndexByte(src[:q], '"')
+		b := q
+		for src[b-1] == '\\' {
+			b--
+		}
+		if (q-b)%2 == 0 {
+			return q
+		}
+	}
 }
 
 // decWord returns the 4-byte number (little-endian) at off in dec (decs).
@@ -523,7 +547,7 @@ func (t *tape) srcAt(i int) int {
 	switch at := int(w & offMask); tapeKind(w >> kindShift) {
 	case tString:
 		if w&strEscaped != 0 {
-			return decWord(t.decs, at-8) - 1
+			return decWord(t.decs, at-4) - 1
 		}
 		return at - 1
 	case tArrayEnd:
@@ -739,7 +763,7 @@ func (t *tape) scanStr() (at uint32, escaped bool, err error) {
 	if !escaped {
 		return uint32(start), false, nil
 	}
-	return t.unescape(t.src[start:end], size, start, size), true, nil
+	return t.unescape(t.src[start:end], size, start), true, nil
 }
 
 // scanKey scans the member name at t.pos (which is '"') of the member
@@ -758,15 +782,15 @@ func (t *tape) scanKey(m int) (name string, escaped bool, err error) {
 	if !escaped {
 		return t.src[start:end], false, nil
 	}
-	off := t.unescape(t.src[start:end], size, size)
+	off := t.unescape(t.src[start:end], size)
 	t.keys = append(t.keys, uint64(m)<<32|uint64(off))
 	return t.decs[off : int(off)+size], true, nil
 }
 
 // unescape appends to t.dec the 4-byte numbers (little-endian) of head
 // and the decoded text of s, n bytes, and returns the offset of the text.
-// The heads of a string are the offset in src of its characters s and the
-// length of its text; that of a member name, the length of its text.
+// The head of a string is the offset in src of its characters s; a member
+// name has none.
 func (t *tape) unescape(s string, n int, head ...int) uint32 {
 	d := &t.dec
 	d.Grow(4*len(head) + n)
