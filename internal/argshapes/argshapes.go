@@ -119,6 +119,13 @@ var All = []Shape{
 	// An object of many short distinct keys.
 	{Name: "wide-object", Schema: `{"type":"object","additionalProperties":{"type":"integer"}}`, Go: "map[string]int64",
 		open: "{", close: "}", item: func(k int) (string, int) { return fmt.Sprintf(`"%x":0`, k), 1 }},
+	// Short strings with escapes that the re-encoding writes otherwise:
+	// ["\/","\/",…].
+	{Name: "escaped-strings", Schema: `{"type":"array","items":{"type":"string"}}`, Go: "[]string",
+		open: "[", close: "]", item: same(`"\/"`, 1)},
+	// An object of many short distinct keys with escapes.
+	{Name: "escaped-names", Schema: `{"type":"object","additionalProperties":{"type":"integer"}}`, Go: "map[string]int64",
+		open: "{", close: "}", item: func(k int) (string, int) { return fmt.Sprintf(`"\/%x":0`, k), 1 }},
 	// Number literals of 127 bytes.
 	{Name: "big-numbers", Schema: `{"type":"array","items":{"type":"number"}}`, Go: "json.RawMessage",
 		open: "[", close: "]", item: same(bigNumber, 1)},

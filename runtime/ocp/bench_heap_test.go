@@ -48,6 +48,8 @@ var heapArgs = map[string][2]any{
 	"html-string":      {(*heapRead[string])(nil), (*heapWrite[string])(nil)},
 	"invisible-string": {(*heapRead[string])(nil), (*heapWrite[string])(nil)},
 	"wide-object":      {(*heapRead[map[string]int64])(nil), (*heapWrite[map[string]int64])(nil)},
+	"escaped-names":    {(*heapRead[map[string]int64])(nil), (*heapWrite[map[string]int64])(nil)},
+	"escaped-strings":  {(*heapRead[[]string])(nil), (*heapWrite[[]string])(nil)},
 	"big-numbers":      {(*heapRead[json.RawMessage])(nil), (*heapWrite[json.RawMessage])(nil)},
 }
 

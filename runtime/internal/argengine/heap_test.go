@@ -59,6 +59,8 @@ var heapTypes = map[string]reflect.Type{
 	"html-string":      reflect.TypeFor[heapString](),
 	"invisible-string": reflect.TypeFor[heapString](),
 	"wide-object":      reflect.TypeFor[heapMap](),
+	"escaped-names":    reflect.TypeFor[heapMap](),
+	"escaped-strings":  reflect.TypeFor[heapStrings](),
 	"big-numbers":      reflect.TypeFor[heapRaw](),
 }
 

@@ -1,65 +1,94 @@
 package argengine
 
-import "hash/maphash"
+import (
+	"hash/maphash"
+	"math/bits"
+)
 
 // keyIndex finds a member of an object by name in constant expected time:
 // an open-addressing table of the members' node indices, hashed by name
 // with a seed chosen at random for the process (so that no input can be
-// built to collide). It holds 4 bytes a slot, at most 2.5 slots a member.
+// built to collide). It holds 4 bytes a slot, 1.25 slots a member and 8:
+// its size is not a power of two, and a name's first slot is its hash
+// scaled to the size (home). A slot holds 5 bits of its name's hash above
+// its node, so that a probe reads a name only when those bits match.
 type keyIndex struct {
-	slots []int32 // node index + 1; 0: empty
+	slots []uint32 // tag | node index + 1; 0: empty
 }
+
+// slotNode masks a slot's node index + 1 (a tape has fewer nodes); the
+// bits above it are the name's tag (tagOf).
+const slotNode = 1<<27 - 1
+
+func tagOf(h uint64) uint32 { return uint32(h) << 27 }
 
 var keySeed = maphash.MakeSeed()
 
 // reset empties ix, with room for n members.
 func (ix *keyIndex) reset(n int) {
-	size := 8
-	for size*4 < n*5 {
-		size *= 2
-	}
+	size := n + n/4 + 8 // at most 80% full
 	if cap(ix.slots) >= size {
 		ix.slots = ix.slots[:size]
 		clear(ix.slots)
 	} else {
-		ix.slots = make([]int32, size)
+		ix.slots = make([]uint32, size)
 	}
 }
 
 // insert adds member j of t, whose name ix does not hold yet. ix has room
 // for it (reset).
 func (ix *keyIndex) insert(t *tape, j int) {
-	mask := len(ix.slots) - 1
-	s := int(maphash.String(keySeed, t.key(j))) & mask
+	h := maphash.String(keySeed, t.key(j))
+	s := ix.home(h)
 	for ix.slots[s] != 0 {
-		s = (s + 1) & mask
+		s = ix.next(s)
 	}
-	ix.slots[s] = int32(j + 1)
+	ix.slots[s] = tagOf(h) | uint32(j+1)
+}
+
+// home returns the first slot of a name whose hash is h.
+func (ix *keyIndex) home(h uint64) int {
+	s, _ := bits.Mul64(h, uint64(len(ix.slots)))
+	return int(s)
+}
+
+// next returns the slot after s, wrapping around.
+func (ix *keyIndex) next(s int) int {
+	if s++; s == len(ix.slots) {
+		return 0
+	}
+	return s
+}
+
+// lookup returns the member of t named k, whose hash is h, or -1 and the
+// empty slot where it would go.
+func lookup[S text](ix *keyIndex, t *tape, k S, h uint64) (j, free int) {
+	tag, s := tagOf(h), ix.home(h)
+	for v := ix.slots[s]; v != 0; v = ix.slots[s] {
+		if v&^slotNode == tag && keyIs(t, int(v&slotNode)-1, k) {
+			return int(v&slotNode) - 1, s
+		}
+		s = ix.next(s)
+	}
+	return -1, s
 }
 
 // add adds member j of t, named k, unless ix holds a member of that name
 // (then it reports false). ix has room for it (reset).
 func (ix *keyIndex) add(t *tape, k string, j int) bool {
-	mask := len(ix.slots) - 1
-	s := int(maphash.String(keySeed, k)) & mask
-	for ; ix.slots[s] != 0; s = (s + 1) & mask {
-		if keyIs(t, int(ix.slots[s]-1), k) {
-			return false
-		}
+	h := maphash.String(keySeed, k)
+	found, s := lookup(ix, t, k, h)
+	if found >= 0 {
+		return false
 	}
-	ix.slots[s] = int32(j + 1)
+	ix.slots[s] = tagOf(h) | uint32(j+1)
 	return true
 }
 
 // find returns the member of t named k, or -1.
 func (ix *keyIndex) find(t *tape, k string) int {
-	mask := len(ix.slots) - 1
-	for s := int(maphash.String(keySeed, k)) & mask; ix.slots[s] != 0; s = (s + 1) & mask {
-		if j := int(ix.slots[s] - 1); keyIs(t, j, k) {
-			return j
-		}
-	}
-	return -1
+	j, _ := lookup(ix, t, k, maphash.String(keySeed, k))
+	return j
 }
 
 // memoSet remembers the verdicts of a validation's memo nodes (snode.memo)

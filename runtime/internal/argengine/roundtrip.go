@@ -333,13 +333,8 @@ func (c *fwdScan) object(i, depth int) (int, error) {
 
 // findBytes is find for a name held in bytes.
 func (ix *keyIndex) findBytes(t *tape, k []byte) int {
-	mask := len(ix.slots) - 1
-	for s := int(maphash.Bytes(keySeed, k)) & mask; ix.slots[s] != 0; s = (s + 1) & mask {
-		if j := int(ix.slots[s] - 1); keyIs(t, j, k) {
-			return j
-		}
-	}
-	return -1
+	j, _ := lookup(ix, t, k, maphash.Bytes(keySeed, k))
+	return j
 }
 
 // Member returns the text of the member named name of b, a JSON object as
