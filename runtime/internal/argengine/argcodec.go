@@ -364,17 +364,7 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 		return nil
 	case ckSlice:
 		if xk == tArray {
-			k := t.count(i)
-			s := reflect.MakeSlice(n.typ, k, k)
-			k = 0
-			for p := t.first(i); p < t.end(i); p = t.end(p) {
-				if err := n.elem.decodeIn(t, p, s.Index(k), remarshalled); err != nil {
-					return err
-				}
-				k++
-			}
-			v.Set(s)
-			return nil
+			return n.decodeSlice(t, i, v, remarshalled, -1)
 		}
 	case ckMap:
 		if xk == tObject {
@@ -423,6 +413,25 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 		}
 	}
 	return codecRefusal(t, i, tapeKindNames[xk], n.typ)
+}
+
+// decodeSlice is decodeIn of array i of t into v for n, a ckSlice: of its
+// first limit elements when limit >= 0 and it has more, else of all.
+func (n *codecNode) decodeSlice(t *tape, i int, v reflect.Value, remarshalled bool, limit int) error {
+	var k int
+	if limit >= 0 && t.moreThan(i, limit) {
+		k = limit
+	} else {
+		k = t.count(i)
+	}
+	s := reflect.MakeSlice(n.typ, k, k)
+	for j, p := 0, t.first(i); j < k; j, p = j+1, t.end(p) {
+		if err := n.elem.decodeIn(t, p, s.Index(j), remarshalled); err != nil {
+			return err
+		}
+	}
+	v.Set(s)
+	return nil
 }
 
 // intOf returns the integer that decode makes of the number literal lit
