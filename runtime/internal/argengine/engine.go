@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -103,9 +102,9 @@ type Typed struct {
 	Fields []int
 	// Elems, when positive, bounds the elements decoded of a field in
 	// Fields that is a slice (not a json.RawMessage, which is bytes): its
-	// first Elems elements when it has more
-	// (a caller that refuses more than Elems-1 values can tell, without
-	// decoding the rest). Zero decodes them all.
+	// first Elems elements when it has more (a caller that refuses more
+	// than Elems-1 values can tell, without decoding the rest). Zero
+	// decodes them all.
 	Elems int
 }
 
@@ -188,48 +187,14 @@ func (e *Engine) checkParsed(t *tape, raw []byte, read *Typed) (any, []byte, err
 
 // decodeRead decodes into a new value of the tool's type the fields that
 // read selects of the accepted arguments on t, member by member as the
-// codec's decode of the struct does (codecNode.decodeIn of the field's
-// node, remarshalled in a struct with additional properties), a slice cut
+// codec's decode of the struct does (codecNode.decodeMember), a slice cut
 // to read.Elems elements; it leaves the other fields zero. What it decodes
 // is then copied out of the tape's text (detach).
 func (e *Engine) decodeRead(t *tape, read *Typed) (any, error) {
-	n := e.codec
 	p := reflect.New(e.typ)
 	v := p.Elem()
-	limit := -1
-	if read.Elems > 0 {
-		limit = read.Elems
-	}
 	for m := t.first(0); m < t.end(0); m = t.end(m) {
-		f := n.field(t.key(m))
-		if f == nil {
-			if n.extra == nil || !slices.Contains(read.Fields, n.extraIndex) {
-				continue
-			}
-			x := v.Field(n.extraIndex)
-			if x.IsNil() {
-				x.Set(reflect.MakeMap(n.extra.typ))
-			}
-			el := reflect.New(n.extra.elem.typ).Elem()
-			if err := n.extra.elem.decodeIn(t, m, el, false); err != nil {
-				return nil, err
-			}
-			k := reflect.New(n.extra.typ.Key()).Elem()
-			k.SetString(t.key(m))
-			x.SetMapIndex(k, el)
-			continue
-		}
-		if !slices.Contains(read.Fields, f.index) {
-			continue
-		}
-		fv := v.Field(f.index)
-		var err error
-		if f.node.kind == ckSlice && t.kind(m) == tArray {
-			err = f.node.decodeSlice(t, m, fv, n.extra != nil, limit)
-		} else {
-			err = f.node.decodeIn(t, m, fv, n.extra != nil)
-		}
-		if err != nil {
+		if err := e.codec.decodeMember(t, m, v, false, read); err != nil {
 			return nil, err
 		}
 	}
