@@ -1,10 +1,8 @@
 package argengine
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,7 +19,8 @@ import (
 // is read back from its first element's (past the white space and the
 // brackets of the arrays that open with it). A string with escapes is decoded once, into
 // the tape's arena (dec). The length of a number or a string is read again
-// from its text (a string without escapes holds no quote), and a member's
+// from its text (a string without escapes holds no quote; one with escapes
+// is scanned again for the length of its decoded text), and a member's
 // name is read back from its value's text (or from dec when it has
 // escapes).
 //
@@ -33,9 +32,9 @@ import (
 // float64's range (encoding/json refuses those when it decodes into an any).
 //
 // Its memory is bounded by the arguments: 4 bytes a value, 4 more a
-// non-empty object or a member's non-empty array, the decoded text of the strings and
-// member names with escapes (fewer bytes than their text) with 8 bytes
-// each, and an index of the members of an object of more than smallObject
+// non-empty object or a member's non-empty array, the decoded text of the
+// strings and member names with escapes (fewer bytes than their text),
+// with 4 bytes more each, and an index of the members of an object of more than smallObject
 // members, once it closes (4 bytes a slot, fewer than 2.5 slots a member;
 // one, the size of the largest such object). For a text of more than
 // pooledNodes bytes the nodes and the arena are each allocated at most
@@ -65,8 +64,11 @@ var kindOf = [8]tapeKind{tNull, tFalse, tTrue, tNumber, tString, tArray, tObject
 // or contEmpty (an empty array or object), and (offMask) the offset of its
 // text: in src, a string's first character (past its quote) or any other
 // value's first byte; in dec, for a string with escapes, its decoded text,
-// which the offset in src of its characters and the length of the text
-// precede (4 bytes each, little-endian). A tArrayEnd word has no flags and
+// which the offset in src of its characters precedes (4 bytes,
+// little-endian); for a member whose name has escapes, the decoded name,
+// which the offset in src of its value's text precedes (a string's
+// decoded text, if it has escapes, follows the name, after its own head).
+// A tArrayEnd word has no flags and
 // holds the index past its last descendant instead, and its elements
 // follow; a non-empty object or a member's non-empty array has that index
 // in a second word, and its members or elements follow that.
@@ -93,11 +95,6 @@ type tape struct {
 	// valid after the parse appends more.
 	dec  strings.Builder
 	decs string
-	// keys has, for each member whose name has escapes, in the order of
-	// the nodes, the member's node (the high half) and the offset in dec of
-	// its decoded name, which the name's length precedes (4 bytes,
-	// little-endian).
-	keys []uint64
 	// maxValues, when positive, bounds the number of values (errTapeValues);
 	// values is the number parsed.
 	maxValues, values int
@@ -123,10 +120,6 @@ func putTape(t *tape) {
 	t.src, t.pos, t.maxValues, t.strictUTF8 = "", 0, 0, false
 	t.dec.Reset()
 	t.decs = ""
-	t.keys = t.keys[:0]
-	if cap(t.keys) > pooledNodes {
-		t.keys = nil
-	}
 	t.indexed = 0
 	if cap(t.index.slots) > pooledNodes {
 		t.index = keyIndex{} // let an unusually large table go
@@ -166,7 +159,6 @@ func (t *tape) parse(s string) error {
 	t.nodes, t.src, t.pos, t.values, t.indexed = t.nodes[:0], s, 0, 0, 0
 	t.dec.Reset()
 	t.decs = ""
-	t.keys = t.keys[:0]
 	if len(s) > maxTapeBytes {
 		return refusal("", RuleSize, errTapeLarge)
 	}
@@ -198,8 +190,8 @@ func (t *tape) parse(s string) error {
 
 // sizeOf returns, for the JSON text s, how many values it holds, how many
 // of them have a second word in a tape (a non-empty object, a member's
-// non-empty array), and a bound on the bytes its strings with escapes take
-// in a tape's dec. For text that is not JSON the figures mean nothing (the
+// non-empty array), and a bound on the bytes its strings and member names
+// with escapes take in a tape's dec. For text that is not JSON the figures mean nothing (the
 // parse refuses it). A value is the root, or follows a comma, or is the
 // first of a non-empty array or object: s holds 1 + commas + non-empty
 // containers values.
@@ -225,8 +217,8 @@ func sizeOf(s string) (values, second, dec int) {
 			}
 		case '"':
 			// A string: an escape decodes to fewer bytes than its text,
-			// \uXXXX to at most 3 (two of a surrogate pair to 4), after 8
-			// bytes of heads.
+			// \uXXXX to at most 3 (two of a surrogate pair to 4), after 4
+			// bytes of head.
 			start, saved := p+1, 0
 			for p++; p < len(s); p++ {
 				for p < len(s) && strText[s[p]] {
@@ -244,7 +236,7 @@ func sizeOf(s string) (values, second, dec int) {
 				p++
 			}
 			if saved > 0 {
-				dec += 8 + max(0, p-start-saved)
+				dec += 4 + max(0, p-start-saved)
 			}
 		}
 		last = s[min(p, len(s)-1)]
@@ -438,9 +430,14 @@ func (t *tape) moreThan(i, k int) bool {
 func (t *tape) str(i int) string {
 	w := t.nodes[i]
 	at := int(w & offMask)
+	if w&(strEscaped|keyEscaped) != 0 {
+		src, dec := t.text(i)
+		if dec >= 0 {
+			return t.decs[dec : dec+decodedLen(t.src, src-1)]
+		}
+		at = src
+	}
 	switch {
-	case w&strEscaped != 0:
-		return t.decs[at : at+decWord(t.decs, at-4)]
 	case tapeKind(w>>kindShift) == tString:
 		return t.src[at : at+strings.IndexByte(t.src[at:], '"')]
 	}
@@ -464,9 +461,9 @@ var numByte = func() (t [256]bool) {
 // it, to the name's quotes (a name without escapes holds no quote); or,
 // for a name with escapes, its decoded text in dec.
 func (t *tape) key(i int) string {
-	if t.nodes[i]&keyEscaped != 0 {
-		k, _ := slices.BinarySearchFunc(t.keys, uint32(i), func(e uint64, i uint32) int { return cmp.Compare(uint32(e>>32), i) })
-		return decText(t.decs, int(uint32(t.keys[k])))
+	if w := t.nodes[i]; w&keyEscaped != 0 {
+		at := int(w & offMask)
+		return t.decs[at : at+decodedLen(t.src, openingQuote(t.src, t.nameEnd(i)))]
 	}
 	p := t.nameEnd(i)
 	q := strings.LastIndexByte(t.src[:p], '"')
@@ -475,18 +472,22 @@ func (t *tape) key(i int) string {
 
 // nameEnd returns the offset in src of the closing quote of the name of
 // member i.
-func (t *tape) nameEnd(i int) int {
-	p := t.srcAt(i) - 1
-	if t.src[p] == ' ' {
+func (t *tape) nameEnd(i int) int { return nameBefore(t.src, t.srcAt(i)) }
+
+// nameBefore returns the offset in src of the closing quote of the name of
+// the member whose value's text begins at v.
+func nameBefore(src string, v int) int {
+	p := v - 1
+	if src[p] == ' ' {
 		p-- // "name": value
 	}
-	if t.src[p] == ':' && t.src[p-1] == '"' {
+	if src[p] == ':' && src[p-1] == '"' {
 		return p - 1 // "name":value
 	}
-	for t.src[p] != ':' {
+	for src[p] != ':' {
 		p--
 	}
-	for p--; t.src[p] != '"'; p-- {
+	for p--; src[p] != '"'; p-- {
 	}
 	return p
 }
@@ -504,10 +505,50 @@ func keyIs[S text](t *tape, i int, k S) bool {
 	return q >= 1 && t.src[q-1] == '"' && t.src[q:p] == string(k) && strings.IndexByte(t.src[q:p], '"') < 0
 }
 
-// decText returns the text at off in dec (decs), which its length
-// precedes.
-func decText(decs string, off int) string {
-	return decs[off : off+decWord(decs, off-4)]
+// text returns, for node i, neither a tArrayEnd nor without flags, the
+// offset in src of its text (a string's first character, past its quote)
+// and, for a string with escapes, the offset in dec of its decoded text
+// (else -1).
+func (t *tape) text(i int) (src, dec int) {
+	w := t.nodes[i]
+	at := int(w & offMask)
+	esc := w&strEscaped != 0 && tapeKind(w>>kindShift) == tString
+	switch {
+	case w&keyEscaped == 0:
+		if esc {
+			return decWord(t.decs, at-4), at
+		}
+		return at, -1
+	case !esc:
+		return decWord(t.decs, at-4), -1
+	}
+	// A string with escapes whose name has escapes: its head and decoded
+	// text follow the name's.
+	src = decWord(t.decs, at-4)
+	return src, at + decodedLen(t.src, openingQuote(t.src, nameBefore(t.src, src-1))) + 4
+}
+
+// decodedLen returns the length of the decoded text of the string whose
+// opening quote is src[q] (scanString parsed it).
+func decodedLen(src string, q int) int {
+	_, _, n, _ := scanString(src, q)
+	return n
+}
+
+// openingQuote returns the offset in src of the opening quote of the
+// string whose closing quote is src[q]: the first quote before it that an
+// even number of backslashes precedes (none precedes a string).
+func openingQuote(src string, q int) int {
+	for {
+		q = strings.LastIndexByte(src[:q], '"')
+		b := q
+		for src[b-1] == '\\' {
+			b--
+		}
+		if (q-b)%2 == 0 {
+			return q
+		}
+	}
 }
 
 // decWord returns the 4-byte number (little-endian) at off in dec (decs).
@@ -520,11 +561,12 @@ func decWord(decs string, off int) int {
 // opening quote).
 func (t *tape) srcAt(i int) int {
 	w := t.nodes[i]
-	switch at := int(w & offMask); tapeKind(w >> kindShift) {
+	at := int(w & offMask)
+	if w&(strEscaped|keyEscaped) != 0 && w>>kindShift != uint32(tArrayEnd) {
+		at, _ = t.text(i)
+	}
+	switch tapeKind(w >> kindShift) {
 	case tString:
-		if w&strEscaped != 0 {
-			return decWord(t.decs, at-8) - 1
-		}
 		return at - 1
 	case tArrayEnd:
 		// Its word holds its end: read back from the first element that is
@@ -647,7 +689,8 @@ func (t *tape) objMember(i int, n uint32, names *uint64, depth int) (pending str
 		return "", false, errTapeSyntax
 	}
 	m := len(t.nodes) // the member's node, to come
-	name, escaped, err := t.scanKey(m)
+	name, nameAt, err := t.scanKey()
+	escaped := nameAt > 0
 	if err != nil {
 		if err == errLoneSurrogate {
 			return "", false, &Refusal{Rule: RuleLoneSurrogate, Err: errors.New("a member name holds " + err.Error())}
@@ -671,6 +714,11 @@ func (t *tape) objMember(i int, n uint32, names *uint64, depth int) (pending str
 	t.pos++
 	if err := t.value(flags, true, depth+1); err != nil {
 		return name, true, at(err, name)
+	}
+	if escaped {
+		// Its word holds its name's place in dec, whose head holds what
+		// it held.
+		t.nodes[m] = t.nodes[m]&^offMask | nameAt
 	}
 	return "", false, nil
 }
@@ -739,34 +787,43 @@ func (t *tape) scanStr() (at uint32, escaped bool, err error) {
 	if !escaped {
 		return uint32(start), false, nil
 	}
-	return t.unescape(t.src[start:end], size, start, size), true, nil
+	return t.unescape(t.src[start:end], size, start), true, nil
 }
 
-// scanKey scans the member name at t.pos (which is '"') of the member
-// whose node will be m, as scanStr scans a string: its decoded text, and
-// whether it has escapes (then its text is in dec, and in t.keys).
-func (t *tape) scanKey(m int) (name string, escaped bool, err error) {
+// scanKey scans the member name at t.pos (which is '"'), as scanStr
+// scans a string: its decoded text and, when it has escapes, its offset in
+// dec, where it is (else 0).
+func (t *tape) scanKey() (name string, at uint32, err error) {
 	start := t.pos + 1
 	end, escaped, size, err := scanString(t.src, t.pos)
 	if err != nil {
-		return "", false, err
+		return "", 0, err
 	}
 	t.pos = end + 1
 	if t.strictUTF8 && !utf8.ValidString(t.src[start:end]) {
-		return "", false, errTapeUTF8
+		return "", 0, errTapeUTF8
 	}
 	if !escaped {
-		return t.src[start:end], false, nil
+		return t.src[start:end], 0, nil
 	}
-	off := t.unescape(t.src[start:end], size, size)
-	t.keys = append(t.keys, uint64(m)<<32|uint64(off))
-	return t.decs[off : int(off)+size], true, nil
+	// Its head is the offset of its value's text, past the colon (a
+	// string's first character): what the member's word would hold. (If
+	// the member is not well-formed, the parse fails and no one reads it.)
+	v := skipSpace(t.src, t.pos)
+	if v < len(t.src) && t.src[v] == ':' {
+		v = skipSpace(t.src, v+1)
+	}
+	if v < len(t.src) && t.src[v] == '"' {
+		v++
+	}
+	off := t.unescape(t.src[start:end], size, v)
+	return t.decs[off : int(off)+size], off, nil
 }
 
 // unescape appends to t.dec the 4-byte numbers (little-endian) of head
 // and the decoded text of s, n bytes, and returns the offset of the text.
-// The heads of a string are the offset in src of its characters s and the
-// length of its text; that of a member name, the length of its text.
+// The head of a string is the offset in src of its characters s; a member
+// name has none.
 func (t *tape) unescape(s string, n int, head ...int) uint32 {
 	d := &t.dec
 	d.Grow(4*len(head) + n)

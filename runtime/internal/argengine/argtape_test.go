@@ -30,6 +30,9 @@ var tapeSeeds = []string{
 	// members' arrays.
 	" [ [ [\t1 ] ,\n[ ] ] , [[ \"a\\\"[\" ]], [{\"a\" : [ [ [] ] ]}], [ {} ], [[[[\"\\u005b\"]]]] ] ",
 	`[[[],[[]]],[[{"a":[[0],{"b":[[[1]]]}]}]]]`,
+	// Members whose names have escapes, holding strings with escapes,
+	// arrays, objects, empty ones, with white space around the colon.
+	"{\"\\n\" : \"\\t\" , \"\\/\":[1], \"a\\\\\":{\"\\\"\":\"\\u00e9\"}, \"\\u0062\" :\t[[]], \"\\t\":{}, \"\\r\":\"x\", \"\\\"\":\"\\\\\"}",
 	`{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":10,"k11":11,"k12":12,"k13":13,"k14":14,"k15":15,"k16":16,"k17":{"k0":0,"k1":1,"k2":2,"k3":3,"k4":4,"k5":5,"k6":6,"k7":7,"k8":8,"k9":9,"k10":10,"k11":11,"k12":12,"k13":13,"k14":14,"k15":15,"k16":16,"k17":17},"k18":18,"k3":3}`,
 }
 
@@ -277,19 +280,28 @@ func TestTapeSize(t *testing.T) {
 	}
 }
 
-// A text whose strings with escapes would take dec beyond the offsets a
-// word holds is refused whole (RuleSize) before anything is parsed: here
-// 15,000,000 strings "\n", each 8 bytes of heads and 1 of text. (Only a
-// result's text can be that large: arguments are bounded below it.)
-func TestTapeRefusesWhatItsOffsetsCannotHold(t *testing.T) {
-	sc, err := CompileSchema([]byte(`{}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := []byte("[" + strings.Repeat(`"\n",`, 15_000_000) + `""]`)
-	var r *Refusal
-	if err := sc.ValidateJSON(in); !errors.As(err, &r) || r.Rule != RuleSize {
-		t.Fatalf("%d bytes of escaped strings: %v, want a refusal by rule %s", len(in), err, RuleSize)
+// The decoded strings and names of a text take no more of dec than the
+// text has bytes, and one: so their offsets fit in a word whenever the
+// text's do (parse still refuses a text whose bound would not). The
+// densest escapes: one-byte strings and names of one escape, a NUL as
+// \u0000, surrogate pairs, root strings.
+func TestTapeDecFitsItsText(t *testing.T) {
+	for _, in := range []string{
+		`"\n"`, `"\u0000"`, `"\ud83d\ude00"`, `""`, `"\\\\"`,
+		"[" + strings.TrimSuffix(strings.Repeat(`"\n",`, 1000), ",") + "]",
+		"[" + strings.TrimSuffix(strings.Repeat(`"\/" ,`, 1000), ",") + "]",
+		"{" + strings.TrimSuffix(strings.Repeat(`"\n":"\n",`, 1), ",") + "}",
+		`{"\n":"\n","\t":["\r","\u00e9"],"a\"":{"\\":"\ud83d\ude00"}}`,
+	} {
+		_, _, dec := sizeOf(in)
+		tp := getTape()
+		if err := tp.parse(in); err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		if used := tp.dec.Len(); used > dec || dec > len(in)+1 {
+			t.Errorf("%.40s: dec holds %d bytes, sizeOf bounds it by %d, the text is %d", in, used, dec, len(in))
+		}
+		putTape(tp)
 	}
 }
 

@@ -3,7 +3,7 @@ package argengine
 import (
 	"bytes"
 	"cmp"
-	"encoding/binary"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,6 +19,7 @@ import (
 
 	"github.com/ocpgen/ocpgen/internal/ecmare"
 	"github.com/ocpgen/ocpgen/internal/jsonptr"
+	"github.com/ocpgen/ocpgen/internal/jsonscan"
 )
 
 // A schemaCheck is a JSON Schema compiled, once (by Compile or
@@ -1633,20 +1634,15 @@ func (n *snode) evalObject(c *evalCtx, i int, la *anns) bool {
 }
 
 // nameValid applies propertyNames to a member name, as a string value of
-// its own one-node tape (its text in dec, after its heads).
+// its own one-node tape: the name's JSON encoding, parsed.
 func (n *snode) nameValid(c *evalCtx, key string) bool {
 	kt := getTape()
-	var heads [8]byte // no offset in src, and its length
-	binary.LittleEndian.PutUint32(heads[4:], uint32(len(key)))
-	kt.dec.Grow(len(heads) + len(key))
-	kt.dec.Write(heads[:])
-	kt.dec.WriteString(key)
-	kt.decs = kt.dec.String()
-	kt.nodes = append(kt.nodes, uint32(tString)<<kindShift|strEscaped|8)
+	defer putTape(kt)
+	if err := kt.parse(string(jsonscan.AppendString(nil, key, false))); err != nil {
+		return false // unreachable: the name was decoded from valid JSON
+	}
 	sub := evalCtx{t: kt, track: c.track, memos: c.memos, scope: c.scope, sig: c.sig, sigs: c.sigs, binding: c.binding, bound: c.bound}
-	ok := n.propNames.eval(&sub, 0, nil)
-	putTape(kt)
-	return ok
+	return n.propNames.eval(&sub, 0, nil)
 }
 
 // uniqueItems reports whether the items of the array at i are pairwise
