@@ -66,7 +66,12 @@ func heapGate(tb testing.TB, s argshapes.Shape, mark func(Step), mod func(*Confi
 		Policy: Policy{Kind: ocpimpl.KindRead, Classified: true, Tier: "member", Resource: tpl("r"), Failure: "no"}})}
 	write := &Tool{Args: types[1], Desc: mustDesc(Descriptor{Name: "write", InputSchema: s.InputSchema(),
 		Policy: Policy{Kind: ocpimpl.KindWrite, Classified: true, Tier: "member", Resource: tpl("w"), Failure: "no", ConfirmTTL: time.Minute}})}
-	cat := NewCatalogue(testTiers, read, write)
+	return heapGateOf(tb, NewCatalogue(testTiers, read, write), mark, mod)
+}
+
+// heapGateOf is heapGate of the tools of cat.
+func heapGateOf(tb testing.TB, cat *Catalogue, mark func(Step), mod func(*Config)) *Gate {
+	tb.Helper()
 	broker := newMemoryBroker()
 	cfg := Config{Catalogue: cat, ACL: AllowAllResources, Broker: waitMarks{broker, mark}, Audit: slog.New(slog.DiscardHandler),
 		Server: nopCaller{res: &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}}}
@@ -157,10 +162,12 @@ func heapMarks(m **heapmeter.Meter) func(Step) {
 // (peak-MiB). A shape refused by a bound of the arguments reports refused=1
 // (its peaks are the refusal's). The shapes at 4 MiB, and the dense ones
 // also at the bound of values ("-at-bound"), the string of U+00AD at the
-// bound of forwarded bytes. The bound is internal/heapmeter's: a forced collection at
-// every step boundary of the call (through an Observer), and for each step
-// the live heap at its start plus what it allocates, above the live heap
-// before the call.
+// bound of forwarded bytes; and the dense shapes next to a small argument
+// that a resource template reads, at the bound of values
+// ("-template-reads", benchTypedCallHeap). The bound is
+// internal/heapmeter's: a forced collection at every step boundary of the
+// call (through an Observer), and for each step the live heap at its start
+// plus what it allocates, above the live heap before the call.
 func benchArgsHeap(b *testing.B) {
 	for _, s := range argshapes.All {
 		name, raw := s.Name, s.Args(defaultMaxArgsBytes, math.MaxInt)
@@ -175,6 +182,35 @@ func benchArgsHeap(b *testing.B) {
 			raw := s.Args(defaultMaxArgsBytes/3, math.MaxInt)
 			b.Run(name+"-at-bound", func(b *testing.B) { benchCallHeap(b, s, raw) })
 		}
+		if types, ok := heapArgsK[s.Name]; ok {
+			raw := withKey(s, defaultMaxArgsBytes, defaultMaxArgsValues)
+			b.Run(name+"-template-reads", func(b *testing.B) { benchTypedCallHeap(b, s, types, raw) })
+		}
+	}
+}
+
+// benchTypedCallHeap is benchCallHeap of the tools whose resource
+// templates read an argument (typedHeapTools): a read and a write that
+// read a small "k" next to the shape (read-peak-B/B, write-peak-B/B), and
+// for an array of scalars a read that reads the array, refused as more
+// than Config.MaxResources resources (array-peak-B/B).
+func benchTypedCallHeap(b *testing.B, s argshapes.Shape, types [3]any, raw []byte) {
+	var m *heapmeter.Meter
+	tools := typedHeapTools(s, types)
+	g := heapGateOf(b, NewCatalogue(testTiers, tools...), heapMarks(&m), nil)
+	peaks := map[string]uint64{}
+	for b.Loop() {
+		for _, tool := range tools {
+			p, _ := heapDispatch(b, g, &m, tool.Desc.Name, raw)
+			peaks[tool.Desc.Name] = max(peaks[tool.Desc.Name], p)
+		}
+	}
+	n := float64(len(raw))
+	b.ReportMetric(n/(1<<20), "args-MiB")
+	b.ReportMetric(float64(peaks["reads-k"])/n, "read-peak-B/B")
+	b.ReportMetric(float64(peaks["writes-k"])/n, "write-peak-B/B")
+	if p, ok := peaks["reads-v"]; ok {
+		b.ReportMetric(float64(p)/n, "array-peak-B/B")
 	}
 }
 

@@ -219,7 +219,7 @@ func BenchmarkInmemAfterRaw(b *testing.B) {
 	g := benchGate(b, nop, nil)
 	gt := g.one().tools["search_nodes"]
 	ctx := context.Background()
-	args, _, err := gt.args.Check(benchReadArgs, true)
+	args, _, err := gt.args.Check(benchReadArgs, gt.argsRead)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -231,10 +231,7 @@ func BenchmarkInmemAfterRaw(b *testing.B) {
 	}
 	// The typed decode and re-encoding of Check, as encoding/json does
 	// them into a new value of the argument struct.
-	typ := reflect.TypeOf(args)
-	if typ.Kind() == reflect.Pointer {
-		typ = typ.Elem()
-	}
+	typ := gt.typ
 	parts := []struct {
 		name string
 		f    func()
@@ -255,7 +252,7 @@ func BenchmarkInmemAfterRaw(b *testing.B) {
 			}
 		}},
 		{"check", func() {
-			if _, _, err := gt.args.Check(benchReadArgs, true); err != nil {
+			if _, _, err := gt.args.Check(benchReadArgs, gt.argsRead); err != nil {
 				b.Fatal(err)
 			}
 		}},

@@ -55,7 +55,7 @@ func corpusCatalogues(b *testing.B) []*Catalogue {
 				}
 			}
 			t := &Tool{Args: (*corpusArgs)(nil), Desc: d}
-			if _, err := newGateTool(t, defaultLimits); err != nil {
+			if _, err := newGateTool(t, defaultLimits, defaultMaxResources); err != nil {
 				continue
 			}
 			ts = append(ts, t)
@@ -83,7 +83,7 @@ func BenchmarkNewGateCorpus(b *testing.B) {
 				b.Fatal(err)
 			}
 			for _, t := range c.Tools() {
-				if _, err := newGateTool(t, defaultLimits); err != nil {
+				if _, err := newGateTool(t, defaultLimits, defaultMaxResources); err != nil {
 					b.Fatal(err)
 				}
 			}

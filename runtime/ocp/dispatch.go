@@ -433,7 +433,7 @@ func (g *serverGate) authorizeRights(p Principal, gt *gateTool) error {
 }
 
 // resources renders the call's resources, bounded by Config.MaxResources.
-// Without typed arguments (a read whose template reads none: see
+// Without typed arguments (a tool whose template reads none: see
 // gateTool.argsRead) the rendering reflects on nothing, and runs without
 // the guard that turns a panic in the reflection on args into an error.
 func (g *serverGate) resources(ctx context.Context, gt *gateTool, args any) (resources []string, err error) {

@@ -229,11 +229,12 @@ type gateTool struct {
 	name string
 	// resource and prompt are the policy's templates, bound to typ.
 	resource, prompt template
-	// argsRead: a call needs its typed arguments, because its resource
-	// template reads one of them (a prompt renders from the forwarded
-	// bytes). Without it, a call whose re-encoding the engine writes
-	// without them makes none.
-	argsRead bool
+	// argsRead is what a call decodes of its typed arguments: the fields
+	// its resource template reads (a prompt renders from the forwarded
+	// bytes), an array to one element more than Config.MaxResources (see
+	// template.reads). Nil when the template reads none: then a call makes
+	// no typed arguments.
+	argsRead *argengine.Typed
 }
 
 // NewGate returns a Gate over cfg.Server. It verifies the generated
@@ -474,7 +475,7 @@ func newServerGate(cfg Config, server string, expose map[string]string) (*server
 	var errs []error
 	for _, h := range cfg.Catalogue.Tools() {
 		name := h.Desc.Name
-		gt, err := newGateTool(h, lim)
+		gt, err := newGateTool(h, lim, g.cfg.MaxResources)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("tool %q: %w", name, err))
 			continue
@@ -514,8 +515,9 @@ func (g *serverGate) start() error {
 }
 
 // newGateTool verifies one generated tool and precomputes what the gate
-// needs for it, for calls within lim.
-func newGateTool(h *ocpimpl.Tool, lim argengine.Limits) (*gateTool, error) {
+// needs for it, for calls within lim rendering at most maxResources
+// resources.
+func newGateTool(h *ocpimpl.Tool, lim argengine.Limits, maxResources int) (*gateTool, error) {
 	typ, err := impl.ArgsType(h)
 	if err != nil {
 		return nil, err
@@ -571,7 +573,7 @@ func newGateTool(h *ocpimpl.Tool, lim argengine.Limits) (*gateTool, error) {
 		confirm:  pol.Kind == ocpimpl.KindWrite,
 		resource: resource,
 		prompt:   prompt,
-		argsRead: resource.readsArgs(),
+		argsRead: resource.reads(maxResources),
 	}, nil
 }
 

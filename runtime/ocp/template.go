@@ -3,8 +3,10 @@ package ocp
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/url"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -78,16 +80,28 @@ func bindTemplate(typ reflect.Type, t ocpimpl.Template, resource bool) (template
 	return out, nil
 }
 
-// readsArgs reports whether t has a segment that reads an argument of
-// the typed arguments. (A prompt's BindAll shows the forwarded bytes: see
+// reads returns what t, a resource template, reads of the typed
+// arguments when it renders at most max resources: the fields of its
+// placeholders, and of an array no more than max+1 elements, since
+// resources refuses an array of more than max values whatever its other
+// values are (errTooManyResources, at the array's placeholder). Nil when
+// it reads none. (A prompt's BindAll shows the forwarded bytes: see
 // template.prompt.)
-func (t template) readsArgs() bool {
+func (t template) reads(max int) *argengine.Typed {
+	var fields []int
 	for _, sg := range t {
-		if sg.field >= 0 {
-			return true
+		if sg.field >= 0 && !slices.Contains(fields, sg.field) {
+			fields = append(fields, sg.field)
 		}
 	}
-	return false
+	if fields == nil {
+		return nil
+	}
+	r := &argengine.Typed{Fields: fields}
+	if max < math.MaxInt {
+		r.Elems = max + 1
+	}
+	return r
 }
 
 // rendersAs reports whether a field of type ft can be rendered by mode m.

@@ -127,7 +127,7 @@ func TestPromptTemplates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if bt.readsArgs() {
+	if bt.reads(defaultMaxResources) != nil {
 		t.Error("the default prompt reads the typed arguments")
 	}
 	fwd := `{"name":"x","level":"low"}`
@@ -210,7 +210,7 @@ func TestTemplateTextIsItsRendering(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if bt.readsArgs() {
+		if bt.reads(defaultMaxResources) != nil {
 			t.Fatalf("%v reads arguments", tc.tp)
 		}
 		if len(bt) != 1 {
@@ -225,7 +225,7 @@ func TestTemplateTextIsItsRendering(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bt.readsArgs() {
+	if bt.reads(defaultMaxResources) == nil {
 		t.Fatal("a placeholder reads no argument")
 	}
 }

@@ -364,17 +364,7 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 		return nil
 	case ckSlice:
 		if xk == tArray {
-			k := t.count(i)
-			s := reflect.MakeSlice(n.typ, k, k)
-			k = 0
-			for p := t.first(i); p < t.end(i); p = t.end(p) {
-				if err := n.elem.decodeIn(t, p, s.Index(k), remarshalled); err != nil {
-					return err
-				}
-				k++
-			}
-			v.Set(s)
-			return nil
+			return n.decodeSlice(t, i, v, remarshalled, -1)
 		}
 	case ckMap:
 		if xk == tObject {
@@ -395,27 +385,7 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 	case ckStruct:
 		if xk == tObject {
 			for p := t.first(i); p < t.end(i); p = t.end(p) {
-				f := n.field(t.key(p))
-				if f == nil && n.extra != nil {
-					// ocpimpl.UnmarshalWithExtra: a member no field declares
-					// goes to the map, decoded strictly as its value type.
-					m := v.Field(n.extraIndex)
-					if m.IsNil() {
-						m.Set(reflect.MakeMap(n.extra.typ))
-					}
-					e := reflect.New(n.extra.elem.typ).Elem()
-					if err := n.extra.elem.decodeIn(t, p, e, remarshalled); err != nil {
-						return err
-					}
-					k := reflect.New(n.extra.typ.Key()).Elem()
-					k.SetString(t.key(p))
-					m.SetMapIndex(k, e)
-					continue
-				}
-				if f == nil {
-					return refusal(t.pointer(p), RuleGoType, errCodecMember)
-				}
-				if err := f.node.decodeIn(t, p, v.Field(f.index), remarshalled || n.extra != nil); err != nil {
+				if err := n.decodeMember(t, p, v, remarshalled, nil); err != nil {
 					return err
 				}
 			}
@@ -423,6 +393,66 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 		}
 	}
 	return codecRefusal(t, i, tapeKindNames[xk], n.typ)
+}
+
+// decodeMember decodes member p of an object into v, a struct of n (a
+// ckStruct), as decodeIn does the struct's members; with read, only a
+// member of a field in read.Fields, a slice to read.Elems elements (the
+// members no field declares, of a struct with additional properties, when
+// read.Fields holds their map's index).
+func (n *codecNode) decodeMember(t *tape, p int, v reflect.Value, remarshalled bool, read *Typed) error {
+	f := n.field(t.key(p))
+	if f == nil && n.extra != nil {
+		if read != nil && !slices.Contains(read.Fields, n.extraIndex) {
+			return nil
+		}
+		// ocpimpl.UnmarshalWithExtra: a member no field declares goes to
+		// the map, decoded strictly as its value type.
+		m := v.Field(n.extraIndex)
+		if m.IsNil() {
+			m.Set(reflect.MakeMap(n.extra.typ))
+		}
+		e := reflect.New(n.extra.elem.typ).Elem()
+		if err := n.extra.elem.decodeIn(t, p, e, remarshalled); err != nil {
+			return err
+		}
+		k := reflect.New(n.extra.typ.Key()).Elem()
+		k.SetString(t.key(p))
+		m.SetMapIndex(k, e)
+		return nil
+	}
+	if f == nil {
+		return refusal(t.pointer(p), RuleGoType, errCodecMember)
+	}
+	if read == nil {
+		return f.node.decodeIn(t, p, v.Field(f.index), remarshalled || n.extra != nil)
+	}
+	switch {
+	case !slices.Contains(read.Fields, f.index):
+		return nil
+	case read.Elems > 0 && f.node.kind == ckSlice && t.kind(p) == tArray:
+		return f.node.decodeSlice(t, p, v.Field(f.index), remarshalled || n.extra != nil, read.Elems)
+	}
+	return f.node.decodeIn(t, p, v.Field(f.index), remarshalled || n.extra != nil)
+}
+
+// decodeSlice is decodeIn of array i of t into v for n, a ckSlice: of its
+// first limit elements when limit >= 0 and it has more, else of all.
+func (n *codecNode) decodeSlice(t *tape, i int, v reflect.Value, remarshalled bool, limit int) error {
+	var k int
+	if limit >= 0 && t.moreThan(i, limit) {
+		k = limit
+	} else {
+		k = t.count(i)
+	}
+	s := reflect.MakeSlice(n.typ, k, k)
+	for j, p := 0, t.first(i); j < k; j, p = j+1, t.end(p) {
+		if err := n.elem.decodeIn(t, p, s.Index(j), remarshalled); err != nil {
+			return err
+		}
+	}
+	v.Set(s)
+	return nil
 }
 
 // intOf returns the integer that decode makes of the number literal lit

@@ -41,9 +41,10 @@ func BenchmarkArgs(b *testing.B) {
 		}
 	})
 	b.Run("gate-checkArgs", func(b *testing.B) {
+		all := allFields(e)
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, _, err := e.Check(raw, true); err != nil {
+			if _, _, err := e.Check(raw, all); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -89,12 +90,35 @@ func Compile(inputSchema []byte, typ reflect.Type, lim Limits) (*Engine, error) 
 	return &Engine{typ: typ, check: check, codec: compileCodec(typ), props: props, limits: lim, headers: headers}, nil
 }
 
+// Typed selects the typed arguments that [Engine.Check] makes: the
+// top-level fields of the tool's struct type that its caller reads (a
+// resource template's placeholders). A nil Typed, or one without Fields,
+// makes none.
+type Typed struct {
+	// Fields are the indices (as reflect.Type.Field numbers them) of the
+	// fields decoded; every other field of the typed arguments is left
+	// zero. An index of no field the arguments' JSON encoding has (out of
+	// range, unexported, json:"-") decodes nothing.
+	Fields []int
+	// Elems, when positive, bounds the elements decoded of a field in
+	// Fields that is a slice (not a json.RawMessage, which is bytes): its
+	// first Elems elements when it has more (a caller that refuses more
+	// than Elems-1 values can tell, without decoding the rest). Zero
+	// decodes them all.
+	Elems int
+}
+
 // Check checks a call's arguments, raw. It returns the typed arguments (a
-// pointer to a new value of the tool's type) and the bytes to forward:
-// their re-encoding, which equals raw as a JSON value. Without needTyped
-// the typed arguments may be nil: the caller reads only the bytes. Its
-// error is a *[Refusal]: the rule that refused, and the pointer of the
-// value refused.
+// pointer to a new value of the tool's type, holding the fields that read
+// selects, nil when it selects none) and the bytes to forward: their
+// re-encoding, which equals raw as a JSON value. Its error is a
+// *[Refusal]: the rule that refused, and the pointer of the value refused.
+//
+// The verdict and the bytes do not depend on read. A field read has the
+// value the typed decode of the whole arguments gives it (but a slice cut
+// to read.Elems elements), and its strings are its own: nothing it holds
+// is the forwarded bytes. For a tool type the engine's codec does not
+// cover (decoded by encoding/json) any read decodes the whole arguments.
 //
 // The arguments must be JSON (RFC 8259, UTF-8) within the engine's
 // [Limits], without duplicate keys, nesting deeper than [MaxArgsDepth] or
@@ -104,7 +128,7 @@ func Compile(inputSchema []byte, typ reflect.Type, lim Limits) (*Engine, error) 
 // decode dropped, matched case-insensitively or altered is refused. raw is
 // copied: nothing the caller does to it afterwards changes what was
 // checked; the bytes returned are no one else's.
-func (e *Engine) Check(raw []byte, needTyped bool) (any, []byte, error) {
+func (e *Engine) Check(raw []byte, read *Typed) (any, []byte, error) {
 	if len(raw) == 0 {
 		return nil, nil, refusal("", RuleSyntax, errors.New("no arguments (an object is required)"))
 	}
@@ -117,7 +141,7 @@ func (e *Engine) Check(raw []byte, needTyped bool) (any, []byte, error) {
 	// A private copy: the tape's strings are substrings of it.
 	t := getTape()
 	t.maxValues = e.limits.Values
-	args, fwd, err := e.checkParsed(t, raw, needTyped)
+	args, fwd, err := e.checkParsed(t, raw, read)
 	putTape(t)
 	return args, fwd, err
 }
@@ -127,10 +151,10 @@ func (e *Engine) Check(raw []byte, needTyped bool) (any, []byte, error) {
 //
 // The tape reads a private copy of raw, own, as its text, without
 // another copy (parseOwned); nothing writes own while the tape holds it.
-// When the re-encoding is own's bytes and no typed value is made, own is
-// the forwarded bytes: then nothing read from the tape outlives the check,
-// and the caller is own's only holder.
-func (e *Engine) checkParsed(t *tape, raw []byte, needTyped bool) (any, []byte, error) {
+// When the re-encoding is own's bytes, own is the forwarded bytes: then
+// nothing read from the tape outlives the check (decodeRead copies what it
+// reads), and the caller is own's only holder.
+func (e *Engine) checkParsed(t *tape, raw []byte, read *Typed) (any, []byte, error) {
 	own := bytes.Clone(raw)
 	if err := t.parseOwned(own); err != nil {
 		return nil, nil, err
@@ -138,7 +162,8 @@ func (e *Engine) checkParsed(t *tape, raw []byte, needTyped bool) (any, []byte, 
 	if err := e.validate(t); err != nil {
 		return nil, nil, err
 	}
-	args, fwd, same, err := e.reencode(t, own, needTyped)
+	typed := read != nil && len(read.Fields) > 0
+	args, fwd, same, err := e.reencode(t, own, typed)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -151,7 +176,77 @@ func (e *Engine) checkParsed(t *tape, raw []byte, needTyped bool) (any, []byte, 
 			return nil, nil, err
 		}
 	}
+	if typed && e.codec != nil {
+		// Accepted: only now what the caller reads.
+		if args, err = e.decodeRead(t, read); err != nil {
+			return nil, nil, err
+		}
+	}
 	return args, fwd, nil
+}
+
+// decodeRead decodes into a new value of the tool's type the fields that
+// read selects of the accepted arguments on t, member by member as the
+// codec's decode of the struct does (codecNode.decodeMember), a slice cut
+// to read.Elems elements; it leaves the other fields zero. What it decodes
+// is then copied out of the tape's text (detach).
+func (e *Engine) decodeRead(t *tape, read *Typed) (any, error) {
+	p := reflect.New(e.typ)
+	v := p.Elem()
+	for m := t.first(0); m < t.end(0); m = t.end(m) {
+		if err := e.codec.decodeMember(t, m, v, false, read); err != nil {
+			return nil, err
+		}
+	}
+	for _, i := range read.Fields {
+		if i >= 0 && i < v.NumField() && v.Field(i).CanSet() {
+			detach(v.Field(i))
+		}
+	}
+	return p.Interface(), nil
+}
+
+// detach replaces every string v holds (at any depth, map keys included)
+// with a copy: a string decoded from the tape may be a substring of its
+// text, the private copy of the arguments that Check may return as the
+// forwarded bytes.
+func detach(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.String:
+		v.SetString(strings.Clone(v.String()))
+	case reflect.Pointer:
+		if !v.IsNil() {
+			detach(v.Elem())
+		}
+	case reflect.Slice:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return // json.RawMessage: decoded as a copy (tape.rawInput)
+		}
+		for i := range v.Len() {
+			detach(v.Index(i))
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if f := v.Field(i); f.CanSet() {
+				detach(f)
+			}
+		}
+	case reflect.Map:
+		if v.IsNil() {
+			return
+		}
+		m := reflect.MakeMapWithSize(v.Type(), v.Len())
+		for it := v.MapRange(); it.Next(); {
+			k := reflect.New(v.Type().Key()).Elem()
+			k.Set(it.Key())
+			detach(k)
+			e := reflect.New(v.Type().Elem()).Elem()
+			e.Set(it.Value())
+			detach(e)
+			m.SetMapIndex(k, e)
+		}
+		v.Set(m)
+	}
 }
 
 // validate checks the parsed arguments against the schema, that they hold
@@ -175,15 +270,15 @@ func (e *Engine) validate(t *tape) error {
 	return checkParamHeaders(t, e.headers)
 }
 
-// reencode returns the typed arguments (nil without needTyped, when they
-// are not made), their re-encoding, the bytes to forward, and whether
-// those are the bytes of own, the private copy of the arguments that t
-// reads: what the caller reads of the typed arguments must be what is
-// forwarded. Without needTyped, in the common case, the bytes are written
-// straight from the tape (codecNode.encodeTape), and when they are own's
-// they are own itself; otherwise the typed decode makes the arguments and
-// they are encoded: by the tool's codec (argcodec.go), or by encoding/json
-// for a type it does not cover.
+// reencode returns the bytes to forward, and whether those are the bytes
+// of own, the private copy of the arguments that t reads, and for a type
+// the codec does not cover, with needTyped, the typed arguments (else
+// nil: checkParsed decodes what is read once the arguments are accepted).
+// In the common case the bytes are written straight from the tape
+// (codecNode.encodeTape), and when they are own's they are own itself;
+// otherwise the typed decode makes the arguments and they are encoded: by
+// the tool's codec (argcodec.go), or by encoding/json for a type it does
+// not cover.
 func (e *Engine) reencode(t *tape, own []byte, needTyped bool) (args any, fwd []byte, same bool, err error) {
 	if e.codec == nil {
 		typed, err := decodeArgs(e.typ, t.decodeInput(own))
@@ -198,21 +293,17 @@ func (e *Engine) reencode(t *tape, own []byte, needTyped bool) (args any, fwd []
 		}
 		return args, fwd, bytes.Equal(own, fwd), nil
 	}
-	if !needTyped {
-		if w := newFwdBuf(own); e.codec.encodeTape(w, t, 0) {
-			fwd, same := w.bytes()
-			return nil, fwd, same, nil
-		}
+	if w := newFwdBuf(own); e.codec.encodeTape(w, t, 0) {
+		fwd, same := w.bytes()
+		return nil, fwd, same, nil
 	}
 	p := reflect.New(e.typ)
 	if err := e.codec.decode(t, 0, p.Elem()); err != nil {
 		return nil, nil, false, err
 	}
 	fwd = e.codec.encode(make([]byte, 0, len(own)+16), p.Elem(), false) // the arguments' size, which the re-encoding usually is
-	if needTyped {
-		args = p.Interface()
-	} // else the typed arguments go now
-	return args, fwd, bytes.Equal(own, fwd), nil
+	// The typed arguments go now.
+	return nil, fwd, bytes.Equal(own, fwd), nil
 }
 
 // MarshalPlain is json.Marshal without HTML escaping (an Encoder with

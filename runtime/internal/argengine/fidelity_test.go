@@ -64,7 +64,7 @@ func TestPatternECMADialect(t *testing.T) {
 		t.Fatalf("a tool with a lookahead pattern: %v", err)
 	}
 	for _, args := range []string{`{"s":"x"}`, `{}`} {
-		_, _, err := e.Check([]byte(args), true)
+		_, _, err := e.Check([]byte(args), allFields(e))
 		var pr *patternRefusal
 		var r *Refusal
 		if !errors.As(err, &pr) || pr.At != "/properties/s/pattern" || !errors.As(err, &r) || r.Rule != RulePatternUntranslatable || r.Pointer != "" {

@@ -65,10 +65,10 @@ func TestIdenticalReencodingIsTheCopy(t *testing.T) {
 	}
 	const n = 100000
 	raw := []byte(`{"l":[` + strings.TrimSuffix(strings.Repeat("7,", n), ",") + `]}`)
-	e.Check(raw, false) // the pool's tape, large enough
+	e.Check(raw, nil) // the pool's tape, large enough
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	_, fwd, err := e.Check(raw, false)
+	_, fwd, err := e.Check(raw, nil)
 	runtime.ReadMemStats(&after)
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +98,7 @@ func TestDifferentReencodingAllocatesOnce(t *testing.T) {
 	other := []byte(`{ "filter": {"minScore": 0.25, "since": "2024-01-31", "kinds": ["person", "org"]}, "limit": 10, "query": "Ada Lovelace" }`)
 	allocs := func(raw []byte) float64 {
 		return testing.AllocsPerRun(100, func() {
-			if _, _, err := e.Check(raw, false); err != nil {
+			if _, _, err := e.Check(raw, nil); err != nil {
 				t.Fatal(err)
 			}
 		})

@@ -62,7 +62,7 @@ func TestParamHeaderRule(t *testing.T) {
 		`{"any":null}`, `{"any":"x"}`, `{"any":true}`, `{"any":12}`,
 	}
 	for _, a := range ok {
-		if _, _, err := e.Check([]byte(a), true); err != nil {
+		if _, _, err := e.Check([]byte(a), allFields(e)); err != nil {
 			t.Errorf("%.80s: refused: %v", a, err)
 		}
 	}
@@ -80,14 +80,14 @@ func TestParamHeaderRule(t *testing.T) {
 		{`{"any":["x"]}`, "/any"},
 	}
 	for _, b := range bad {
-		_, _, err := e.Check([]byte(b.args), true)
+		_, _, err := e.Check([]byte(b.args), allFields(e))
 		var r *Refusal
 		if !errors.As(err, &r) || r.Rule != RuleParamHeader || r.Pointer != b.pointer {
 			t.Errorf("%.80s: %v, want a refusal by %s at %s", b.args, err, RuleParamHeader, b.pointer)
 		}
 	}
 	// A value the schema refuses is the schema's refusal, not this rule's.
-	_, _, err = e.Check([]byte(`{"shard":1.5}`), true)
+	_, _, err = e.Check([]byte(`{"shard":1.5}`), allFields(e))
 	if r := (*Refusal)(nil); !errors.As(err, &r) || r.Rule != RuleSchema {
 		t.Errorf("shard 1.5: %v, want a refusal by the schema", err)
 	}
