@@ -40,6 +40,33 @@ func (n *Nullable[T]) Get() (T, bool) { return n.value, n.state == nullValue }
 // for an absent Nullable, which is the zero value.
 func (n *Nullable[T]) IsNull() bool { return n.state == nullNull }
 
+// OCPSetNull, OCPSetValue and OCPValue are the gate's: its argument codec
+// (runtime/internal/argengine) decodes and encodes a Nullable through them
+// as UnmarshalJSON and MarshalJSON would, without importing this package.
+// Generated code does not call them.
+
+// OCPSetNull makes n an explicit null (with the zero value).
+func (n *Nullable[T]) OCPSetNull() {
+	var zero T
+	n.value, n.state = zero, nullNull
+}
+
+// OCPSetValue makes n hold a value and returns a *T to it (as an any), for
+// the caller to store the value in.
+func (n *Nullable[T]) OCPSetValue() any {
+	n.state = nullValue
+	return &n.value
+}
+
+// OCPValue returns a *T to n's value (as an any) when n holds one, and nil
+// when n is absent or null.
+func (n *Nullable[T]) OCPValue() any {
+	if n.state != nullValue {
+		return nil
+	}
+	return &n.value
+}
+
 // MarshalJSON encodes null or the value. An absent Nullable also encodes as
 // null; fields that may be absent carry omitzero so it is never encoded.
 // It has a value receiver: encoding/json calls a pointer method only on an

@@ -73,3 +73,33 @@ func TestNullableDecodesStrictly(t *testing.T) {
 		t.Error("decodeStrict accepted data after the value")
 	}
 }
+
+// TestNullableEngineMethods: the methods the gate's codec uses make the
+// Nullable that UnmarshalJSON makes of null and of a value, and read back
+// what Get reads.
+func TestNullableEngineMethods(t *testing.T) {
+	var n Nullable[string]
+	if n.OCPValue() != nil {
+		t.Error("OCPValue of an absent Nullable is not nil")
+	}
+	n.OCPSetNull()
+	if n != Null[string]() || n.OCPValue() != nil {
+		t.Errorf("OCPSetNull: %+v, OCPValue %v", n, n.OCPValue())
+	}
+	p, ok := n.OCPSetValue().(*string)
+	if !ok {
+		t.Fatalf("OCPSetValue gives a %T", n.OCPSetValue())
+	}
+	*p = "x"
+	if n != Value("x") {
+		t.Errorf("OCPSetValue then a store: %+v", n)
+	}
+	if q, ok := n.OCPValue().(*string); !ok || q != p {
+		t.Errorf("OCPValue = %v, want %p", n.OCPValue(), p)
+	}
+	v := Value("y")
+	v.OCPSetNull()
+	if v != Null[string]() {
+		t.Errorf("OCPSetNull of a value: %+v", v)
+	}
+}
