@@ -25,11 +25,12 @@ import (
 // (not []byte) and maps with string keys, none of them with a method of
 // json.Marshaler, json.Unmarshaler, encoding.TextMarshaler,
 // encoding.TextUnmarshaler or (under omitzero) IsZero, and no ",string"
-// option; and of two generated parts whose JSON methods it does itself:
-// json.RawMessage, and a struct with additional properties
+// option; and of three generated parts whose JSON methods it does itself:
+// json.RawMessage, a struct with additional properties
 // (ocpimpl.WithExtra: its AdditionalProperties map holds the members no
-// other field declares). Any other argument type (Nullable, unions, any)
-// is decoded and encoded by encoding/json.
+// other field declares), and ocpimpl.Nullable of a type it covers. Any
+// other argument type (unions, any) is decoded and encoded by
+// encoding/json.
 //
 // For such a type the codec gives what encoding/json gives: the same verdict
 // and the same value (TestArgCodecAgreesWithEncodingJSON, FuzzArgCodec,
@@ -52,7 +53,8 @@ const (
 	ckSlice
 	ckMap
 	ckStruct
-	ckRaw // json.RawMessage
+	ckRaw      // json.RawMessage
+	ckNullable // ocpimpl.Nullable[T], T's plan in elem
 )
 
 // codecNode is the plan for one type.
@@ -60,7 +62,7 @@ type codecNode struct {
 	kind   codecKind
 	typ    reflect.Type
 	bits   int          // ckInt, ckUint, ckFloat: the size in bits
-	elem   *codecNode   // ckPtr, ckSlice, ckMap: the element (map value)
+	elem   *codecNode   // ckPtr, ckSlice, ckMap, ckNullable: the element (map value, T)
 	fields []codecField // ckStruct, in encoding order
 	// extra is, for a struct with additional properties (ckStruct), the
 	// plan of its AdditionalProperties map (ckMap), whose field index is
@@ -89,6 +91,7 @@ var (
 	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
 	isZeroerType        = reflect.TypeFor[interface{ IsZero() bool }]()
 	withExtraType       = reflect.TypeFor[withExtra]()
+	nullableType        = reflect.TypeFor[nullable]()
 	rawMessageType      = reflect.TypeFor[json.RawMessage]()
 )
 
@@ -97,6 +100,16 @@ var (
 // engine does not import ocpimpl (which asks the engine to check union
 // branches, see branch.go).
 type withExtra interface{ OCPWithExtra() }
+
+// nullable is the part of *runtime/ocpimpl.Nullable[T]'s methods that the
+// codec uses (declared here, as withExtra is): OCPSetNull makes it a null,
+// OCPSetValue makes it hold a value and returns a *T to store it in, and
+// OCPValue returns a *T to its value, or nil when it is absent or null.
+type nullable interface {
+	OCPSetNull()
+	OCPSetValue() any
+	OCPValue() any
+}
 
 // compileCodec returns the codec of the struct type typ, or nil when typ
 // has a part the codec does not cover.
@@ -135,10 +148,14 @@ func (c *codecCompiler) node(t reflect.Type) *codecNode {
 	if t.Kind() == reflect.Struct && reflect.PointerTo(t).Implements(withExtraType) {
 		return c.extraStruct(t)
 	}
+	if t.Kind() == reflect.Struct && reflect.PointerTo(t).Implements(nullableType) {
+		return c.nullable(t)
+	}
 	// A pointer has its element's methods: one to a struct with
-	// additional properties is a pointer to what extraStruct plans.
-	extraPtr := t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct && t.Implements(withExtraType)
-	if !extraPtr && hasJSONMethods(t) {
+	// additional properties or to a Nullable is a pointer to what
+	// extraStruct or nullable plans.
+	plannedPtr := t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct && (t.Implements(withExtraType) || t.Implements(nullableType))
+	if !plannedPtr && hasJSONMethods(t) {
 		c.bad = true
 		return nil
 	}
@@ -204,6 +221,42 @@ func (c *codecCompiler) extraStruct(t reflect.Type) *codecNode {
 	c.seen[t] = n
 	c.structFields(n)
 	if n.extra = c.node(sf.Type); n.extra == nil {
+		c.bad = true
+		return nil
+	}
+	return n
+}
+
+// nullable is the plan of an ocpimpl.Nullable[T] (a struct whose pointer
+// has the methods of nullable): T's plan, as its element. Only a type with
+// no method but Nullable's, whose Get returns T and whose OCPSetValue
+// gives a *T, makes one; else the type is left to encoding/json.
+func (c *codecCompiler) nullable(t reflect.Type) *codecNode {
+	pt := reflect.PointerTo(t)
+	for _, m := range []reflect.Type{t, pt} {
+		for i := range m.NumMethod() {
+			switch m.Method(i).Name {
+			case "Get", "IsNull", "MarshalJSON", "UnmarshalJSON", "OCPSetNull", "OCPSetValue", "OCPValue":
+			default:
+				c.bad = true // not ocpimpl.Nullable
+				return nil
+			}
+		}
+	}
+	get, ok := pt.MethodByName("Get")
+	if !ok || get.Type.NumIn() != 1 || get.Type.NumOut() != 2 || get.Type.Out(1).Kind() != reflect.Bool {
+		c.bad = true
+		return nil
+	}
+	vt := get.Type.Out(0)
+	probe := reflect.New(t).Interface().(nullable)
+	if reflect.TypeOf(probe.OCPSetValue()) != reflect.PointerTo(vt) {
+		c.bad = true
+		return nil
+	}
+	n := &codecNode{typ: t, kind: ckNullable}
+	c.seen[t] = n
+	if n.elem = c.node(vt); n.elem == nil {
 		c.bad = true
 		return nil
 	}
@@ -313,6 +366,18 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 		}
 		v.SetBytes(b)
 		return nil
+	}
+	if n.kind == ckNullable {
+		// ocpimpl.Nullable's UnmarshalJSON: a null is a null, any other
+		// value is T's, decoded strictly (as the codec decodes, from the
+		// same text: the integer-rewritten one, or in a struct with
+		// additional properties the remarshalled one).
+		nv := v.Addr().Interface().(nullable)
+		if xk == tNull {
+			nv.OCPSetNull()
+			return nil
+		}
+		return n.elem.decodeIn(t, i, reflect.ValueOf(nv.OCPSetValue()).Elem(), remarshalled)
 	}
 	if xk == tNull {
 		return nil // encoding/json leaves the zero value (a nil pointer, slice, map)
@@ -595,6 +660,19 @@ func (n *codecNode) encode(dst []byte, v reflect.Value, html bool) []byte {
 			return append(dst, "null"...)
 		}
 		return appendCompact(dst, v.Bytes(), html)
+	case ckNullable:
+		// ocpimpl.Nullable's MarshalJSON: null when absent or null, else
+		// json.Marshal of the value, HTML-escaped whatever html says.
+		if !v.CanAddr() {
+			c := reflect.New(n.typ).Elem()
+			c.Set(v)
+			v = c
+		}
+		p := v.Addr().Interface().(nullable).OCPValue()
+		if p == nil {
+			return append(dst, "null"...)
+		}
+		return n.elem.encode(dst, reflect.ValueOf(p).Elem(), true)
 	}
 	// ckStruct
 	html = html || n.extra != nil
@@ -653,6 +731,12 @@ func (n *codecNode) encodeMembers(dst []byte, v reflect.Value, html bool) []byte
 	}
 	slices.Sort(keys)
 	kv := reflect.New(v.Type().Key()).Elem()
+	// A map's values are not addressable: a Nullable is encoded from a
+	// copy (its methods are the pointer's), the same one for each.
+	var ev reflect.Value
+	if n.elem.kind == ckNullable {
+		ev = reflect.New(n.elem.typ).Elem()
+	}
 	for k, key := range keys {
 		if k > 0 {
 			dst = append(dst, ',')
@@ -660,7 +744,12 @@ func (n *codecNode) encodeMembers(dst []byte, v reflect.Value, html bool) []byte
 		dst = jsonscan.AppendString(dst, key, html)
 		dst = append(dst, ':')
 		kv.SetString(key)
-		dst = n.elem.encode(dst, v.MapIndex(kv), html)
+		e := v.MapIndex(kv)
+		if ev.IsValid() {
+			ev.Set(e)
+			e = ev
+		}
+		dst = n.elem.encode(dst, e, html)
 	}
 	return dst
 }
@@ -792,12 +881,14 @@ func appendJSONFloat(dst []byte, f float64, bits int) []byte {
 // encodeTape writes to w what n.encode writes for the value n.decode makes
 // of value i of t, without making it: strings, booleans, numbers, nulls
 // into pointers, slices and maps, arrays, maps, json.RawMessage without
-// an integer literal to rewrite, and objects of known members whose
-// members the encoding writes exactly when they are present. For anything
-// else (another null, an integer literal with a fraction or an exponent
-// in a json.RawMessage, a member the encoding would leave out or write
-// although it is absent, an unknown member, a struct with additional
-// properties, a type mismatch or a number the type does not hold) it
+// an integer literal to rewrite, a Nullable's null and its string (written
+// HTML-escaped, as its MarshalJSON does), number or boolean value, and
+// objects of known members whose members the encoding writes exactly when
+// they are present. For anything else (another null, an integer literal
+// with a fraction or an exponent in a json.RawMessage, a Nullable's array
+// or object, a member the encoding would leave out or write although it is
+// absent, an unknown member, a struct with additional properties, a type
+// mismatch or a number the type does not hold) it
 // returns false, with w's bytes undefined, and the caller takes the
 // general path, decode and encode, which gives that input's verdict. When
 // it returns true, n.decode of the value succeeds and n.encode of it
@@ -809,19 +900,7 @@ func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int) bool {
 	switch n.kind {
 	case ckString:
 		if xk == tString {
-			// In parts split between characters, each checked by w.
-			s := t.str(i)
-			w.b = append(w.b, '"')
-			for len(s) > fwdChunk {
-				k := fwdChunk
-				for !utf8.RuneStart(s[k]) {
-					k--
-				}
-				w.b = jsonscan.AppendStringText(w.b, s[:k], false)
-				w.check()
-				s = s[k:]
-			}
-			w.b = append(jsonscan.AppendStringText(w.b, s, false), '"')
+			w.writeString(t.str(i), false)
 			return true
 		}
 	case ckBool:
@@ -917,6 +996,23 @@ func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int) bool {
 		}
 		w.b = appendCompactPart(w.b, raw, false, &st)
 		return true
+	case ckNullable:
+		// Null, or the value as json.Marshal writes it: HTML-escaped,
+		// which makes a difference only in strings. A value of another
+		// kind is left to the general path.
+		if xk == tNull {
+			w.b = append(w.b, "null"...) // decode makes it a null
+			return true
+		}
+		switch n.elem.kind {
+		case ckString:
+			if xk == tString {
+				w.writeString(t.str(i), true)
+				return true
+			}
+		case ckBool, ckInt, ckUint, ckFloat:
+			return n.elem.encodeTape(w, t, i)
+		}
 	case ckStruct:
 		if xk != tObject || n.extra != nil {
 			return false // a struct with additional properties: the general path
@@ -941,8 +1037,9 @@ func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int) bool {
 			}
 			if p < 0 {
 				// Absent: the zero value, which the encoding leaves out
-				// under omitzero, and under omitempty unless a struct.
-				if f.omitZero || f.omitEmpty && f.node.kind != ckStruct {
+				// under omitzero, and under omitempty unless a struct (a
+				// Nullable is one).
+				if f.omitZero || f.omitEmpty && f.node.kind != ckStruct && f.node.kind != ckNullable {
 					continue
 				}
 				return false
@@ -951,13 +1048,14 @@ func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int) bool {
 			// Present: left out if its value is empty (omitempty) or
 			// zero (omitzero). A pointer from a non-null is neither, a
 			// slice from an array is not zero, and empty only without
-			// items, a struct is never empty; any other value under
-			// either option is left to the general path.
-			if t.kind(p) == tNull && (f.omitEmpty || f.omitZero) {
+			// items, a struct is never empty, a Nullable from any value
+			// (null included) is neither; any other value under either
+			// option is left to the general path.
+			if t.kind(p) == tNull && (f.omitEmpty || f.omitZero) && f.node.kind != ckNullable {
 				return false // a nil pointer, slice or map, left out
 			}
 			switch f.node.kind {
-			case ckPtr:
+			case ckPtr, ckNullable:
 			case ckSlice:
 				if f.omitEmpty && !t.moreThan(p, 0) {
 					return false
@@ -988,6 +1086,22 @@ func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int) bool {
 		return true
 	}
 	return false
+}
+
+// writeString writes the string s quoted, HTML-escaped when html, in parts
+// split between characters, each checked by w.
+func (w *fwdBuf) writeString(s string, html bool) {
+	w.b = append(w.b, '"')
+	for len(s) > fwdChunk {
+		k := fwdChunk
+		for !utf8.RuneStart(s[k]) {
+			k--
+		}
+		w.b = jsonscan.AppendStringText(w.b, s[:k], html)
+		w.check()
+		s = s[k:]
+	}
+	w.b = append(jsonscan.AppendStringText(w.b, s, html), '"')
 }
 
 // fwdChunk is about the most bytes a fwdBuf holds before it checks them.

@@ -25,14 +25,21 @@ type (
 		In   *codecExtraInner  `json:"in,omitzero"`
 		L    []codecExtraInner `json:"l,omitzero"`
 		T    codecExtraTyped   `json:"t,omitzero"`
+		U    codecExtraNull    `json:"u,omitzero"`
 		// AdditionalProperties holds the declared properties without a field.
 		AdditionalProperties map[string]json.RawMessage `json:"-"`
 	}
 	codecExtraInner struct {
-		A                    *string                    `json:"a,omitzero"`
-		N                    []int64                    `json:"n,omitzero"`
-		R                    []json.RawMessage          `json:"r,omitzero"`
-		AdditionalProperties map[string]json.RawMessage `json:"-"`
+		A                    *string                           `json:"a,omitzero"`
+		N                    []int64                           `json:"n,omitzero"`
+		R                    []json.RawMessage                 `json:"r,omitzero"`
+		NS                   ocpimpl.Nullable[string]          `json:"ns,omitzero"`
+		NR                   ocpimpl.Nullable[json.RawMessage] `json:"nr,omitzero"`
+		AdditionalProperties map[string]json.RawMessage        `json:"-"`
+	}
+	// codecExtraNull's additional properties are Nullables.
+	codecExtraNull struct {
+		AdditionalProperties map[string]ocpimpl.Nullable[int64] `json:"-"`
 	}
 	codecExtraTyped struct {
 		S                    string           `json:"s"`
@@ -52,7 +59,7 @@ func (v codecExtraArgs) MarshalJSON() ([]byte, error) {
 
 func (v *codecExtraArgs) UnmarshalJSON(b []byte) error {
 	type plain codecExtraArgs
-	return ocpimpl.UnmarshalWithExtra(b, (*plain)(v), &v.AdditionalProperties, "x", "req", "in", "l", "t")
+	return ocpimpl.UnmarshalWithExtra(b, (*plain)(v), &v.AdditionalProperties, "x", "req", "in", "l", "t", "u")
 }
 
 func (*codecExtraArgs) OCPWithExtra() {}
@@ -64,7 +71,7 @@ func (v codecExtraInner) MarshalJSON() ([]byte, error) {
 
 func (v *codecExtraInner) UnmarshalJSON(b []byte) error {
 	type plain codecExtraInner
-	return ocpimpl.UnmarshalWithExtra(b, (*plain)(v), &v.AdditionalProperties, "a", "n", "r")
+	return ocpimpl.UnmarshalWithExtra(b, (*plain)(v), &v.AdditionalProperties, "a", "n", "r", "ns", "nr")
 }
 
 func (*codecExtraInner) OCPWithExtra() {}
@@ -80,6 +87,18 @@ func (v *codecExtraTyped) UnmarshalJSON(b []byte) error {
 }
 
 func (*codecExtraTyped) OCPWithExtra() {}
+
+func (v codecExtraNull) MarshalJSON() ([]byte, error) {
+	type plain codecExtraNull
+	return ocpimpl.MarshalWithExtra(plain(v), v.AdditionalProperties)
+}
+
+func (v *codecExtraNull) UnmarshalJSON(b []byte) error {
+	type plain codecExtraNull
+	return ocpimpl.UnmarshalWithExtra(b, (*plain)(v), &v.AdditionalProperties)
+}
+
+func (*codecExtraNull) OCPWithExtra() {}
 
 func (v codecExtraOther) MarshalJSON() ([]byte, error) {
 	type plain codecExtraOther
@@ -104,7 +123,7 @@ func genExtra(r *rand.Rand, depth int, b *strings.Builder) {
 // genExtraWith is genExtra with the member first, when it is not "",
 // mostly set (a required property).
 func genExtraWith(r *rand.Rand, depth int, b *strings.Builder, first string) {
-	keys := []string{"x", "req", "in", "l", "t", "a", "n", "r", "s", "X", "zz", `"<&>"`, "é"}
+	keys := []string{"x", "req", "in", "l", "t", "a", "n", "r", "s", "X", "zz", `"<&>"`, "é", "ns", "nr", "u"}
 	if depth > 3 {
 		genAny(r, depth, b)
 		return
@@ -158,8 +177,19 @@ func genExtraWith(r *rand.Rand, depth int, b *strings.Builder, first string) {
 				}
 			}
 			b.WriteByte(']')
-		case key == "a" || key == "s":
+		case key == "a" || key == "s" || key == "ns" && r.IntN(3) > 0:
 			b.WriteString(genString(r))
+		case key == "ns":
+			b.WriteString("null")
+		case key == "u":
+			b.WriteByte('{')
+			for e := range r.IntN(3) {
+				if e > 0 {
+					b.WriteByte(',')
+				}
+				fmt.Fprintf(b, `"k%d":%s`, e, []string{"null", "1", "1.0", "-0", "9223372036854775808", `"1"`}[r.IntN(6)])
+			}
+			b.WriteByte('}')
 		case r.IntN(3) == 0:
 			b.WriteString([]string{"1", "1.0", "-0", "12.50e1"}[r.IntN(4)])
 		default:
@@ -197,6 +227,8 @@ func TestArgCodecExtraRaw(t *testing.T) {
 		`{"req":null}`, `{"req":1.0,"x":{"b":[1,"\u00e9"],"a":null}}`, `{"req":"<&>","zz":{"k":1}}`, `{"req":1,"t":{"s":"a","k":1.0}}`,
 		`{"req":1,"t":{"s":"a","k":"no"}}`, `{"req":1,"in":{"a":"x","b":[true],"X":2}}`, `{"req":1,"in":null}`, `{"req":1,"t":null}`,
 		`{"req":[],"l":[{"n":[1,2.0]},{"r":[null,{}]}]}`, `{"X":1}`, `{}`, `{"req":1,"in":{"a":"\u2028"}}`,
+		`{"req":1,"in":{"ns":null,"nr":null}}`, `{"req":1,"in":{"ns":"<","nr":{"a": [1.0, "<"]}}}`, `{"req":1,"in":{"nr":1e2}}`,
+		`{"req":1,"u":{"b":null,"a":1.0}}`, `{"req":1,"u":{"a":"x"}}`, `{"req":1,"u":{}}`, `{"req":1,"in":{"ns":1}}`,
 	}
 	accepted := 0
 	for k := range rounds + len(cases) {

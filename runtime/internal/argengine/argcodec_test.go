@@ -158,7 +158,7 @@ func TestArgCodecCovers(t *testing.T) {
 	for _, typ := range []reflect.Type{
 		reflect.TypeFor[codecExtraOther](), reflect.TypeFor[codecAny](), reflect.TypeFor[codecBytes](), reflect.TypeFor[codecQuoted](),
 		codecDupType, reflect.TypeFor[codecEmbedded](), reflect.TypeFor[codecArray](), reflect.TypeFor[codecIntKey](),
-		reflect.TypeFor[codecZeroer](), reflect.TypeFor[CreateNoteArgs](),
+		reflect.TypeFor[codecZeroer](),
 	} {
 		if compileCodec(typ) != nil {
 			t.Errorf("%v: a codec, for a type it does not cover", typ)
@@ -302,6 +302,14 @@ func genTyped(r *rand.Rand, typ reflect.Type, depth int, b *strings.Builder, rat
 		genAny(r, depth, b)
 		return
 	}
+	if vt, ok := isNullableType(typ); ok {
+		if r.IntN(4) == 0 {
+			b.WriteString("null")
+			return
+		}
+		genTyped(r, vt, depth, b, rate)
+		return
+	}
 	switch typ.Kind() {
 	case reflect.Pointer:
 		if r.IntN(5) == 0 {
@@ -382,6 +390,17 @@ func genTyped(r *rand.Rand, typ reflect.Type, depth int, b *strings.Builder, rat
 // the gate accepts (when the value has no zero under omitempty).
 func genValue(r *rand.Rand, typ reflect.Type, depth int) reflect.Value {
 	v := reflect.New(typ).Elem()
+	if vt, ok := isNullableType(typ); ok {
+		// Absent, null or a value.
+		switch nv := v.Addr().Interface().(nullable); r.IntN(4) {
+		case 0:
+		case 1:
+			nv.OCPSetNull()
+		default:
+			reflect.ValueOf(nv.OCPSetValue()).Elem().Set(genValue(r, vt, depth+1))
+		}
+		return v
+	}
 	switch typ.Kind() {
 	case reflect.Pointer:
 		if depth < 4 && r.IntN(4) != 0 {
@@ -507,7 +526,10 @@ func TestArgCodecAgreesWithEncodingJSON(t *testing.T) {
 	if testing.Short() {
 		rounds = 2000
 	}
-	for _, typ := range []reflect.Type{reflect.TypeFor[codecAll](), reflect.TypeFor[codecFast](), reflect.TypeFor[SearchNodesArgs](), reflect.TypeFor[AddObservationsArgs](), reflect.TypeFor[DeleteEntitiesArgs]()} {
+	for _, typ := range []reflect.Type{
+		reflect.TypeFor[codecAll](), reflect.TypeFor[codecFast](), reflect.TypeFor[SearchNodesArgs](), reflect.TypeFor[AddObservationsArgs](), reflect.TypeFor[DeleteEntitiesArgs](),
+		reflect.TypeFor[codecNullable](), reflect.TypeFor[codecNullableFast](), reflect.TypeFor[CreateNoteArgs](),
+	} {
 		n := compileCodec(typ)
 		accepted, fast := 0, 0
 		for k := range rounds {
@@ -536,11 +558,12 @@ func TestArgCodecAgreesWithEncodingJSON(t *testing.T) {
 		if accepted < rounds/4 {
 			t.Errorf("%v: only %d of %d generated arguments accepted", typ, accepted, rounds)
 		}
-		// codecAll is mostly the parts encodeTape leaves to the general
-		// path, and codecFast has one such part or another in most values.
+		// codecAll and codecNullable are mostly the parts encodeTape leaves
+		// to the general path, and codecFast has one such part or another
+		// in most values.
 		want := rounds / 10
 		switch typ {
-		case reflect.TypeFor[codecAll]():
+		case reflect.TypeFor[codecAll](), reflect.TypeFor[codecNullable]():
 			want = 0
 		case reflect.TypeFor[codecFast]():
 			want = rounds / 100
@@ -567,14 +590,21 @@ func TestArgCodecCases(t *testing.T) {
 }
 
 func FuzzArgCodec(f *testing.F) {
-	for _, s := range []string{`{}`, `{"str":"x","i":1.0,"list":["a"],"map":{"b":1,"a":2}}`, `{"in":{"s":"a","p":{"s":"b"}}}`, `{"f32":3.5e38}`} {
+	for _, s := range []string{
+		`{}`, `{"str":"x","i":1.0,"list":["a"],"map":{"b":1,"a":2}}`, `{"in":{"s":"a","p":{"s":"b"}}}`, `{"f32":3.5e38}`,
+		`{"s":"<","i":1.0,"b":null,"ln":[null,"a"],"m":{"b":1,"a":null}}`, `{"in":{"s":null,"n":1}}`, `{"x":{"s":"a","k":1}}`, `{"e":null,"s":"<"}`,
+	} {
 		f.Add([]byte(s))
 	}
-	typ, fastTyp := reflect.TypeFor[codecAll](), reflect.TypeFor[codecFast]()
-	n, fastN := compileCodec(typ), compileCodec(fastTyp)
+	var types []reflect.Type
+	var nodes []*codecNode
+	for _, typ := range []reflect.Type{reflect.TypeFor[codecAll](), reflect.TypeFor[codecFast](), reflect.TypeFor[codecNullable](), reflect.TypeFor[codecNullableFast]()} {
+		types, nodes = append(types, typ), append(nodes, compileCodec(typ))
+	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		checkCodecAgrees(t, typ, n, raw)
-		checkCodecAgrees(t, fastTyp, fastN, raw)
+		for k, typ := range types {
+			checkCodecAgrees(t, typ, nodes[k], raw)
+		}
 	})
 }
 

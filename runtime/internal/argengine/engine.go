@@ -209,7 +209,8 @@ func (e *Engine) decodeRead(t *tape, read *Typed) (any, error) {
 // detach replaces every string v holds (at any depth, map keys included)
 // with a copy: a string decoded from the tape may be a substring of its
 // text, the private copy of the arguments that Check may return as the
-// forwarded bytes.
+// forwarded bytes. v is settable; so is every value detach reaches, a
+// Nullable's value through its OCPValue.
 func detach(v reflect.Value) {
 	switch v.Kind() {
 	case reflect.String:
@@ -226,6 +227,13 @@ func detach(v reflect.Value) {
 			detach(v.Index(i))
 		}
 	case reflect.Struct:
+		if nv, ok := v.Addr().Interface().(nullable); ok {
+			// ocpimpl.Nullable: its value is in an unexported field.
+			if p := nv.OCPValue(); p != nil {
+				detach(reflect.ValueOf(p).Elem())
+			}
+			return
+		}
 		for i := range v.NumField() {
 			if f := v.Field(i); f.CanSet() {
 				detach(f)

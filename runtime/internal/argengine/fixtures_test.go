@@ -76,7 +76,7 @@ type NoteMeta struct {
 	Color string `json:"color"`
 }
 
-// CreateNoteArgs has a Nullable, which the codec leaves to encoding/json.
+// CreateNoteArgs has a Nullable, which the codec does itself.
 type CreateNoteArgs struct {
 	Write `json:"-"`
 	Title string                   `json:"title"`
