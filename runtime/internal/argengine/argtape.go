@@ -619,20 +619,30 @@ func (t *tape) raw(i int) string {
 		}
 		return t.src[at : p+1]
 	}
-	// An array or an object: past its last descendant, and the space, to
-	// the closing bracket.
-	p := at + 1
-	if end := t.end(i); end > t.first(i) {
-		last := t.first(i)
-		for q := last; q < end; q = t.end(q) {
+	// An array or an object: past its last descendant, a scalar or an
+	// empty array or object, and then past the white space and the closing
+	// bracket of each array or object that ends with it, up to its own.
+	// (Linear in the last elements' path: the offset of a tArrayEnd on it
+	// is never read.)
+	p, closes := at+1, 1
+	for j := i; t.end(j) > t.first(j); closes++ {
+		last := t.first(j)
+		for q := last; q < t.end(j); q = t.end(q) {
 			last = q
 		}
-		p = t.srcAt(last) + len(t.raw(last))
+		if t.kind(last) < tArray || t.end(last) == t.first(last) {
+			p = t.srcAt(last) + len(t.raw(last))
+			break
+		}
+		j = last
 	}
-	for t.src[p] == ' ' || t.src[p] == '\t' || t.src[p] == '\n' || t.src[p] == '\r' {
-		p++
+	for ; ; p++ {
+		if c := t.src[p]; c == ']' || c == '}' {
+			if closes--; closes == 0 {
+				return t.src[at : p+1]
+			}
+		}
 	}
-	return t.src[at : p+1]
 }
 
 // object parses the members of the object at node i (its '{' and what
