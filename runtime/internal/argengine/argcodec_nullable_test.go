@@ -3,12 +3,10 @@ package argengine
 import (
 	"encoding/json"
 	"reflect"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/ocpgen/ocpgen/internal/heapmeter"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
@@ -193,15 +191,7 @@ func TestCheckHeapNullable(t *testing.T) {
 		}
 		b.WriteString("]" + n + "}")
 		raw := []byte(b.String())
-		m := heapmeter.Start()
-		args, fwd, err := e.Check(raw, nil)
-		m.Mark("check")
-		if err != nil {
-			t.Fatal(err)
-		}
-		runtime.KeepAlive(args)
-		runtime.KeepAlive(fwd)
-		got := float64(m.Peak()) / float64(len(raw))
+		got := float64(checkPeak(t, e, raw, nil)) / float64(len(raw))
 		t.Logf("%d values%s: %.2f bytes a byte", testLimits.Values-4, n, got)
 		if got > 4 {
 			t.Errorf("Check of %d bytes (%d values%s): peak %.2f bytes a byte, want at most 4", len(raw), testLimits.Values-4, n, got)

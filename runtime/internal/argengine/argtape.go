@@ -17,8 +17,8 @@ import (
 // a member's value a second word, the index past its last descendant. Any
 // other non-empty array has one word, its kind and that index: its offset
 // is read back from its first element's (past the white space and the
-// brackets of the arrays that open with it). A string with escapes is decoded once, into
-// the tape's arena (dec). The length of a number or a string is read again
+// brackets of the arrays that open with it). A string with escapes is
+// decoded once, into the tape's arena (dec). The length of a number or a string is read again
 // from its text (a string without escapes holds no quote; one with escapes
 // is scanned again for the length of its decoded text), and a member's
 // name is read back from its value's text (or from dec when it has
@@ -34,8 +34,9 @@ import (
 // Its memory is bounded by the arguments: 4 bytes a value, 4 more a
 // non-empty object or a member's non-empty array, the decoded text of the
 // strings and member names with escapes (fewer bytes than their text),
-// with 4 bytes more each, and an index of the members of an object of more than smallObject
-// members, once it closes (4 bytes a slot, 1.25 slots a member and 8;
+// with 4 bytes more each, and an index of the members of an object of
+// more than smallObject members, once it closes (4 bytes a slot, 1.25
+// slots a member and 8;
 // one, the size of the largest such object). For a text of more than
 // pooledNodes bytes the nodes and the arena are each allocated at most
 // once a parse, no larger than the arguments and the limit of values

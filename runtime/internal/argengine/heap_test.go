@@ -108,17 +108,9 @@ func BenchmarkArgsHeap(b *testing.B) {
 				var peak, jsonPeak uint64
 				var phases []heapmeter.Phase
 				for b.Loop() {
-					m := heapmeter.Start()
-					args, fwd, err := e.Check(raw, typed)
-					m.Mark("check")
-					if err != nil {
-						b.Fatalf("%s: %v", s.Name, err)
-					}
-					runtime.KeepAlive(args)
-					runtime.KeepAlive(fwd)
-					peak = max(peak, m.Peak())
+					peak = max(peak, checkPeak(b, e, raw, typed))
 
-					m = heapmeter.Start()
+					m := heapmeter.Start()
 					var v any
 					if err := json.Unmarshal(raw, &v); err != nil {
 						b.Fatal(err)
@@ -138,6 +130,21 @@ func BenchmarkArgsHeap(b *testing.B) {
 			})
 		}
 	}
+}
+
+// checkPeak returns internal/heapmeter's bound on the peak live heap of
+// e.Check(raw, read), which must accept raw.
+func checkPeak(tb testing.TB, e *Engine, raw []byte, read *Typed) uint64 {
+	tb.Helper()
+	m := heapmeter.Start()
+	args, fwd, err := e.Check(raw, read)
+	m.Mark("check")
+	if err != nil {
+		tb.Fatalf("%.40s…: %v", raw, err)
+	}
+	runtime.KeepAlive(args)
+	runtime.KeepAlive(fwd)
+	return m.Peak()
 }
 
 // checkPhases runs Check's phases one by one (as checkParsed does) under a
@@ -220,15 +227,7 @@ func TestCheckHeapWideObject(t *testing.T) {
 	s := argshapes.All[i]
 	raw := s.Args(testLimits.Bytes, MaxLimitValues)
 	e := heapEngine(t, s)
-	m := heapmeter.Start()
-	args, fwd, err := e.Check(raw, nil)
-	m.Mark("check")
-	if err != nil {
-		t.Fatal(err)
-	}
-	runtime.KeepAlive(args)
-	runtime.KeepAlive(fwd)
-	if got := float64(m.Peak()) / float64(len(raw)); got > 4 {
+	if got := float64(checkPeak(t, e, raw, nil)) / float64(len(raw)); got > 4 {
 		t.Fatalf("Check of a wide object of %d bytes: peak %.2f bytes a byte, want at most 4", len(raw), got)
 	}
 }
@@ -248,15 +247,7 @@ func TestCheckHeapTyped(t *testing.T) {
 		if read == nil {
 			continue // no template reads its field: Check is untyped
 		}
-		m := heapmeter.Start()
-		args, fwd, err := e.Check(raw, read)
-		m.Mark("check")
-		if err != nil {
-			t.Fatalf("%s: %v", s.Name, err)
-		}
-		runtime.KeepAlive(args)
-		runtime.KeepAlive(fwd)
-		got := float64(m.Peak()) / float64(len(raw))
+		got := float64(checkPeak(t, e, raw, read)) / float64(len(raw))
 		t.Logf("%s: %.2f bytes a byte", s.Name, got)
 		if got > 4 {
 			t.Errorf("typed Check of %s, %d bytes: peak %.2f bytes a byte, want at most 4", s.Name, len(raw), got)
