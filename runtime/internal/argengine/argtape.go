@@ -36,8 +36,8 @@ import (
 // strings and member names with escapes (fewer bytes than their text),
 // with 4 bytes more each, and an index of the members of an object of
 // more than smallObject members, once it closes (4 bytes a slot, 1.25
-// slots a member and 8;
-// one, the size of the largest such object). For a text of more than
+// slots a member and 8; one, the size of the largest such object). For a
+// text of more than
 // pooledNodes bytes the nodes and the arena are each allocated at most
 // once a parse, no larger than the arguments and the limit of values
 // require.
