@@ -59,9 +59,10 @@ type ReadMediaFileResultContentItem struct {
 	Object2 *ReadMediaFileResultContentItemObject2
 }
 
-// ocpBranches returns the fields of u, in schema order, with the JSON kinds,
-// schema and required properties that select each.
-func (u *ReadMediaFileResultContentItem) ocpBranches() []ocpimpl.UnionBranch {
+// OCPBranches returns the fields of u, in schema order, with the JSON kinds,
+// schema and required properties that select each. It is for the gate's
+// argument codec, which decodes and encodes u as its methods do.
+func (u *ReadMediaFileResultContentItem) OCPBranches() []ocpimpl.UnionBranch {
 	return []ocpimpl.UnionBranch{
 		ocpimpl.Branch(&u.Object1, ocpimpl.JSONObject, `{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"data":{"type":"string"},"mimeType":{"type":"string"},"type":{"enum":["image","audio"],"type":"string"}},"required":["type","data","mimeType"],"type":"object"}`),
 		ocpimpl.Branch(&u.Object2, ocpimpl.JSONObject, `{"$schema":"http://json-schema.org/draft-07/schema#","additionalProperties":false,"properties":{"resource":{"additionalProperties":false,"properties":{"blob":{"type":"string"},"mimeType":{"type":"string"},"uri":{"type":"string"}},"required":["uri","blob"],"type":"object"},"type":{"const":"resource","type":"string"}},"required":["type","resource"],"type":"object"}`),
@@ -70,14 +71,14 @@ func (u *ReadMediaFileResultContentItem) ocpBranches() []ocpimpl.UnionBranch {
 
 // MarshalJSON encodes the field that is set; it fails unless exactly one is.
 func (u ReadMediaFileResultContentItem) MarshalJSON() ([]byte, error) {
-	return ocpimpl.MarshalUnion("ReadMediaFileResultContentItem", u.ocpBranches()...)
+	return ocpimpl.MarshalUnion("ReadMediaFileResultContentItem", u.OCPBranches()...)
 }
 
 // UnmarshalJSON sets the field the schema picks: the first, in schema order,
 // whose JSON kind matches, whose schema the value validates against and
 // into which it decodes strictly.
 func (u *ReadMediaFileResultContentItem) UnmarshalJSON(b []byte) error {
-	return ocpimpl.UnmarshalUnion("ReadMediaFileResultContentItem", b, u.ocpBranches()...)
+	return ocpimpl.UnmarshalUnion("ReadMediaFileResultContentItem", b, u.OCPBranches()...)
 }
 
 // ReadMediaFileResultContentItemObject1 is the type of ReadMediaFileResultContentItem.Object1.

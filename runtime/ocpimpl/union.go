@@ -63,6 +63,16 @@ type UnionBranch struct {
 	clear    func()
 	marshal  func() ([]byte, error)
 	decode   func([]byte) error
+	field    any // the **T given to Branch
+}
+
+// OCPBranch returns what br was built with: the JSON kinds, the schema, the
+// required properties, and the field, the **T given to [Branch]. It is for
+// the gate's argument codec, which decodes and encodes a union as
+// [UnmarshalUnion] and [MarshalUnion] do without calling them; generated
+// code does not call it.
+func (br UnionBranch) OCPBranch() (kinds uint8, schema string, required []string, field any) {
+	return uint8(br.kinds), br.schema, br.required, br.field
 }
 
 // Branch describes the union branch held in *field. For generated code:
@@ -83,6 +93,7 @@ func Branch[T any](field **T, kinds JSONKind, schema string, required ...string)
 			*field = &v
 			return nil
 		},
+		field: field,
 	}
 }
 

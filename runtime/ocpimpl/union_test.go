@@ -124,3 +124,16 @@ func TestUnionWithoutSchemaUsesRequired(t *testing.T) {
 		t.Errorf("decoded as %+v (%v)", tg, err)
 	}
 }
+
+// TestUnionBranchOCPBranch: OCPBranch gives back what Branch was built with,
+// the field as the **T it was given.
+func TestUnionBranchOCPBranch(t *testing.T) {
+	var s *string
+	kinds, schema, required, field := Branch(&s, JSONObject|JSONNull, `{"type":"object"}`, "a", "b").OCPBranch()
+	if kinds != uint8(JSONObject|JSONNull) || schema != `{"type":"object"}` || len(required) != 2 || required[0] != "a" || required[1] != "b" {
+		t.Errorf("OCPBranch: %d %q %q", kinds, schema, required)
+	}
+	if p, ok := field.(**string); !ok || p != &s {
+		t.Errorf("OCPBranch: field %T %v, want &s", field, field)
+	}
+}

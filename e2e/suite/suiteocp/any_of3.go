@@ -48,9 +48,10 @@ type AnyOf3ArgsV struct {
 	Value *json.RawMessage
 }
 
-// ocpBranches returns the fields of u, in schema order, with the JSON kinds,
-// schema and required properties that select each.
-func (u *AnyOf3ArgsV) ocpBranches() []ocpimpl.UnionBranch {
+// OCPBranches returns the fields of u, in schema order, with the JSON kinds,
+// schema and required properties that select each. It is for the gate's
+// argument codec, which decodes and encodes u as its methods do.
+func (u *AnyOf3ArgsV) OCPBranches() []ocpimpl.UnionBranch {
 	return []ocpimpl.UnionBranch{
 		ocpimpl.Branch(&u.Any, ocpimpl.JSONAny, ""),
 		ocpimpl.Branch(&u.Value, ocpimpl.JSONAny, ""),
@@ -59,12 +60,12 @@ func (u *AnyOf3ArgsV) ocpBranches() []ocpimpl.UnionBranch {
 
 // MarshalJSON encodes the field that is set; it fails unless exactly one is.
 func (u AnyOf3ArgsV) MarshalJSON() ([]byte, error) {
-	return ocpimpl.MarshalUnion("AnyOf3ArgsV", u.ocpBranches()...)
+	return ocpimpl.MarshalUnion("AnyOf3ArgsV", u.OCPBranches()...)
 }
 
 // UnmarshalJSON sets the field the schema picks: the first, in schema order,
 // whose JSON kind matches, whose schema the value validates against and
 // into which it decodes strictly.
 func (u *AnyOf3ArgsV) UnmarshalJSON(b []byte) error {
-	return ocpimpl.UnmarshalUnion("AnyOf3ArgsV", b, u.ocpBranches()...)
+	return ocpimpl.UnmarshalUnion("AnyOf3ArgsV", b, u.OCPBranches()...)
 }

@@ -48,9 +48,10 @@ type AnyOf4ArgsV struct {
 	Value2 *json.RawMessage
 }
 
-// ocpBranches returns the fields of u, in schema order, with the JSON kinds,
-// schema and required properties that select each.
-func (u *AnyOf4ArgsV) ocpBranches() []ocpimpl.UnionBranch {
+// OCPBranches returns the fields of u, in schema order, with the JSON kinds,
+// schema and required properties that select each. It is for the gate's
+// argument codec, which decodes and encodes u as its methods do.
+func (u *AnyOf4ArgsV) OCPBranches() []ocpimpl.UnionBranch {
 	return []ocpimpl.UnionBranch{
 		ocpimpl.Branch(&u.Value1, ocpimpl.JSONAny, ""),
 		ocpimpl.Branch(&u.Value2, ocpimpl.JSONAny, ""),
@@ -59,12 +60,12 @@ func (u *AnyOf4ArgsV) ocpBranches() []ocpimpl.UnionBranch {
 
 // MarshalJSON encodes the field that is set; it fails unless exactly one is.
 func (u AnyOf4ArgsV) MarshalJSON() ([]byte, error) {
-	return ocpimpl.MarshalUnion("AnyOf4ArgsV", u.ocpBranches()...)
+	return ocpimpl.MarshalUnion("AnyOf4ArgsV", u.OCPBranches()...)
 }
 
 // UnmarshalJSON sets the field the schema picks: the first, in schema order,
 // whose JSON kind matches, whose schema the value validates against and
 // into which it decodes strictly.
 func (u *AnyOf4ArgsV) UnmarshalJSON(b []byte) error {
-	return ocpimpl.UnmarshalUnion("AnyOf4ArgsV", b, u.ocpBranches()...)
+	return ocpimpl.UnmarshalUnion("AnyOf4ArgsV", b, u.OCPBranches()...)
 }

@@ -47,9 +47,10 @@ type AnyOf6ArgsV struct {
 	Any *json.RawMessage
 }
 
-// ocpBranches returns the fields of u, in schema order, with the JSON kinds,
-// schema and required properties that select each.
-func (u *AnyOf6ArgsV) ocpBranches() []ocpimpl.UnionBranch {
+// OCPBranches returns the fields of u, in schema order, with the JSON kinds,
+// schema and required properties that select each. It is for the gate's
+// argument codec, which decodes and encodes u as its methods do.
+func (u *AnyOf6ArgsV) OCPBranches() []ocpimpl.UnionBranch {
 	return []ocpimpl.UnionBranch{
 		ocpimpl.Branch(&u.Number, ocpimpl.JSONNumber, `{"type":"number"}`),
 		ocpimpl.Branch(&u.Any, ocpimpl.JSONAny, ""),
@@ -58,12 +59,12 @@ func (u *AnyOf6ArgsV) ocpBranches() []ocpimpl.UnionBranch {
 
 // MarshalJSON encodes the field that is set; it fails unless exactly one is.
 func (u AnyOf6ArgsV) MarshalJSON() ([]byte, error) {
-	return ocpimpl.MarshalUnion("AnyOf6ArgsV", u.ocpBranches()...)
+	return ocpimpl.MarshalUnion("AnyOf6ArgsV", u.OCPBranches()...)
 }
 
 // UnmarshalJSON sets the field the schema picks: the first, in schema order,
 // whose JSON kind matches, whose schema the value validates against and
 // into which it decodes strictly.
 func (u *AnyOf6ArgsV) UnmarshalJSON(b []byte) error {
-	return ocpimpl.UnmarshalUnion("AnyOf6ArgsV", b, u.ocpBranches()...)
+	return ocpimpl.UnmarshalUnion("AnyOf6ArgsV", b, u.OCPBranches()...)
 }

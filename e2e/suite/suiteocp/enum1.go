@@ -52,9 +52,10 @@ type Enum1ArgsV struct {
 	String *Enum1ArgsVString
 }
 
-// ocpBranches returns the fields of u, in schema order, with the JSON kinds,
-// schema and required properties that select each.
-func (u *Enum1ArgsV) ocpBranches() []ocpimpl.UnionBranch {
+// OCPBranches returns the fields of u, in schema order, with the JSON kinds,
+// schema and required properties that select each. It is for the gate's
+// argument codec, which decodes and encodes u as its methods do.
+func (u *Enum1ArgsV) OCPBranches() []ocpimpl.UnionBranch {
 	return []ocpimpl.UnionBranch{
 		ocpimpl.Branch(&u.Array, ocpimpl.JSONArray, `{"enum":[[]],"type":"array"}`),
 		ocpimpl.Branch(&u.Boolean, ocpimpl.JSONBool, `{"enum":[true],"type":"boolean"}`),
@@ -66,14 +67,14 @@ func (u *Enum1ArgsV) ocpBranches() []ocpimpl.UnionBranch {
 
 // MarshalJSON encodes the field that is set; it fails unless exactly one is.
 func (u Enum1ArgsV) MarshalJSON() ([]byte, error) {
-	return ocpimpl.MarshalUnion("Enum1ArgsV", u.ocpBranches()...)
+	return ocpimpl.MarshalUnion("Enum1ArgsV", u.OCPBranches()...)
 }
 
 // UnmarshalJSON sets the field the schema picks: the first, in schema order,
 // whose JSON kind matches, whose schema the value validates against and
 // into which it decodes strictly.
 func (u *Enum1ArgsV) UnmarshalJSON(b []byte) error {
-	return ocpimpl.UnmarshalUnion("Enum1ArgsV", b, u.ocpBranches()...)
+	return ocpimpl.UnmarshalUnion("Enum1ArgsV", b, u.OCPBranches()...)
 }
 
 // Enum1ArgsVInteger is the type of Enum1ArgsV.Integer: one of the constants below.

@@ -47,9 +47,10 @@ type OneOf0ArgsV struct {
 	Value *json.RawMessage
 }
 
-// ocpBranches returns the fields of u, in schema order, with the JSON kinds,
-// schema and required properties that select each.
-func (u *OneOf0ArgsV) ocpBranches() []ocpimpl.UnionBranch {
+// OCPBranches returns the fields of u, in schema order, with the JSON kinds,
+// schema and required properties that select each. It is for the gate's
+// argument codec, which decodes and encodes u as its methods do.
+func (u *OneOf0ArgsV) OCPBranches() []ocpimpl.UnionBranch {
 	return []ocpimpl.UnionBranch{
 		ocpimpl.Branch(&u.Integer, ocpimpl.JSONNumber, `{"type":"integer"}`),
 		ocpimpl.Branch(&u.Value, ocpimpl.JSONAny, `{"minimum":2}`),
@@ -58,12 +59,12 @@ func (u *OneOf0ArgsV) ocpBranches() []ocpimpl.UnionBranch {
 
 // MarshalJSON encodes the field that is set; it fails unless exactly one is.
 func (u OneOf0ArgsV) MarshalJSON() ([]byte, error) {
-	return ocpimpl.MarshalUnion("OneOf0ArgsV", u.ocpBranches()...)
+	return ocpimpl.MarshalUnion("OneOf0ArgsV", u.OCPBranches()...)
 }
 
 // UnmarshalJSON sets the field the schema picks: the first, in schema order,
 // whose JSON kind matches, whose schema the value validates against and
 // into which it decodes strictly.
 func (u *OneOf0ArgsV) UnmarshalJSON(b []byte) error {
-	return ocpimpl.UnmarshalUnion("OneOf0ArgsV", b, u.ocpBranches()...)
+	return ocpimpl.UnmarshalUnion("OneOf0ArgsV", b, u.OCPBranches()...)
 }

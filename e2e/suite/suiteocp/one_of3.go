@@ -51,9 +51,10 @@ type OneOf3ArgsV struct {
 	Value2 *json.RawMessage
 }
 
-// ocpBranches returns the fields of u, in schema order, with the JSON kinds,
-// schema and required properties that select each.
-func (u *OneOf3ArgsV) ocpBranches() []ocpimpl.UnionBranch {
+// OCPBranches returns the fields of u, in schema order, with the JSON kinds,
+// schema and required properties that select each. It is for the gate's
+// argument codec, which decodes and encodes u as its methods do.
+func (u *OneOf3ArgsV) OCPBranches() []ocpimpl.UnionBranch {
 	return []ocpimpl.UnionBranch{
 		ocpimpl.Branch(&u.Any, ocpimpl.JSONAny, ""),
 		ocpimpl.Branch(&u.Value1, ocpimpl.JSONAny, ""),
@@ -63,12 +64,12 @@ func (u *OneOf3ArgsV) ocpBranches() []ocpimpl.UnionBranch {
 
 // MarshalJSON encodes the field that is set; it fails unless exactly one is.
 func (u OneOf3ArgsV) MarshalJSON() ([]byte, error) {
-	return ocpimpl.MarshalUnion("OneOf3ArgsV", u.ocpBranches()...)
+	return ocpimpl.MarshalUnion("OneOf3ArgsV", u.OCPBranches()...)
 }
 
 // UnmarshalJSON sets the field the schema picks: the first, in schema order,
 // whose JSON kind matches, whose schema the value validates against and
 // into which it decodes strictly.
 func (u *OneOf3ArgsV) UnmarshalJSON(b []byte) error {
-	return ocpimpl.UnmarshalUnion("OneOf3ArgsV", b, u.ocpBranches()...)
+	return ocpimpl.UnmarshalUnion("OneOf3ArgsV", b, u.OCPBranches()...)
 }

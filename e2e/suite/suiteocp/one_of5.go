@@ -51,9 +51,10 @@ type OneOf5ArgsV struct {
 	Value3 *json.RawMessage
 }
 
-// ocpBranches returns the fields of u, in schema order, with the JSON kinds,
-// schema and required properties that select each.
-func (u *OneOf5ArgsV) ocpBranches() []ocpimpl.UnionBranch {
+// OCPBranches returns the fields of u, in schema order, with the JSON kinds,
+// schema and required properties that select each. It is for the gate's
+// argument codec, which decodes and encodes u as its methods do.
+func (u *OneOf5ArgsV) OCPBranches() []ocpimpl.UnionBranch {
 	return []ocpimpl.UnionBranch{
 		ocpimpl.Branch(&u.Value1, ocpimpl.JSONAny, ""),
 		ocpimpl.Branch(&u.Value2, ocpimpl.JSONAny, ""),
@@ -63,12 +64,12 @@ func (u *OneOf5ArgsV) ocpBranches() []ocpimpl.UnionBranch {
 
 // MarshalJSON encodes the field that is set; it fails unless exactly one is.
 func (u OneOf5ArgsV) MarshalJSON() ([]byte, error) {
-	return ocpimpl.MarshalUnion("OneOf5ArgsV", u.ocpBranches()...)
+	return ocpimpl.MarshalUnion("OneOf5ArgsV", u.OCPBranches()...)
 }
 
 // UnmarshalJSON sets the field the schema picks: the first, in schema order,
 // whose JSON kind matches, whose schema the value validates against and
 // into which it decodes strictly.
 func (u *OneOf5ArgsV) UnmarshalJSON(b []byte) error {
-	return ocpimpl.UnmarshalUnion("OneOf5ArgsV", b, u.ocpBranches()...)
+	return ocpimpl.UnmarshalUnion("OneOf5ArgsV", b, u.OCPBranches()...)
 }

@@ -48,9 +48,10 @@ type OneOf6ArgsV struct {
 	Object2 *json.RawMessage
 }
 
-// ocpBranches returns the fields of u, in schema order, with the JSON kinds,
-// schema and required properties that select each.
-func (u *OneOf6ArgsV) ocpBranches() []ocpimpl.UnionBranch {
+// OCPBranches returns the fields of u, in schema order, with the JSON kinds,
+// schema and required properties that select each. It is for the gate's
+// argument codec, which decodes and encodes u as its methods do.
+func (u *OneOf6ArgsV) OCPBranches() []ocpimpl.UnionBranch {
 	return []ocpimpl.UnionBranch{
 		ocpimpl.Branch(&u.Object1, ocpimpl.JSONAny, `{"properties":{"bar":{"type":"integer"}},"required":["bar"]}`),
 		ocpimpl.Branch(&u.Object2, ocpimpl.JSONAny, `{"properties":{"foo":{"type":"string"}},"required":["foo"]}`),
@@ -59,12 +60,12 @@ func (u *OneOf6ArgsV) ocpBranches() []ocpimpl.UnionBranch {
 
 // MarshalJSON encodes the field that is set; it fails unless exactly one is.
 func (u OneOf6ArgsV) MarshalJSON() ([]byte, error) {
-	return ocpimpl.MarshalUnion("OneOf6ArgsV", u.ocpBranches()...)
+	return ocpimpl.MarshalUnion("OneOf6ArgsV", u.OCPBranches()...)
 }
 
 // UnmarshalJSON sets the field the schema picks: the first, in schema order,
 // whose JSON kind matches, whose schema the value validates against and
 // into which it decodes strictly.
 func (u *OneOf6ArgsV) UnmarshalJSON(b []byte) error {
-	return ocpimpl.UnmarshalUnion("OneOf6ArgsV", b, u.ocpBranches()...)
+	return ocpimpl.UnmarshalUnion("OneOf6ArgsV", b, u.OCPBranches()...)
 }

@@ -42,9 +42,10 @@ type Type7ArgsV struct {
 	String  *string
 }
 
-// ocpBranches returns the fields of u, in schema order, with the JSON kinds,
-// schema and required properties that select each.
-func (u *Type7ArgsV) ocpBranches() []ocpimpl.UnionBranch {
+// OCPBranches returns the fields of u, in schema order, with the JSON kinds,
+// schema and required properties that select each. It is for the gate's
+// argument codec, which decodes and encodes u as its methods do.
+func (u *Type7ArgsV) OCPBranches() []ocpimpl.UnionBranch {
 	return []ocpimpl.UnionBranch{
 		ocpimpl.Branch(&u.Integer, ocpimpl.JSONNumber, `{"$id":"urn:ocpgen-suite:type.json:7","$schema":"https://json-schema.org/draft/2020-12/schema","type":"integer"}`),
 		ocpimpl.Branch(&u.String, ocpimpl.JSONString, `{"$id":"urn:ocpgen-suite:type.json:7","$schema":"https://json-schema.org/draft/2020-12/schema","type":"string"}`),
@@ -53,12 +54,12 @@ func (u *Type7ArgsV) ocpBranches() []ocpimpl.UnionBranch {
 
 // MarshalJSON encodes the field that is set; it fails unless exactly one is.
 func (u Type7ArgsV) MarshalJSON() ([]byte, error) {
-	return ocpimpl.MarshalUnion("Type7ArgsV", u.ocpBranches()...)
+	return ocpimpl.MarshalUnion("Type7ArgsV", u.OCPBranches()...)
 }
 
 // UnmarshalJSON sets the field the schema picks: the first, in schema order,
 // whose JSON kind matches, whose schema the value validates against and
 // into which it decodes strictly.
 func (u *Type7ArgsV) UnmarshalJSON(b []byte) error {
-	return ocpimpl.UnmarshalUnion("Type7ArgsV", b, u.ocpBranches()...)
+	return ocpimpl.UnmarshalUnion("Type7ArgsV", b, u.OCPBranches()...)
 }

@@ -47,9 +47,10 @@ type Type9ArgsV struct {
 	Object *map[string]json.RawMessage
 }
 
-// ocpBranches returns the fields of u, in schema order, with the JSON kinds,
-// schema and required properties that select each.
-func (u *Type9ArgsV) ocpBranches() []ocpimpl.UnionBranch {
+// OCPBranches returns the fields of u, in schema order, with the JSON kinds,
+// schema and required properties that select each. It is for the gate's
+// argument codec, which decodes and encodes u as its methods do.
+func (u *Type9ArgsV) OCPBranches() []ocpimpl.UnionBranch {
 	return []ocpimpl.UnionBranch{
 		ocpimpl.Branch(&u.Array, ocpimpl.JSONArray, `{"$id":"urn:ocpgen-suite:type.json:9","$schema":"https://json-schema.org/draft/2020-12/schema","type":"array"}`),
 		ocpimpl.Branch(&u.Object, ocpimpl.JSONObject, `{"$id":"urn:ocpgen-suite:type.json:9","$schema":"https://json-schema.org/draft/2020-12/schema","type":"object"}`),
@@ -58,12 +59,12 @@ func (u *Type9ArgsV) ocpBranches() []ocpimpl.UnionBranch {
 
 // MarshalJSON encodes the field that is set; it fails unless exactly one is.
 func (u Type9ArgsV) MarshalJSON() ([]byte, error) {
-	return ocpimpl.MarshalUnion("Type9ArgsV", u.ocpBranches()...)
+	return ocpimpl.MarshalUnion("Type9ArgsV", u.OCPBranches()...)
 }
 
 // UnmarshalJSON sets the field the schema picks: the first, in schema order,
 // whose JSON kind matches, whose schema the value validates against and
 // into which it decodes strictly.
 func (u *Type9ArgsV) UnmarshalJSON(b []byte) error {
-	return ocpimpl.UnmarshalUnion("Type9ArgsV", b, u.ocpBranches()...)
+	return ocpimpl.UnmarshalUnion("Type9ArgsV", b, u.OCPBranches()...)
 }

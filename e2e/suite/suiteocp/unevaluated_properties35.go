@@ -48,9 +48,10 @@ type UnevaluatedProperties35ArgsV struct {
 	Object *json.RawMessage
 }
 
-// ocpBranches returns the fields of u, in schema order, with the JSON kinds,
-// schema and required properties that select each.
-func (u *UnevaluatedProperties35ArgsV) ocpBranches() []ocpimpl.UnionBranch {
+// OCPBranches returns the fields of u, in schema order, with the JSON kinds,
+// schema and required properties that select each. It is for the gate's
+// argument codec, which decodes and encodes u as its methods do.
+func (u *UnevaluatedProperties35ArgsV) OCPBranches() []ocpimpl.UnionBranch {
 	return []ocpimpl.UnionBranch{
 		ocpimpl.Branch(&u.Value, ocpimpl.JSONAny, ""),
 		ocpimpl.Branch(&u.Object, ocpimpl.JSONAny, `{"properties":{"a":true},"required":["a"]}`),
@@ -59,12 +60,12 @@ func (u *UnevaluatedProperties35ArgsV) ocpBranches() []ocpimpl.UnionBranch {
 
 // MarshalJSON encodes the field that is set; it fails unless exactly one is.
 func (u UnevaluatedProperties35ArgsV) MarshalJSON() ([]byte, error) {
-	return ocpimpl.MarshalUnion("UnevaluatedProperties35ArgsV", u.ocpBranches()...)
+	return ocpimpl.MarshalUnion("UnevaluatedProperties35ArgsV", u.OCPBranches()...)
 }
 
 // UnmarshalJSON sets the field the schema picks: the first, in schema order,
 // whose JSON kind matches, whose schema the value validates against and
 // into which it decodes strictly.
 func (u *UnevaluatedProperties35ArgsV) UnmarshalJSON(b []byte) error {
-	return ocpimpl.UnmarshalUnion("UnevaluatedProperties35ArgsV", b, u.ocpBranches()...)
+	return ocpimpl.UnmarshalUnion("UnevaluatedProperties35ArgsV", b, u.OCPBranches()...)
 }

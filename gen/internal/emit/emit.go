@@ -39,9 +39,10 @@ const (
 	hintFalse = "ocpFalse"
 	// toolsVar is the unexported array of the package's tools.
 	toolsVar = "ocpTools"
-	// unionBranches is the unexported method of a union type that lists
-	// its branches. Field names are exported, so it cannot clash with one.
-	unionBranches = "ocpBranches"
+	// unionBranches is the method of a union type that lists its
+	// branches, exported for the gate's argument codec (a branch field is
+	// never given its name: model reserves it).
+	unionBranches = "OCPBranches"
 )
 
 // Files renders the package: doc.go, catalogue.go and one file per tool.
@@ -672,7 +673,7 @@ func (e *emitter) unionDecl(u *model.Union) *jen.Statement {
 			g.Add(e.id(br.GoName)).Op("*").Add(e.typ(br.Type))
 		}
 	})
-	// The branch list is written once, in ocpBranches, for both methods.
+	// The branch list is written once, in OCPBranches, for both methods.
 	var list []jen.Code
 	for _, br := range u.Branches {
 		args := []jen.Code{jen.Op("&").Id("u").Dot(br.GoName), e.kindCode(br.Type), jen.Op(schemaLiteral(string(br.Schema)))}
@@ -687,7 +688,8 @@ func (e *emitter) unionDecl(u *model.Union) *jen.Statement {
 	branches := func() *jen.Statement { return jen.Id("u").Dot(unionBranches).Call().Op("...") }
 	st.Line().Line().
 		Comment(fmt.Sprintf("// %s returns the fields of u, in schema order, with the JSON kinds,", unionBranches)).Line().
-		Comment("// schema and required properties that select each.").Line().
+		Comment("// schema and required properties that select each. It is for the gate's").Line().
+		Comment("// argument codec, which decodes and encodes u as its methods do.").Line().
 		Func().Params(jen.Id("u").Op("*").Add(e.id(u.Name))).Id(unionBranches).Params().Index().Add(e.qual("UnionBranch")).Block(
 		jen.Return(jen.Index().Add(e.qual("UnionBranch")).Values(list...)),
 	).Line().Line().

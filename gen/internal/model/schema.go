@@ -820,7 +820,7 @@ func (b *schemaBuilder) union(alts []*jsonschema.Schema, ptrs []string, ptr, nam
 		u.Branches[i] = &Branch{}
 		cands[i] = candidate{ident: w, source: fmt.Sprint(i), out: &u.Branches[i].GoName}
 	}
-	resolve(cands, map[string]bool{"MarshalJSON": true, "UnmarshalJSON": true})
+	resolve(cands, map[string]bool{"MarshalJSON": true, "UnmarshalJSON": true, "OCPBranches": true})
 	var m mapped
 	for i, a := range alts {
 		br := u.Branches[i]
