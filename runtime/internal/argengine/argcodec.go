@@ -4,6 +4,7 @@ import (
 	"encoding"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
@@ -28,9 +29,10 @@ import (
 // option; and of three generated parts whose JSON methods it does itself:
 // json.RawMessage, a struct with additional properties
 // (ocpimpl.WithExtra: its AdditionalProperties map holds the members no
-// other field declares), and ocpimpl.Nullable of a type it covers. Any
-// other argument type (unions, any) is decoded and encoded by
-// encoding/json.
+// other field declares), ocpimpl.Nullable of a type it covers, and a
+// generated union (a struct of pointer fields listed by its OCPBranches)
+// whose branch types it covers. Any other argument type (any, a union
+// generated before OCPBranches) is decoded and encoded by encoding/json.
 //
 // For such a type the codec gives what encoding/json gives: the same verdict
 // and the same value (TestArgCodecAgreesWithEncodingJSON, FuzzArgCodec,
@@ -39,7 +41,9 @@ import (
 // exactly a field's is refused (kept in AdditionalProperties, for a struct
 // that has it), where encoding/json would match it case-insensitively or
 // drop it; the gate refuses both anyway, because the re-encoding would not
-// equal the arguments.
+// equal the arguments. Inside a union's branch, where a failed decode
+// tries the next branch, it matches names as encoding/json does (see
+// decodeMode).
 
 type codecKind uint8
 
@@ -55,6 +59,7 @@ const (
 	ckStruct
 	ckRaw      // json.RawMessage
 	ckNullable // ocpimpl.Nullable[T], T's plan in elem
+	ckUnion    // a generated union, its branches in branches
 )
 
 // codecNode is the plan for one type.
@@ -69,6 +74,19 @@ type codecNode struct {
 	// extraIndex; nil for any other struct.
 	extra      *codecNode
 	extraIndex int
+	// branches are a union's (ckUnion), in schema order.
+	branches []codecBranch
+}
+
+// codecBranch is one branch of a union: what ocpimpl.Branch was given.
+type codecBranch struct {
+	kinds uint8 // ocpimpl.JSONKind
+	// schema is the branch schema compiled (branchSchema), or nil when the
+	// branch has none or it does not compile: then required decides.
+	schema   *Schema
+	required []string
+	index    int        // the field, a *T
+	node     *codecNode // T's plan
 }
 
 // codecField is one encoded field of a struct.
@@ -92,6 +110,7 @@ var (
 	isZeroerType        = reflect.TypeFor[interface{ IsZero() bool }]()
 	withExtraType       = reflect.TypeFor[withExtra]()
 	nullableType        = reflect.TypeFor[nullable]()
+	unionBranchType     = reflect.TypeFor[unionBranch]()
 	rawMessageType      = reflect.TypeFor[json.RawMessage]()
 )
 
@@ -109,6 +128,23 @@ type nullable interface {
 	OCPSetNull()
 	OCPSetValue() any
 	OCPValue() any
+}
+
+// unionBranch is runtime/ocpimpl.UnionBranch's method for the codec
+// (declared here, as withExtra is): what ocpimpl.Branch was given, the
+// field as its **T. A generated union's pointer has the method
+// OCPBranches, which returns its []ocpimpl.UnionBranch, in schema order
+// (called through reflect: the engine cannot name the type).
+type unionBranch interface {
+	OCPBranch() (kinds uint8, schema string, required []string, field any)
+}
+
+// isUnion reports whether t, a struct, is a generated union with
+// OCPBranches (a union generated before it has only its JSON methods,
+// which leave it to encoding/json).
+func isUnion(t reflect.Type) bool {
+	_, ok := reflect.PointerTo(t).MethodByName("OCPBranches")
+	return ok && t.Kind() == reflect.Struct
 }
 
 // compileCodec returns the codec of the struct type typ, or nil when typ
@@ -151,10 +187,13 @@ func (c *codecCompiler) node(t reflect.Type) *codecNode {
 	if t.Kind() == reflect.Struct && reflect.PointerTo(t).Implements(nullableType) {
 		return c.nullable(t)
 	}
+	if t.Kind() == reflect.Struct && isUnion(t) {
+		return c.union(t)
+	}
 	// A pointer has its element's methods: one to a struct with
-	// additional properties or to a Nullable is a pointer to what
-	// extraStruct or nullable plans.
-	plannedPtr := t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct && (t.Implements(withExtraType) || t.Implements(nullableType))
+	// additional properties, to a Nullable or to a union is a pointer to
+	// what extraStruct, nullable or union plans.
+	plannedPtr := t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct && (t.Implements(withExtraType) || t.Implements(nullableType) || isUnion(t.Elem()))
 	if !plannedPtr && hasJSONMethods(t) {
 		c.bad = true
 		return nil
@@ -263,6 +302,69 @@ func (c *codecCompiler) nullable(t reflect.Type) *codecNode {
 	return n
 }
 
+// union is the plan of a generated union: the branches its OCPBranches
+// lists for a new value, each matched to its field by the field's
+// address, with its T's plan and its schema compiled through
+// branchSchema (the cache ocpimpl.UnmarshalUnion's checks go through:
+// one place compiles a branch schema). Only a struct whose every field is
+// one branch's *T, with no method but MarshalJSON (of the value, as the
+// generator writes it), UnmarshalJSON and OCPBranches, makes one; else the
+// type is left to encoding/json.
+func (c *codecCompiler) union(t reflect.Type) *codecNode {
+	pt := reflect.PointerTo(t)
+	for _, m := range []reflect.Type{t, pt} {
+		for i := range m.NumMethod() {
+			switch m.Method(i).Name {
+			case "MarshalJSON", "UnmarshalJSON", "OCPBranches":
+			default:
+				c.bad = true // a method the generator does not write
+				return nil
+			}
+		}
+	}
+	m, _ := pt.MethodByName("OCPBranches")
+	if !t.Implements(jsonMarshalerType) || !pt.Implements(jsonUnmarshalerType) || m.Type.NumIn() != 1 || m.Type.NumOut() != 1 || m.Type.Out(0).Kind() != reflect.Slice || !m.Type.Out(0).Elem().Implements(unionBranchType) {
+		c.bad = true
+		return nil
+	}
+	probe := reflect.New(t)
+	list := probe.Method(m.Index).Call(nil)[0]
+	n := &codecNode{typ: t, kind: ckUnion}
+	c.seen[t] = n
+	used := make([]bool, t.NumField())
+	for k := range list.Len() {
+		kinds, schema, required, field := list.Index(k).Interface().(unionBranch).OCPBranch()
+		fp := reflect.ValueOf(field)
+		index := -1
+		for i := range t.NumField() {
+			f := probe.Elem().Field(i)
+			if fp.IsValid() && fp.Kind() == reflect.Pointer && fp.Type().Elem() == f.Type() && t.Field(i).IsExported() &&
+				f.Kind() == reflect.Pointer && fp.Pointer() == f.Addr().Pointer() {
+				index = i
+			}
+		}
+		if index < 0 || used[index] {
+			c.bad = true // not a field of the union, or one twice
+			return nil
+		}
+		used[index] = true
+		b := codecBranch{kinds: kinds, required: required, index: index}
+		if schema != "" {
+			b.schema = branchSchema(schema)
+		}
+		if b.node = c.node(t.Field(index).Type.Elem()); b.node == nil {
+			c.bad = true
+			return nil
+		}
+		n.branches = append(n.branches, b)
+	}
+	if slices.Contains(used, false) {
+		c.bad = true // a field no branch lists
+		return nil
+	}
+	return n
+}
+
 // structFields lays out a struct's fields as encoding/json's typeFields does
 // for a struct without embedded fields.
 func (c *codecCompiler) structFields(n *codecNode) {
@@ -348,20 +450,45 @@ var tapeKindNames = [...]string{tNull: "null", tFalse: "bool", tTrue: "bool", tN
 // decode stores value i of t into v (settable, and zero: a new value). Its
 // error is an *Refusal at the value v cannot hold.
 func (n *codecNode) decode(t *tape, i int, v reflect.Value) error {
-	return n.decodeIn(t, i, v, false)
+	return n.decodeIn(t, i, v, decodeMode{})
 }
 
-// decodeIn is decode; remarshalled is true inside a declared property of a
-// struct with additional properties, which ocpimpl.UnmarshalWithExtra
-// decodes from json.Marshal of a map of json.RawMessage: there every
-// json.RawMessage holds its text compacted and HTML-escaped.
-func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool) error {
+// decodeMode is where a value is decoded.
+type decodeMode struct {
+	// remarshalled is true inside a declared property of a struct with
+	// additional properties, which ocpimpl.UnmarshalWithExtra decodes
+	// from json.Marshal of a map of json.RawMessage: there every
+	// json.RawMessage holds its text compacted and HTML-escaped.
+	remarshalled bool
+	// folded is not nil inside a union's branch, which
+	// ocpimpl.UnmarshalUnion decodes with encoding/json (strictly): there
+	// a member name that is no field's exactly is matched as encoding/json
+	// matches it, to the first field whose name equals it under Unicode
+	// case folding (strings.EqualFold, which is encoding/json's foldName),
+	// because whether the branch decodes decides which branch is set.
+	// *folded is the node of the first member so matched in the branches
+	// decoded so far, or -1. The outermost union refuses a value whose
+	// branch decoded with such a member: its re-encoding names the field
+	// as it is, so it cannot equal the arguments, and the round trip
+	// refuses it on encoding/json's path.
+	folded *int
+}
+
+// in is m inside a declared property of a struct with additional
+// properties when extra.
+func (m decodeMode) in(extra bool) decodeMode {
+	m.remarshalled = m.remarshalled || extra
+	return m
+}
+
+// decodeIn is decode, in mode dm.
+func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, dm decodeMode) error {
 	xk := t.kind(i)
 	if n.kind == ckRaw {
 		// encoding/json gives json.RawMessage's UnmarshalJSON every value,
 		// null included, as the bytes of decodeInput's text.
 		b := t.rawInput(i)
-		if remarshalled {
+		if dm.remarshalled {
 			b = appendCompact(nil, b, true)
 		}
 		v.SetBytes(b)
@@ -377,9 +504,18 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 			nv.OCPSetNull()
 			return nil
 		}
-		return n.elem.decodeIn(t, i, reflect.ValueOf(nv.OCPSetValue()).Elem(), remarshalled)
+		return n.elem.decodeIn(t, i, reflect.ValueOf(nv.OCPSetValue()).Elem(), dm)
+	}
+	if n.kind == ckUnion {
+		return n.decodeUnion(t, i, v, dm)
 	}
 	if xk == tNull {
+		if n.extra != nil {
+			// encoding/json gives a struct with additional properties (not
+			// a pointer to one) its UnmarshalJSON's null, which
+			// ocpimpl.UnmarshalWithExtra refuses.
+			return codecRefusal(t, i, "null", n.typ)
+		}
 		return nil // encoding/json leaves the zero value (a nil pointer, slice, map)
 	}
 	switch n.kind {
@@ -422,14 +558,14 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 		}
 	case ckPtr:
 		p := reflect.New(n.elem.typ)
-		if err := n.elem.decodeIn(t, i, p.Elem(), remarshalled); err != nil {
+		if err := n.elem.decodeIn(t, i, p.Elem(), dm); err != nil {
 			return err
 		}
 		v.Set(p)
 		return nil
 	case ckSlice:
 		if xk == tArray {
-			return n.decodeSlice(t, i, v, remarshalled, -1)
+			return n.decodeSlice(t, i, v, dm, -1)
 		}
 	case ckMap:
 		if xk == tObject {
@@ -437,7 +573,7 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 			kt := n.typ.Key()
 			for p := t.first(i); p < t.end(i); p = t.end(p) {
 				e := reflect.New(n.elem.typ).Elem()
-				if err := n.elem.decodeIn(t, p, e, remarshalled); err != nil {
+				if err := n.elem.decodeIn(t, p, e, dm); err != nil {
 					return err
 				}
 				k := reflect.New(kt).Elem()
@@ -450,7 +586,7 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 	case ckStruct:
 		if xk == tObject {
 			for p := t.first(i); p < t.end(i); p = t.end(p) {
-				if err := n.decodeMember(t, p, v, remarshalled, nil); err != nil {
+				if err := n.decodeMember(t, p, v, dm, nil); err != nil {
 					return err
 				}
 			}
@@ -465,8 +601,14 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 // member of a field in read.Fields, a slice to read.Elems elements (the
 // members no field declares, of a struct with additional properties, when
 // read.Fields holds their map's index).
-func (n *codecNode) decodeMember(t *tape, p int, v reflect.Value, remarshalled bool, read *Typed) error {
+func (n *codecNode) decodeMember(t *tape, p int, v reflect.Value, dm decodeMode, read *Typed) error {
 	f := n.field(t.key(p))
+	if f == nil && n.extra == nil && dm.folded != nil {
+		// Inside a union's branch: encoding/json's match (see decodeMode).
+		if f = n.foldField(t.key(p)); f != nil && *dm.folded < 0 {
+			*dm.folded = p
+		}
+	}
 	if f == nil && n.extra != nil {
 		if read != nil && !slices.Contains(read.Fields, n.extraIndex) {
 			return nil
@@ -478,7 +620,7 @@ func (n *codecNode) decodeMember(t *tape, p int, v reflect.Value, remarshalled b
 			m.Set(reflect.MakeMap(n.extra.typ))
 		}
 		e := reflect.New(n.extra.elem.typ).Elem()
-		if err := n.extra.elem.decodeIn(t, p, e, remarshalled); err != nil {
+		if err := n.extra.elem.decodeIn(t, p, e, dm); err != nil {
 			return err
 		}
 		k := reflect.New(n.extra.typ.Key()).Elem()
@@ -490,20 +632,20 @@ func (n *codecNode) decodeMember(t *tape, p int, v reflect.Value, remarshalled b
 		return refusal(t.pointer(p), RuleGoType, errCodecMember)
 	}
 	if read == nil {
-		return f.node.decodeIn(t, p, v.Field(f.index), remarshalled || n.extra != nil)
+		return f.node.decodeIn(t, p, v.Field(f.index), dm.in(n.extra != nil))
 	}
 	switch {
 	case !slices.Contains(read.Fields, f.index):
 		return nil
 	case read.Elems > 0 && f.node.kind == ckSlice && t.kind(p) == tArray:
-		return f.node.decodeSlice(t, p, v.Field(f.index), remarshalled || n.extra != nil, read.Elems)
+		return f.node.decodeSlice(t, p, v.Field(f.index), dm.in(n.extra != nil), read.Elems)
 	}
-	return f.node.decodeIn(t, p, v.Field(f.index), remarshalled || n.extra != nil)
+	return f.node.decodeIn(t, p, v.Field(f.index), dm.in(n.extra != nil))
 }
 
 // decodeSlice is decodeIn of array i of t into v for n, a ckSlice: of its
 // first limit elements when limit >= 0 and it has more, else of all.
-func (n *codecNode) decodeSlice(t *tape, i int, v reflect.Value, remarshalled bool, limit int) error {
+func (n *codecNode) decodeSlice(t *tape, i int, v reflect.Value, dm decodeMode, limit int) error {
 	var k int
 	if limit >= 0 && t.moreThan(i, limit) {
 		k = limit
@@ -512,7 +654,7 @@ func (n *codecNode) decodeSlice(t *tape, i int, v reflect.Value, remarshalled bo
 	}
 	s := reflect.MakeSlice(n.typ, k, k)
 	for j, p := 0, t.first(i); j < k; j, p = j+1, t.end(p) {
-		if err := n.elem.decodeIn(t, p, s.Index(j), remarshalled); err != nil {
+		if err := n.elem.decodeIn(t, p, s.Index(j), dm); err != nil {
 			return err
 		}
 	}
@@ -606,6 +748,103 @@ func (n *codecNode) field(name string) *codecField {
 	return nil
 }
 
+// foldField is the field encoding/json matches the member name to when
+// no field's name is name: the first, in field order, whose name equals it
+// under case folding.
+func (n *codecNode) foldField(name string) *codecField {
+	for k := range n.fields {
+		if strings.EqualFold(n.fields[k].name, name) {
+			return &n.fields[k]
+		}
+	}
+	return nil
+}
+
+// jsonKindBits are the ocpimpl.JSONKind of each tape kind.
+var jsonKindBits = [...]uint8{tString: 1, tNumber: 2, tFalse: 4, tTrue: 4, tArray: 8, tObject: 16, tNull: 32}
+
+var errUnionRequired = errors.New("the value is not an object, and a branch without a schema that compiles requires properties")
+
+// decodeUnion is decodeIn of value i of t into v, a union (ckUnion), as
+// ocpimpl.UnmarshalUnion chooses its branch: it clears every field, and
+// sets the first branch, in schema order, whose JSON kinds include the
+// value's; whose schema, if it has one that compiles, the value is valid
+// against (else which has the properties it requires: an object that has
+// them, for a null none, any other value is an error, as decoding it into
+// a map is); and into whose T the value decodes as encoding/json decodes
+// it strictly, from the same text (in mode dm, folded set). It refuses,
+// at the value, when no branch does.
+func (n *codecNode) decodeUnion(t *tape, i int, v reflect.Value, dm decodeMode) error {
+	v.SetZero()
+	xk := t.kind(i)
+	kind := jsonKindBits[xk]
+	outer := dm.folded == nil
+	if outer {
+		none := -1
+		dm.folded = &none
+	}
+	var last error
+	for k := range n.branches {
+		b := &n.branches[k]
+		if !b.selects(t, i, kind) {
+			continue
+		}
+		if b.schema == nil && len(b.required) > 0 && xk != tObject && xk != tNull {
+			return refusal(t.pointer(i), RuleGoType, fmt.Errorf("%s: %w", n.typ.Name(), errUnionRequired))
+		}
+		before := *dm.folded
+		p := reflect.New(b.node.typ)
+		if err := b.node.decodeIn(t, i, p.Elem(), dm); err != nil {
+			*dm.folded = before // this branch is not set
+			last = err
+			continue
+		}
+		v.Field(b.index).Set(p)
+		if outer && *dm.folded >= 0 {
+			return refusal(t.pointer(*dm.folded), RuleGoType, errCodecMember)
+		}
+		return nil
+	}
+	err := fmt.Errorf("%s: the value matches no alternative", n.typ.Name())
+	if last != nil {
+		err = fmt.Errorf("%s: the value matches no alternative (the last tried: %w)", n.typ.Name(), last)
+	}
+	return refusal(t.pointer(i), RuleGoType, err)
+}
+
+// selects reports whether the branch b is tried for value i of t, of
+// ocpimpl.JSONKind kind, before its T's decode: its kinds include kind,
+// and the value is valid against its schema, or (without one that
+// compiles) has the properties it requires, as far as value i has
+// properties (an object; the caller refuses any other value but null).
+//
+// The schema is checked on the tape, where ocpimpl.UnmarshalUnion checks
+// the value's text with ValidateJSON (branchCheck): a new tape of that
+// text. The verdict is the same: the text is value i's, or it with
+// integer-valued literals written as integers, or compacted and
+// HTML-escaped (in a struct with additional properties), which parse to
+// the same JSON value; the validator reads only the value (numbers as
+// exact decimals, strings decoded, members by name), never its text or
+// its place in the tape (TestArgCodecUnion*, differential against
+// encoding/json's path).
+func (b *codecBranch) selects(t *tape, i int, kind uint8) bool {
+	if b.kinds&kind == 0 {
+		return false
+	}
+	if b.schema != nil {
+		return b.schema.validTape(t, i)
+	}
+	if t.kind(i) != tObject {
+		return t.kind(i) != tNull || len(b.required) == 0
+	}
+	for _, r := range b.required {
+		if t.member(i, r) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // integerText is the literal encoding/json is given for an integer field:
 // an integer-valued literal with a fraction or an exponent written as an
 // integer (tape.decodeInput), any other literal as it is.
@@ -623,43 +862,48 @@ func integerText(lit string) string {
 // encode appends v as encoding/json encodes it: with HTML escaping when
 // html (json.Marshal), without it otherwise (Encoder.SetEscapeHTML(false)).
 // A struct with additional properties is always encoded with it, as
-// ocpimpl.MarshalWithExtra calls json.Marshal.
-func (n *codecNode) encode(dst []byte, v reflect.Value, html bool) []byte {
+// ocpimpl.MarshalWithExtra calls json.Marshal, and so is a union's branch,
+// as ocpimpl.MarshalUnion does. Its error is MarshalUnion's, for a union
+// with no field set or more than one (which decode never makes).
+func (n *codecNode) encode(dst []byte, v reflect.Value, html bool) ([]byte, error) {
 	switch n.kind {
 	case ckString:
-		return jsonscan.AppendString(dst, v.String(), html)
+		return jsonscan.AppendString(dst, v.String(), html), nil
 	case ckBool:
-		return strconv.AppendBool(dst, v.Bool())
+		return strconv.AppendBool(dst, v.Bool()), nil
 	case ckInt:
-		return appendInt64(dst, v.Int())
+		return appendInt64(dst, v.Int()), nil
 	case ckUint:
-		return appendUint64(dst, v.Uint())
+		return appendUint64(dst, v.Uint()), nil
 	case ckFloat:
-		return appendJSONFloat(dst, v.Float(), n.bits)
+		return appendJSONFloat(dst, v.Float(), n.bits), nil
 	case ckPtr:
 		if v.IsNil() {
-			return append(dst, "null"...)
+			return append(dst, "null"...), nil
 		}
 		return n.elem.encode(dst, v.Elem(), html)
 	case ckSlice:
 		if v.IsNil() {
-			return append(dst, "null"...)
+			return append(dst, "null"...), nil
 		}
 		dst = append(dst, '[')
 		for k := range v.Len() {
 			if k > 0 {
 				dst = append(dst, ',')
 			}
-			dst = n.elem.encode(dst, v.Index(k), html)
+			var err error
+			if dst, err = n.elem.encode(dst, v.Index(k), html); err != nil {
+				return nil, err
+			}
 		}
-		return append(dst, ']')
+		return append(dst, ']'), nil
 	case ckMap:
 		return n.encodeMap(dst, v, html)
 	case ckRaw:
 		if v.Len() == 0 {
-			return append(dst, "null"...)
+			return append(dst, "null"...), nil
 		}
-		return appendCompact(dst, v.Bytes(), html)
+		return appendCompact(dst, v.Bytes(), html), nil
 	case ckNullable:
 		// ocpimpl.Nullable's MarshalJSON: null when absent or null, else
 		// json.Marshal of the value, HTML-escaped whatever html says.
@@ -670,9 +914,24 @@ func (n *codecNode) encode(dst []byte, v reflect.Value, html bool) []byte {
 		}
 		p := v.Addr().Interface().(nullable).OCPValue()
 		if p == nil {
-			return append(dst, "null"...)
+			return append(dst, "null"...), nil
 		}
 		return n.elem.encode(dst, reflect.ValueOf(p).Elem(), true)
+	case ckUnion:
+		// ocpimpl.MarshalUnion: json.Marshal of the one field set.
+		var set *codecBranch
+		for k := range n.branches {
+			if b := &n.branches[k]; !v.Field(b.index).IsNil() {
+				if set != nil {
+					return nil, fmt.Errorf("%s: more than one alternative is set", n.typ.Name())
+				}
+				set = b
+			}
+		}
+		if set == nil {
+			return nil, fmt.Errorf("%s: no alternative is set", n.typ.Name())
+		}
+		return set.node.encode(dst, v.Field(set.index).Elem(), true)
 	}
 	// ckStruct
 	html = html || n.extra != nil
@@ -693,7 +952,10 @@ func (n *codecNode) encode(dst []byte, v reflect.Value, html bool) []byte {
 		} else {
 			dst = append(dst, f.plainPrefix...)
 		}
-		dst = f.node.encode(dst, fv, html)
+		var err error
+		if dst, err = f.node.encode(dst, fv, html); err != nil {
+			return nil, err
+		}
 	}
 	if n.extra != nil {
 		// ocpimpl.MarshalWithExtra: the additional properties after the
@@ -705,26 +967,32 @@ func (n *codecNode) encode(dst []byte, v reflect.Value, html bool) []byte {
 			if !first {
 				dst = append(dst, ',')
 			}
-			dst = n.extra.encodeMembers(dst, m, true)
+			var err error
+			if dst, err = n.extra.encodeMembers(dst, m, true); err != nil {
+				return nil, err
+			}
 		}
 	}
-	return append(dst, '}')
+	return append(dst, '}'), nil
 }
 
 // encodeMap appends the map v (ckMap) as encode does: its members in key
 // order.
-func (n *codecNode) encodeMap(dst []byte, v reflect.Value, html bool) []byte {
+func (n *codecNode) encodeMap(dst []byte, v reflect.Value, html bool) ([]byte, error) {
 	if v.IsNil() {
-		return append(dst, "null"...)
+		return append(dst, "null"...), nil
 	}
-	dst = append(dst, '{')
-	return append(n.encodeMembers(dst, v, html), '}')
+	dst, err := n.encodeMembers(append(dst, '{'), v, html)
+	if err != nil {
+		return nil, err
+	}
+	return append(dst, '}'), nil
 }
 
 // encodeMembers appends the members of the map v (ckMap), in key order,
 // separated by commas. It sorts the keys alone (16 bytes a member), and
 // reads each value by its key.
-func (n *codecNode) encodeMembers(dst []byte, v reflect.Value, html bool) []byte {
+func (n *codecNode) encodeMembers(dst []byte, v reflect.Value, html bool) ([]byte, error) {
 	keys := make([]string, 0, v.Len())
 	for it := v.MapRange(); it.Next(); {
 		keys = append(keys, it.Key().String())
@@ -749,9 +1017,12 @@ func (n *codecNode) encodeMembers(dst []byte, v reflect.Value, html bool) []byte
 			ev.Set(e)
 			e = ev
 		}
-		dst = n.elem.encode(dst, e, html)
+		var err error
+		if dst, err = n.elem.encode(dst, e, html); err != nil {
+			return nil, err
+		}
 	}
-	return dst
+	return dst, nil
 }
 
 // encodeTapeMap is encodeTape of the object i into a map (ckMap): its
@@ -772,7 +1043,7 @@ func (n *codecNode) encodeTapeMap(w *fwdBuf, t *tape, i int) bool {
 		if k > 0 {
 			w.b = append(w.b, ',')
 		}
-		w.b = jsonscan.AppendString(w.b, t.key(int(p)), false)
+		w.b = jsonscan.AppendString(w.b, t.key(int(p)), w.html)
 		w.b = append(w.b, ':')
 		if !n.elem.encodeTape(w, t, int(p)) {
 			return false
@@ -882,13 +1153,16 @@ func appendJSONFloat(dst []byte, f float64, bits int) []byte {
 // of value i of t, without making it: strings, booleans, numbers, nulls
 // into pointers, slices and maps, arrays, maps, json.RawMessage without
 // an integer literal to rewrite, a Nullable's null and its string (written
-// HTML-escaped, as its MarshalJSON does), number or boolean value, and
-// objects of known members whose members the encoding writes exactly when
-// they are present. For anything else (another null, an integer literal
-// with a fraction or an exponent in a json.RawMessage, a Nullable's array
-// or object, a member the encoding would leave out or write although it is
-// absent, an unknown member, a struct with additional properties, a type
-// mismatch or a number the type does not hold) it
+// HTML-escaped, as its MarshalJSON does), number or boolean value, a
+// union's value that the branch decode would try first takes on this path
+// (written HTML-escaped, as its MarshalJSON does: w.html), and objects of
+// known members whose members the encoding writes exactly when they are
+// present. For anything else (another null, an integer literal with a
+// fraction or an exponent in a json.RawMessage, a Nullable's array or
+// object, a union's value its first selected branch does not take here, a
+// member the encoding would leave out or write although it is absent, an
+// unknown member, a struct with additional properties, a type mismatch or
+// a number the type does not hold) it
 // returns false, with w's bytes undefined, and the caller takes the
 // general path, decode and encode, which gives that input's verdict. When
 // it returns true, n.decode of the value succeeds and n.encode of it
@@ -900,7 +1174,7 @@ func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int) bool {
 	switch n.kind {
 	case ckString:
 		if xk == tString {
-			w.writeString(t.str(i), false)
+			w.writeString(t.str(i), w.html)
 			return true
 		}
 	case ckBool:
@@ -990,11 +1264,11 @@ func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int) bool {
 			for !utf8.RuneStart(raw[k]) {
 				k--
 			}
-			w.b = appendCompactPart(w.b, raw[:k], false, &st)
+			w.b = appendCompactPart(w.b, raw[:k], w.html, &st)
 			w.check()
 			raw = raw[k:]
 		}
-		w.b = appendCompactPart(w.b, raw, false, &st)
+		w.b = appendCompactPart(w.b, raw, w.html, &st)
 		return true
 	case ckNullable:
 		// Null, or the value as json.Marshal writes it: HTML-escaped,
@@ -1013,6 +1287,8 @@ func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int) bool {
 		case ckBool, ckInt, ckUint, ckFloat:
 			return n.elem.encodeTape(w, t, i)
 		}
+	case ckUnion:
+		return n.encodeTapeUnion(w, t, i)
 	case ckStruct:
 		if xk != tObject || n.extra != nil {
 			return false // a struct with additional properties: the general path
@@ -1039,7 +1315,7 @@ func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int) bool {
 				// Absent: the zero value, which the encoding leaves out
 				// under omitzero, and under omitempty unless a struct (a
 				// Nullable is one).
-				if f.omitZero || f.omitEmpty && f.node.kind != ckStruct && f.node.kind != ckNullable {
+				if f.omitZero || f.omitEmpty && f.node.kind != ckStruct && f.node.kind != ckNullable && f.node.kind != ckUnion {
 					continue
 				}
 				return false
@@ -1049,13 +1325,14 @@ func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int) bool {
 			// zero (omitzero). A pointer from a non-null is neither, a
 			// slice from an array is not zero, and empty only without
 			// items, a struct is never empty, a Nullable from any value
-			// (null included) is neither; any other value under either
-			// option is left to the general path.
+			// (null included) is neither, nor is a union that decodes
+			// (one field set); any other value under either option is
+			// left to the general path.
 			if t.kind(p) == tNull && (f.omitEmpty || f.omitZero) && f.node.kind != ckNullable {
 				return false // a nil pointer, slice or map, left out
 			}
 			switch f.node.kind {
-			case ckPtr, ckNullable:
+			case ckPtr, ckNullable, ckUnion:
 			case ckSlice:
 				if f.omitEmpty && !t.moreThan(p, 0) {
 					return false
@@ -1073,7 +1350,11 @@ func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int) bool {
 				w.b = append(w.b, ',')
 			}
 			first = false
-			w.b = append(w.b, f.plainPrefix...)
+			if w.html {
+				w.b = append(w.b, f.prefix...)
+			} else {
+				w.b = append(w.b, f.plainPrefix...)
+			}
 			if !f.node.encodeTape(w, t, p) {
 				return false
 			}
@@ -1084,6 +1365,36 @@ func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int) bool {
 		}
 		w.b = append(w.b, '}')
 		return true
+	}
+	return false
+}
+
+// encodeTapeUnion is encodeTape of value i into a union (ckUnion). The
+// branch decode would try first is the first whose kinds, schema and
+// required properties select the value (codecBranch.selects); when its
+// T's encodeTape takes the value, T's decode takes it too, so that is the
+// branch decode sets (a decode encodeTape takes has no member matched
+// case-insensitively: it takes only exact members), and what T's
+// encodeTape writes, with HTML escaping as the union's encode writes T
+// (w.html), is the union's encode. A value no branch selects, or that its
+// branch's encodeTape does not take, is left to the general path. Never a
+// guess: either decode's pick, or false.
+func (n *codecNode) encodeTapeUnion(w *fwdBuf, t *tape, i int) bool {
+	xk := t.kind(i)
+	kind := jsonKindBits[xk]
+	for k := range n.branches {
+		b := &n.branches[k]
+		if !b.selects(t, i, kind) {
+			continue
+		}
+		if b.schema == nil && len(b.required) > 0 && xk != tObject && xk != tNull {
+			return false // decode refuses it
+		}
+		html := w.html
+		w.html = true
+		ok := b.node.encodeTape(w, t, i)
+		w.html = html
+		return ok
 	}
 	return false
 }
@@ -1120,6 +1431,10 @@ type fwdBuf struct {
 	// re-encoding so far.
 	b     []byte
 	whole bool
+	// html is encode's html for what encodeTape writes now: true inside
+	// a union's branch (strings, member names and json.RawMessage written
+	// HTML-escaped).
+	html bool
 	// src is the private copy of the arguments, and src[:same] the
 	// re-encoding up to b.
 	src  []byte

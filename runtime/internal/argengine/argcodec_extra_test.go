@@ -26,6 +26,7 @@ type (
 		L    []codecExtraInner `json:"l,omitzero"`
 		T    codecExtraTyped   `json:"t,omitzero"`
 		U    codecExtraNull    `json:"u,omitzero"`
+		Un   unionRaw          `json:"un,omitzero"`
 		// AdditionalProperties holds the declared properties without a field.
 		AdditionalProperties map[string]json.RawMessage `json:"-"`
 	}
@@ -59,7 +60,7 @@ func (v codecExtraArgs) MarshalJSON() ([]byte, error) {
 
 func (v *codecExtraArgs) UnmarshalJSON(b []byte) error {
 	type plain codecExtraArgs
-	return ocpimpl.UnmarshalWithExtra(b, (*plain)(v), &v.AdditionalProperties, "x", "req", "in", "l", "t", "u")
+	return ocpimpl.UnmarshalWithExtra(b, (*plain)(v), &v.AdditionalProperties, "x", "req", "in", "l", "t", "u", "un")
 }
 
 func (*codecExtraArgs) OCPWithExtra() {}
@@ -123,7 +124,7 @@ func genExtra(r *rand.Rand, depth int, b *strings.Builder) {
 // genExtraWith is genExtra with the member first, when it is not "",
 // mostly set (a required property).
 func genExtraWith(r *rand.Rand, depth int, b *strings.Builder, first string) {
-	keys := []string{"x", "req", "in", "l", "t", "a", "n", "r", "s", "X", "zz", `"<&>"`, "é", "ns", "nr", "u"}
+	keys := []string{"x", "req", "in", "l", "t", "a", "n", "r", "s", "X", "zz", `"<&>"`, "é", "ns", "nr", "u", "un", "A"}
 	if depth > 3 {
 		genAny(r, depth, b)
 		return
@@ -283,7 +284,7 @@ func checkExtraAgrees(t *testing.T, n *codecNode, raw []byte) bool {
 }
 
 func FuzzArgCodecExtra(f *testing.F) {
-	for _, s := range []string{`{"req":1.0,"x":{"b":[1,"\u00e9"]}}`, `{"req":"<&>","zz":{"k":1},"t":{"s":"a","k":2}}`, `{"req":[],"l":[{"n":[1,2.0],"q":" x "}]}`} {
+	for _, s := range []string{`{"req":1,"un":{"a":1}}`, `{"req":1,"un":{"A":1.0,"b":"<"}}`, `{"req":1,"un":[1.0]}`, `{"req":1.0,"x":{"b":[1,"\u00e9"]}}`, `{"req":"<&>","zz":{"k":1},"t":{"s":"a","k":2}}`, `{"req":[],"l":[{"n":[1,2.0],"q":" x "}]}`} {
 		f.Add([]byte(s))
 	}
 	n := compileCodec(reflect.TypeFor[codecExtraArgs]())

@@ -16,8 +16,10 @@ func init() { branchcheck.Valid = branchCheck }
 // compile is stored as nil.
 var branchSchemas sync.Map // string → *Schema
 
-// branchCheck is branchcheck.Valid.
-func branchCheck(schema string, value []byte) (valid, compiled bool) {
+// branchSchema is the compiled branch schema of the JSON text schema, or
+// nil when it does not compile: the one place a branch schema is compiled,
+// for branchCheck and for the codec's unions (codecBranch).
+func branchSchema(schema string) *Schema {
 	v, ok := branchSchemas.Load(schema)
 	if !ok {
 		s, err := CompileSchema([]byte(schema))
@@ -26,9 +28,24 @@ func branchCheck(schema string, value []byte) (valid, compiled bool) {
 		}
 		v, _ = branchSchemas.LoadOrStore(schema, s)
 	}
-	s := v.(*Schema)
+	return v.(*Schema)
+}
+
+// branchCheck is branchcheck.Valid.
+func branchCheck(schema string, value []byte) (valid, compiled bool) {
+	s := branchSchema(schema)
 	if s == nil {
 		return false, false
 	}
 	return s.ValidateJSON(value) == nil, true
+}
+
+// validTape is s.ValidateJSON's verdict (valid or not) on value i of t,
+// read on the tape: validate's, without the second pass that says why.
+func (s *Schema) validTape(t *tape, i int) bool {
+	if s.sc.refusal != nil {
+		return false // validate refuses every value
+	}
+	ok, _ := s.sc.run(t, i)
+	return ok
 }

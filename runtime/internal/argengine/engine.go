@@ -194,7 +194,7 @@ func (e *Engine) decodeRead(t *tape, read *Typed) (any, error) {
 	p := reflect.New(e.typ)
 	v := p.Elem()
 	for m := t.first(0); m < t.end(0); m = t.end(m) {
-		if err := e.codec.decodeMember(t, m, v, false, read); err != nil {
+		if err := e.codec.decodeMember(t, m, v, decodeMode{}, read); err != nil {
 			return nil, err
 		}
 	}
@@ -309,7 +309,10 @@ func (e *Engine) reencode(t *tape, own []byte, needTyped bool) (args any, fwd []
 	if err := e.codec.decode(t, 0, p.Elem()); err != nil {
 		return nil, nil, false, err
 	}
-	fwd = e.codec.encode(make([]byte, 0, len(own)+16), p.Elem(), false) // the arguments' size, which the re-encoding usually is
+	fwd, err = e.codec.encode(make([]byte, 0, len(own)+16), p.Elem(), false) // the arguments' size, which the re-encoding usually is
+	if err != nil {
+		return nil, nil, false, refusal("", RuleRoundTrip, fmt.Errorf("re-encode: %w", err))
+	}
 	// The typed arguments go now.
 	return nil, fwd, bytes.Equal(own, fwd), nil
 }
