@@ -92,6 +92,10 @@ var All = []Shape{
 	// One value per two bytes: [0,0,…].
 	{Name: "tiny-numbers", Schema: `{"type":"array","items":{"type":"integer"}}`, Go: "[]int64",
 		open: "[", close: "]", item: same("0", 1)},
+	// tiny-numbers in a union's branch (a generated union of an array of
+	// integers and a string): [0,0,…].
+	{Name: "union-numbers", Schema: `{"anyOf":[{"type":"array","items":{"type":"integer"}},{"type":"string"}]}`,
+		Go: "a union of []int64 and string", open: "[", close: "]", item: same("0", 1)},
 	// One string per three bytes: ["","",…].
 	{Name: "tiny-strings", Schema: `{"type":"array","items":{"type":"string"}}`, Go: "[]string",
 		open: "[", close: "]", item: same(`""`, 1)},

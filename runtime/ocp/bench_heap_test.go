@@ -31,11 +31,33 @@ type (
 	heapObject struct {
 		A *int64 `json:"a,omitzero"`
 	}
+	// heapUnion is the union the generator writes for the schema of
+	// union-numbers.
+	heapUnion struct {
+		Array  *[]int64
+		String *string
+	}
 )
+
+func (u *heapUnion) OCPBranches() []ocpimpl.UnionBranch {
+	return []ocpimpl.UnionBranch{
+		ocpimpl.Branch(&u.Array, ocpimpl.JSONArray, `{"items":{"type":"integer"},"type":"array"}`),
+		ocpimpl.Branch(&u.String, ocpimpl.JSONString, `{"type":"string"}`),
+	}
+}
+
+func (u heapUnion) MarshalJSON() ([]byte, error) {
+	return ocpimpl.MarshalUnion("heapUnion", u.OCPBranches()...)
+}
+
+func (u *heapUnion) UnmarshalJSON(b []byte) error {
+	return ocpimpl.UnmarshalUnion("heapUnion", b, u.OCPBranches()...)
+}
 
 // heapArgs are the read's and the write's argument types of each shape.
 var heapArgs = map[string][2]any{
 	"tiny-numbers":     {(*heapRead[[]int64])(nil), (*heapWrite[[]int64])(nil)},
+	"union-numbers":    {(*heapRead[heapUnion])(nil), (*heapWrite[heapUnion])(nil)},
 	"shared-ref":       {(*heapRead[[]int64])(nil), (*heapWrite[[]int64])(nil)},
 	"integral-numbers": {(*heapRead[[]int64])(nil), (*heapWrite[[]int64])(nil)},
 	"nulls":            {(*heapRead[[]*int64])(nil), (*heapWrite[[]*int64])(nil)},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ocpgen/ocpgen/internal/argshapes"
 	"github.com/ocpgen/ocpgen/internal/heapmeter"
+	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
 // The argument types of the shapes of internal/argshapes, as the generator
@@ -39,7 +40,31 @@ type (
 	heapMap struct {
 		V map[string]int64 `json:"v"`
 	}
+	heapUnion struct {
+		V heapUnionV `json:"v"`
+	}
+	// heapUnionV is the union the generator writes for the schema of
+	// union-numbers.
+	heapUnionV struct {
+		Array  *[]int64
+		String *string
+	}
 )
+
+func (u *heapUnionV) OCPBranches() []ocpimpl.UnionBranch {
+	return []ocpimpl.UnionBranch{
+		ocpimpl.Branch(&u.Array, ocpimpl.JSONArray, `{"items":{"type":"integer"},"type":"array"}`),
+		ocpimpl.Branch(&u.String, ocpimpl.JSONString, `{"type":"string"}`),
+	}
+}
+
+func (u heapUnionV) MarshalJSON() ([]byte, error) {
+	return ocpimpl.MarshalUnion("heapUnionV", u.OCPBranches()...)
+}
+
+func (u *heapUnionV) UnmarshalJSON(b []byte) error {
+	return ocpimpl.UnmarshalUnion("heapUnionV", b, u.OCPBranches()...)
+}
 
 // heapLimits take the shapes whole: every value of MaxLimitBytes in one
 // call.
@@ -47,6 +72,7 @@ var heapLimits = Limits{Bytes: MaxLimitBytes, Values: MaxLimitValues}
 
 var heapTypes = map[string]reflect.Type{
 	"tiny-numbers":     reflect.TypeFor[heapInts](),
+	"union-numbers":    reflect.TypeFor[heapUnion](),
 	"shared-ref":       reflect.TypeFor[heapInts](),
 	"integral-numbers": reflect.TypeFor[heapInts](),
 	"nulls":            reflect.TypeFor[heapNulls](),
