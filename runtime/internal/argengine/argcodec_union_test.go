@@ -587,3 +587,15 @@ func TestCheckUnionTyped(t *testing.T) {
 		}
 	}
 }
+
+// jsonKindBits are ocpimpl's JSONKind values.
+func TestUnionJSONKindBits(t *testing.T) {
+	for k, want := range map[tapeKind]ocpimpl.JSONKind{
+		tString: ocpimpl.JSONString, tNumber: ocpimpl.JSONNumber, tFalse: ocpimpl.JSONBool, tTrue: ocpimpl.JSONBool,
+		tArray: ocpimpl.JSONArray, tObject: ocpimpl.JSONObject, tNull: ocpimpl.JSONNull,
+	} {
+		if jsonKindBits[k] != uint8(want) {
+			t.Errorf("tape kind %d: bits %d, ocpimpl %d", k, jsonKindBits[k], want)
+		}
+	}
+}
