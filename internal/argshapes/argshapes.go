@@ -87,6 +87,27 @@ func same(it string, values int) func(int) (string, int) {
 	return func(int) (string, int) { return it, values }
 }
 
+// nameChars are the characters a member name holds unescaped in one byte:
+// printable ASCII but the quote and the backslash.
+const nameChars = ` !#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[]^_` + "`" + `abcdefghijklmnopqrstuvwxyz{|}~`
+
+// shortName returns the k-th of the shortest distinct names written
+// without escapes: one character of nameChars, then two, then three…
+func shortName(k int) string {
+	n := len(nameChars)
+	width := 1
+	for span := n; k >= span; span *= n {
+		k -= span
+		width++
+	}
+	b := make([]byte, width)
+	for i := width - 1; i >= 0; i-- {
+		b[i] = nameChars[k%n]
+		k /= n
+	}
+	return string(b)
+}
+
 // All are the shapes.
 var All = []Shape{
 	// One value per two bytes: [0,0,…].
@@ -120,16 +141,17 @@ var All = []Shape{
 	// [{"":[{"":[…]}]},…], the nesting whose values take two words each.
 	{Name: "deep-members", Schema: `{}`, Go: "json.RawMessage",
 		open: "[", close: "]", item: same(strings.Repeat(`{"":[`, Deep/2)+strings.Repeat(`]}`, Deep/2), Deep)},
-	// An object of many short distinct keys.
+	// An object of the shortest distinct keys (shortName).
 	{Name: "wide-object", Schema: `{"type":"object","additionalProperties":{"type":"integer"}}`, Go: "map[string]int64",
-		open: "{", close: "}", item: func(k int) (string, int) { return fmt.Sprintf(`"%x":0`, k), 1 }},
+		open: "{", close: "}", item: func(k int) (string, int) { return `"` + shortName(k) + `":0`, 1 }},
 	// Short strings with escapes that the re-encoding writes otherwise:
 	// ["\/","\/",…].
 	{Name: "escaped-strings", Schema: `{"type":"array","items":{"type":"string"}}`, Go: "[]string",
 		open: "[", close: "]", item: same(`"\/"`, 1)},
-	// An object of many short distinct keys with escapes.
+	// An object of the shortest distinct keys with an escape, the
+	// cheapest: "\/" (two bytes for one decoded) and a shortName.
 	{Name: "escaped-names", Schema: `{"type":"object","additionalProperties":{"type":"integer"}}`, Go: "map[string]int64",
-		open: "{", close: "}", item: func(k int) (string, int) { return fmt.Sprintf(`"\/%x":0`, k), 1 }},
+		open: "{", close: "}", item: func(k int) (string, int) { return `"\/` + shortName(k) + `":0`, 1 }},
 	// Number literals of 127 bytes.
 	{Name: "big-numbers", Schema: `{"type":"array","items":{"type":"number"}}`, Go: "json.RawMessage",
 		open: "[", close: "]", item: same(bigNumber, 1)},

@@ -1026,26 +1026,34 @@ func (n *codecNode) encodeMembers(dst []byte, v reflect.Value, html bool) ([]byt
 }
 
 // encodeTapeMap is encodeTape of the object i into a map (ckMap): its
-// members in key order, as encodeMap writes them. It sorts the members'
-// nodes (4 bytes a member).
+// members in key order, as encodeMap writes them. The object the parse
+// indexed (tape.indexed) is put in name order in its index (keyIndex.byName),
+// which the round trip then reads too; another is sorted in a list of its
+// own (4 bytes a member).
 func (n *codecNode) encodeTapeMap(w *fwdBuf, t *tape, i int) bool {
-	var small [smallObject]int32
-	ms := small[:0]
-	if n := t.count(i); n > len(small) {
-		ms = make([]int32, 0, n)
+	var order []uint32 // node index + 1 of each member, in name order
+	if t.indexed == i+1 {
+		order = t.index.byName(t)
+	} else {
+		var small [smallObject]uint32
+		order = small[:0]
+		if n := t.count(i); n > len(small) {
+			order = make([]uint32, 0, n)
+		}
+		for p := t.first(i); p < t.end(i); p = t.end(p) {
+			order = append(order, uint32(p+1))
+		}
+		slices.SortFunc(order, func(a, b uint32) int { return strings.Compare(t.key(int(a)-1), t.key(int(b)-1)) })
 	}
-	for p := t.first(i); p < t.end(i); p = t.end(p) {
-		ms = append(ms, int32(p))
-	}
-	slices.SortFunc(ms, func(a, b int32) int { return strings.Compare(t.key(int(a)), t.key(int(b))) })
 	w.b = append(w.b, '{')
-	for k, p := range ms {
+	for k, v := range order {
+		p := int(v) - 1
 		if k > 0 {
 			w.b = append(w.b, ',')
 		}
-		w.b = jsonscan.AppendString(w.b, t.key(int(p)), w.html)
+		w.b = jsonscan.AppendString(w.b, t.key(p), w.html)
 		w.b = append(w.b, ':')
-		if !n.elem.encodeTape(w, t, int(p)) {
+		if !n.elem.encodeTape(w, t, p) {
 			return false
 		}
 		w.check()
@@ -1166,7 +1174,7 @@ func appendJSONFloat(dst []byte, f float64, bits int) []byte {
 // returns false, with w's bytes undefined, and the caller takes the
 // general path, decode and encode, which gives that input's verdict. When
 // it returns true, n.decode of the value succeeds and n.encode of it
-// appends exactly what was written (TestEncodeTapeAgreesWithCodec,
+// appends exactly what was written (checkCodecAgreesFast,
 // FuzzArgCodec); the round trip then compares it with the arguments as on
 // the general path.
 func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int) bool {

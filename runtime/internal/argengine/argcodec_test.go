@@ -3,6 +3,7 @@ package argengine
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
@@ -738,5 +739,102 @@ func TestEncodeTapeCases(t *testing.T) {
 	}
 	if fast < 20 {
 		t.Errorf("only %d cases took encodeTape", fast)
+	}
+}
+
+// wideMaps are arguments whose every member the encoding writes exactly
+// when it is present, so that encodeTape can take them.
+type (
+	wideMaps struct {
+		Map map[string]int64 `json:"map"`
+		In  *wideInner       `json:"in,omitzero"`
+	}
+	wideInner struct {
+		S string             `json:"s"`
+		M map[string]*string `json:"m"`
+		P *wideInner         `json:"p,omitzero"`
+	}
+)
+
+// TestArgCodecWideMaps holds the codec to encoding/json, and Check's
+// forwarded bytes to encoding/json's re-encoding, on maps of more members
+// than a linear scan takes (smallObject, and 64 in the round trip), whose
+// re-encoding puts the parse's index in name order (keyIndex.byName) or
+// sorts a list of its own: one map or two, the larger first or last,
+// nested, with escaped names, and with a member the fast path leaves to the
+// general one (a null into an int64) after the index is in name order.
+func TestArgCodecWideMaps(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	members := func(n int, name func(k int) string, value func(k int) string) string {
+		var b strings.Builder
+		b.WriteByte('{')
+		for i, k := range r.Perm(n) {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(name(k) + ":" + value(k))
+		}
+		b.WriteByte('}')
+		return b.String()
+	}
+	plain := func(k int) string { return fmt.Sprintf(`"k%d"`, k) }
+	escaped := func(k int) string { return fmt.Sprintf(`"\/%d\u00e9"`, k) }
+	num := func(k int) string { return fmt.Sprint(k) }
+	str := func(k int) string { return fmt.Sprintf(`"%d<"`, k) }
+	nullAt := func(at int) func(int) string {
+		return func(k int) string {
+			if k == at {
+				return "null"
+			}
+			return num(k)
+		}
+	}
+	typ := reflect.TypeFor[wideMaps]()
+	n := compileCodec(typ)
+	e, err := Compile([]byte(`{"type":"object","properties":{"map":{},"in":{}}}`), typ, testLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []string
+	for _, size := range []int{17, 65, 300} {
+		cases = append(cases,
+			`{"map":`+members(size, plain, num)+`}`,
+			`{"map":`+members(size, escaped, num)+`}`,
+			`{"map":`+members(size, plain, nullAt(size/2))+`}`,
+			`{"map":`+members(size, plain, num)+`,"in":{"s":"a","m":`+members(size/2+1, plain, str)+`}}`,
+			`{"in":{"s":"a","m":`+members(size/2+1, escaped, str)+`},"map":`+members(size, plain, num)+`}`,
+			`{"in":{"s":"a","m":`+members(size*2, plain, str)+`,"p":{"s":"b","m":`+members(size, escaped, str)+`}},"map":`+members(size, escaped, num)+`}`,
+		)
+	}
+	fast := 0
+	for _, raw := range cases {
+		if checkCodecAgreesFast(t, typ, n, []byte(raw)) {
+			fast++
+		}
+		var ref wideMaps
+		if err := json.Unmarshal([]byte(raw), &ref); err != nil {
+			t.Fatalf("%.80s…: %v", raw, err)
+		}
+		want, _ := MarshalPlain(&ref)
+		ta, tb := getTape(), getTape()
+		if ta.parse(raw) != nil || tb.parse(string(want)) != nil {
+			t.Fatalf("%.80s…: does not parse, or its re-encoding does not", raw)
+		}
+		same := tapeDiff(ta, 0, tb, 0) < 0 // a null into an int64 is 0
+		putTape(ta)
+		putTape(tb)
+		_, fwd, err := e.Check([]byte(raw), nil)
+		var ref2 *Refusal
+		switch {
+		case !same && (!errors.As(err, &ref2) || ref2.Rule != RuleRoundTrip):
+			t.Fatalf("%.80s…: Check says %v, want the round trip's refusal", raw, err)
+		case same && err != nil:
+			t.Fatalf("%.80s…: Check refuses: %v", raw, err)
+		case same && !bytes.Equal(fwd, want):
+			t.Fatalf("%.80s…: Check forwards\n%s\nencoding/json re-encodes\n%s", raw, fwd, want)
+		}
+	}
+	if want := len(cases) * 5 / 6; fast != want { // all but the nulls
+		t.Errorf("encodeTape took %d of the %d cases, want %d", fast, len(cases), want)
 	}
 }

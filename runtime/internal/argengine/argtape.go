@@ -36,8 +36,9 @@ import (
 // strings and member names with escapes (fewer bytes than their text),
 // with 4 bytes more each, and an index of the members of an object of
 // more than smallObject members, once it closes (4 bytes a slot, 1.25
-// slots a member and 8; one, the size of the largest such object). For a
-// text of more than
+// slots a member and 8): the tape keeps that of the largest such object,
+// and the parse has one more, for the others, which it lets go at its end
+// (so the two never index a member twice). For a text of more than
 // pooledNodes bytes the nodes and the arena are each allocated at most
 // once a parse, no larger than the arguments and the limit of values
 // require.
@@ -103,11 +104,17 @@ type tape struct {
 	// (errTapeUTF8), for the error of arguments the gate already found
 	// invalid (badUTF8); otherwise the parser passes over non-ASCII bytes.
 	strictUTF8 bool
-	// index holds the members of the object of more than smallObject
-	// members that the parse closed last (the outermost: node indexed-1;
-	// 0: none), by name (largeDup); the round trip reads it again.
-	index   keyIndex
-	indexed int
+	// index holds the members of the largest object of more than
+	// smallObject members (node indexed-1, of indexedMembers members; 0:
+	// none; the first of that size to close), by name (largeDup); a map's
+	// re-encoding and the round trip read it again. scratch is where the
+	// parse checks another such object's names, and lets go of at its end,
+	// so that the parse's two tables together hold each member at most
+	// once.
+	index          keyIndex
+	indexed        int
+	indexedMembers uint32
+	scratch        keyIndex
 }
 
 // pooledNodes is the most nodes a pooled tape keeps.
@@ -179,7 +186,9 @@ func (t *tape) parse(s string) error {
 		}
 		t.dec.Grow(dec)
 	}
-	if err := t.value(0, false, 0); err != nil {
+	err := t.value(0, false, 0)
+	t.scratch = keyIndex{}
+	if err != nil {
 		return parseError(err)
 	}
 	t.skipSpace()
@@ -683,7 +692,6 @@ func (t *tape) object(i, depth int) error {
 		if d := t.largeDup(i, members, "", false); d != nil {
 			return d
 		}
-		t.indexed = i + 1
 	}
 	return nil
 }
@@ -766,11 +774,14 @@ func (t *tape) dupKey(obj int, k string, names *uint64) bool {
 // largeDup returns the refusal of the first duplicate name of the object at
 // obj, among its first n members (parsed) and then, if named, pending (a
 // name read whose member is not), or nil. It indexes the n members in
-// t.index, sized for them, which holds them after it.
+// t.index, which holds them after it, when obj is larger than the object
+// it holds (then obj is t.indexed), else in t.scratch.
 func (t *tape) largeDup(obj int, n uint32, pending string, named bool) error {
-	ix := &t.index
+	ix := &t.scratch
+	if t.indexed == 0 || n > t.indexedMembers {
+		ix, t.indexed, t.indexedMembers = &t.index, obj+1, n
+	}
 	ix.reset(int(n) + 1)
-	t.indexed = 0
 	for j, k := t.first(obj), uint32(0); k < n; j, k = t.end(j), k+1 {
 		if name := t.key(j); !ix.add(t, name, j) {
 			return dupRefusal(name)

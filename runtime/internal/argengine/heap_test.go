@@ -3,6 +3,7 @@ package argengine
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"runtime"
 	"slices"
@@ -242,19 +243,46 @@ func templateRead(e *Engine) *Typed {
 
 // TestCheckHeapWideObject holds Check of an object as wide as the limit of
 // values lets it be (a map, re-encoded in key order, so not the arguments'
-// bytes) to 4 bytes of peak live heap a byte of arguments, by
-// internal/heapmeter's bound: its name index is made once, of its size,
-// and the round trip reads it again.
+// bytes), of short names with escapes or not, to 4 bytes of peak live heap
+// a byte of arguments, by internal/heapmeter's bound: its name index is
+// made once, of its size, and put in name order for the re-encoding, which
+// the round trip reads again (with a list of its own, escaped names took
+// 4.12). It does the same when a smaller large object closes after it
+// (the index keeps the largest: it kept the last, 4.17).
 func TestCheckHeapWideObject(t *testing.T) {
-	i := slices.IndexFunc(argshapes.All, func(s argshapes.Shape) bool { return s.Name == "wide-object" })
-	if i < 0 {
-		t.Fatal("no wide-object shape")
-	}
-	s := argshapes.All[i]
-	raw := s.Args(testLimits.Bytes, MaxLimitValues)
-	e := heapEngine(t, s)
-	if got := float64(checkPeak(t, e, raw, nil)) / float64(len(raw)); got > 4 {
-		t.Fatalf("Check of a wide object of %d bytes: peak %.2f bytes a byte, want at most 4", len(raw), got)
+	for _, name := range []string{"wide-object", "escaped-names"} {
+		i := slices.IndexFunc(argshapes.All, func(s argshapes.Shape) bool { return s.Name == name })
+		if i < 0 {
+			t.Fatalf("no %s shape", name)
+		}
+		s := argshapes.All[i]
+		raw := s.Args(testLimits.Bytes, MaxLimitValues)
+		e := heapEngine(t, s)
+		got := float64(checkPeak(t, e, raw, nil)) / float64(len(raw))
+		t.Logf("%s: %.2f bytes a byte", name, got)
+		if got > 4 {
+			t.Errorf("Check of %s, %d bytes: peak %.2f bytes a byte, want at most 4", name, len(raw), got)
+		}
+
+		// {"v":{…},"w":{17 members}}
+		small := `{`
+		for k := range smallObject + 1 {
+			small += fmt.Sprintf(`%q:0,`, fmt.Sprint(k))
+		}
+		two := append(raw[:len(raw)-1:len(raw)-1], `,"w":`+small[:len(small)-1]+`}}`...)
+		type twoMaps struct {
+			V map[string]int64 `json:"v"`
+			W map[string]int64 `json:"w"`
+		}
+		e2, err := Compile([]byte(`{"type":"object","properties":{"v":`+s.Schema+`,"w":`+s.Schema+`}}`), reflect.TypeFor[twoMaps](), heapLimits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = float64(checkPeak(t, e2, two, nil)) / float64(len(two))
+		t.Logf("%s and a smaller object after it: %.2f bytes a byte", name, got)
+		if got > 4 {
+			t.Errorf("Check of %s and a smaller object after it, %d bytes: peak %.2f bytes a byte, want at most 4", name, len(two), got)
+		}
 	}
 }
 

@@ -3,6 +3,8 @@ package argengine
 import (
 	"hash/maphash"
 	"math/bits"
+	"slices"
+	"strings"
 )
 
 // keyIndex finds a member of an object by name in constant expected time:
@@ -12,8 +14,16 @@ import (
 // its size is not a power of two, and a name's first slot is its hash
 // scaled to the size (home). A slot holds 5 bits of its name's hash above
 // its node, so that a probe reads a name only when those bits match.
+//
+// byName turns it, in place, into its members in name order, which a map's
+// re-encoding writes them in (encodeTapeMap) and the round trip then reads
+// (fwdScan), so that neither needs a table of its own; it then finds a
+// name by binary search.
 type keyIndex struct {
 	slots []uint32 // tag | node index + 1; 0: empty
+	// named is the number of members, in name order in slots[:named]
+	// (node index + 1 each), once byName has run; 0 while hashed.
+	named int
 }
 
 // slotNode masks a slot's node index + 1 (a tape has fewer nodes); the
@@ -33,6 +43,27 @@ func (ix *keyIndex) reset(n int) {
 	} else {
 		ix.slots = make([]uint32, size)
 	}
+	ix.named = 0
+}
+
+// byName returns ix's members (node index + 1 each) in name order, which
+// from then on ix holds in place of its table. ix holds the members of an
+// object (none of the same name: the parse refused those).
+func (ix *keyIndex) byName(t *tape) []uint32 {
+	if ix.named == 0 {
+		n := 0
+		for _, v := range ix.slots {
+			if v != 0 {
+				ix.slots[n] = v & slotNode
+				n++
+			}
+		}
+		order := ix.slots[:n]
+		clear(ix.slots[n:])
+		slices.SortFunc(order, func(a, b uint32) int { return strings.Compare(t.key(int(a)-1), t.key(int(b)-1)) })
+		ix.named = n
+	}
+	return ix.slots[:ix.named]
 }
 
 // insert adds member j of t, whose name ix does not hold yet. ix has room
@@ -61,7 +92,7 @@ func (ix *keyIndex) next(s int) int {
 }
 
 // lookup returns the member of t named k, whose hash is h, or -1 and the
-// empty slot where it would go.
+// empty slot where it would go. ix is hashed (not byName).
 func lookup[S text](ix *keyIndex, t *tape, k S, h uint64) (j, free int) {
 	tag, s := tagOf(h), ix.home(h)
 	for v := ix.slots[s]; v != 0; v = ix.slots[s] {
@@ -74,7 +105,7 @@ func lookup[S text](ix *keyIndex, t *tape, k S, h uint64) (j, free int) {
 }
 
 // add adds member j of t, named k, unless ix holds a member of that name
-// (then it reports false). ix has room for it (reset).
+// (then it reports false). ix has room for it (reset) and is hashed.
 func (ix *keyIndex) add(t *tape, k string, j int) bool {
 	h := maphash.String(keySeed, k)
 	found, s := lookup(ix, t, k, h)
@@ -85,10 +116,43 @@ func (ix *keyIndex) add(t *tape, k string, j int) bool {
 	return true
 }
 
-// find returns the member of t named k, or -1.
+// find returns the member of t named k, or -1. ix is hashed.
 func (ix *keyIndex) find(t *tape, k string) int {
 	j, _ := lookup(ix, t, k, maphash.String(keySeed, k))
 	return j
+}
+
+// findBytes is find for a name held in bytes, in ix hashed or byName. In
+// one byName it first tries the member after the one it found last (*after
+// is that place in name order, 0 at first: a map's round trip reads its
+// members in that order), then searches.
+func (ix *keyIndex) findBytes(t *tape, k []byte, after *int) int {
+	if ix.named == 0 {
+		j, _ := lookup(ix, t, k, maphash.Bytes(keySeed, k))
+		return j
+	}
+	order := ix.slots[:ix.named]
+	p := *after
+	if p >= len(order) || !keyIs(t, int(order[p])-1, k) {
+		var found bool
+		p, found = slices.BinarySearchFunc(order, k, func(v uint32, k []byte) int { return compareName(t.key(int(v)-1), k) })
+		if !found {
+			return -1
+		}
+	}
+	*after = p + 1
+	return int(order[p]) - 1
+}
+
+// compareName is strings.Compare of a and k, without copying k.
+func compareName(a string, k []byte) int {
+	switch {
+	case a == string(k):
+		return 0
+	case a < string(k):
+		return -1
+	}
+	return 1
 }
 
 // memoSet remembers the verdicts of a validation's memo nodes (snode.memo)

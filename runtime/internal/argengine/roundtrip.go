@@ -3,7 +3,6 @@ package argengine
 import (
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"unicode/utf8"
 )
 
@@ -194,7 +193,8 @@ func (c *fwdScan) array(i, depth int) (int, error) {
 // object reads an object at s[pos] against node i, an object (or none).
 // Its members are looked up by name: in order first, then by a scan of
 // i's members from there, or through an index of them when i has more
-// than 64 (the parse's, for the object it indexed last: tape.indexed). A
+// than 64 (the parse's, for the largest object: tape.indexed, hashed or,
+// after a map's re-encoding, in name order, keyIndex.byName). A
 // member of s that i lacks, or that s has twice, makes them differ; so
 // does a member of i that s lacks.
 func (c *fwdScan) object(i, depth int) (int, error) {
@@ -203,6 +203,7 @@ func (c *fwdScan) object(i, depth int) (int, error) {
 	var (
 		ix      keyIndex
 		indexed bool
+		after   int    // ix.findBytes's place in name order
 		small   uint64 // members matched, by position, when n <= 64
 		n       = 0
 		next    = -1 // the member expected next, and its position
@@ -287,7 +288,7 @@ func (c *fwdScan) object(i, depth int) (int, error) {
 					}
 					indexed = true
 				}
-				j = ix.findBytes(t, name)
+				j = ix.findBytes(t, name, &after)
 			}
 			switch {
 			case i < 0:
@@ -329,12 +330,6 @@ func (c *fwdScan) object(i, depth int) (int, error) {
 		}
 	}
 	return i, nil
-}
-
-// findBytes is find for a name held in bytes.
-func (ix *keyIndex) findBytes(t *tape, k []byte) int {
-	j, _ := lookup(ix, t, k, maphash.Bytes(keySeed, k))
-	return j
 }
 
 // Member returns the text of the member named name of b, a JSON object as

@@ -3,13 +3,17 @@ package argengine
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
 
 // checkSameAsTape holds sameAsTape, which reads b once against the tape of
 // a, to the comparison it replaced: b parsed into a tape of its own (refused
-// if the parser refuses it) and compared with tapeDiff.
+// if the parser refuses it) and compared with tapeDiff. It does so with the
+// parse's index of a's largest object hashed, and again in name order
+// (keyIndex.byName, as a map's re-encoding leaves it).
 func checkSameAsTape(t *testing.T, a, b string) {
 	ta := getTape()
 	defer putTape(ta)
@@ -23,11 +27,31 @@ func checkSameAsTape(t *testing.T, a, b string) {
 	if got != want {
 		t.Fatalf("%.200q against %.200q: sameAsTape says equal=%v, a second parse %v", b, a, got, want)
 	}
+	if ta.indexed > 0 {
+		ta.index.byName(ta)
+		if got := sameAsTape(ta, []byte(b)) == nil; got != want {
+			t.Fatalf("%.200q against %.200q, index in name order: sameAsTape says equal=%v, a second parse %v", b, a, got, want)
+		}
+	}
 }
 
-// wideObject is an object of n members k0…k(n-1), in an order of r's.
+// wideObject is an object of n members k0…k(n-1), in an order of r's, or
+// with r nil in name order.
 func wideObject(r *rand.Rand, n int, value func(k int) string) string {
-	ks := r.Perm(n)
+	var ks []int
+	if r != nil {
+		ks = r.Perm(n)
+	} else {
+		names := make([]string, n)
+		for k := range names {
+			names[k] = fmt.Sprint(k)
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			k, _ := strconv.Atoi(name)
+			ks = append(ks, k)
+		}
+	}
 	var b strings.Builder
 	b.WriteByte('{')
 	for i, k := range ks {
@@ -58,8 +82,12 @@ func TestSameAsTape(t *testing.T) {
 		one := func(int) string { return "1" }
 		a := wideObject(r, n, one)
 		pairs = append(pairs, [2]string{a, wideObject(r, n, one)}, // reordered
-			[2]string{a, wideObject(r, n+1, one)}, // one more
-			[2]string{a, wideObject(r, n-1, one)}, // one fewer
+			[2]string{a, wideObject(nil, n, one)},                                                // in name order
+			[2]string{a, strings.Replace(wideObject(nil, n, one), `"k1":1`, `"k2":1`, 1)},        // in name order, a key twice
+			[2]string{a, strings.Replace(wideObject(nil, n, one), `"k1":1`, `"k1":1,"k1":1`, 1)}, // in name order, a key twice in a row
+			[2]string{a, strings.Replace(wideObject(nil, n, one), `"k1":1,`, ``, 1) + ``},        // in name order, one missing
+			[2]string{a, wideObject(r, n+1, one)},                                                // one more
+			[2]string{a, wideObject(r, n-1, one)},                                                // one fewer
 			[2]string{a, wideObject(r, n, func(k int) string { // one value differs
 				if k == n/2 {
 					return "2"
