@@ -152,6 +152,13 @@ var All = []Shape{
 	// cheapest: "\/" (two bytes for one decoded) and a shortName.
 	{Name: "escaped-names", Schema: `{"type":"object","additionalProperties":{"type":"integer"}}`, Go: "map[string]int64",
 		open: "{", close: "}", item: func(k int) (string, int) { return `"\/` + shortName(k) + `":0`, 1 }},
+	// An object of the shortest distinct escaped keys, all additional
+	// properties beside an optional declared one (a generated struct with
+	// an AdditionalProperties map, which its encoding writes in key order
+	// after the declared properties).
+	{Name: "wide-extra", Schema: `{"type":"object","properties":{"s":{"type":"string"}},"additionalProperties":{"type":"integer"}}`,
+		Go:   "struct{S *string `json:\"s,omitzero\"`; AdditionalProperties map[string]int64 `json:\"-\"`} with ocpimpl's MarshalWithExtra, UnmarshalWithExtra",
+		open: "{", close: "}", item: func(k int) (string, int) { return `"\/` + shortName(k) + `":0`, 1 }},
 	// Number literals of 127 bytes.
 	{Name: "big-numbers", Schema: `{"type":"array","items":{"type":"number"}}`, Go: "json.RawMessage",
 		open: "[", close: "]", item: same(bigNumber, 1)},

@@ -37,6 +37,12 @@ type (
 		Array  *[]int64
 		String *string
 	}
+	// heapExtra is the struct the generator writes for the shape
+	// wide-extra.
+	heapExtra struct {
+		S                    *string          `json:"s,omitzero"`
+		AdditionalProperties map[string]int64 `json:"-"`
+	}
 )
 
 func (u *heapUnion) OCPBranches() []ocpimpl.UnionBranch {
@@ -53,6 +59,18 @@ func (u heapUnion) MarshalJSON() ([]byte, error) {
 func (u *heapUnion) UnmarshalJSON(b []byte) error {
 	return ocpimpl.UnmarshalUnion("heapUnion", b, u.OCPBranches()...)
 }
+
+func (v heapExtra) MarshalJSON() ([]byte, error) {
+	type plain heapExtra
+	return ocpimpl.MarshalWithExtra(plain(v), v.AdditionalProperties)
+}
+
+func (v *heapExtra) UnmarshalJSON(b []byte) error {
+	type plain heapExtra
+	return ocpimpl.UnmarshalWithExtra(b, (*plain)(v), &v.AdditionalProperties, "s")
+}
+
+func (*heapExtra) OCPWithExtra() {}
 
 // heapArgs are the read's and the write's argument types of each shape.
 var heapArgs = map[string][2]any{
@@ -71,6 +89,7 @@ var heapArgs = map[string][2]any{
 	"invisible-string": {(*heapRead[string])(nil), (*heapWrite[string])(nil)},
 	"wide-object":      {(*heapRead[map[string]int64])(nil), (*heapWrite[map[string]int64])(nil)},
 	"escaped-names":    {(*heapRead[map[string]int64])(nil), (*heapWrite[map[string]int64])(nil)},
+	"wide-extra":       {(*heapRead[heapExtra])(nil), (*heapWrite[heapExtra])(nil)},
 	"escaped-strings":  {(*heapRead[[]string])(nil), (*heapWrite[[]string])(nil)},
 	"big-numbers":      {(*heapRead[json.RawMessage])(nil), (*heapWrite[json.RawMessage])(nil)},
 }

@@ -1025,12 +1025,14 @@ func (n *codecNode) encodeMembers(dst []byte, v reflect.Value, html bool) ([]byt
 	return dst, nil
 }
 
-// encodeTapeMap is encodeTape of the object i into a map (ckMap): its
-// members in key order, as encodeMap writes them. The object the parse
-// indexed (tape.indexed) is put in name order in its index (keyIndex.byName),
-// which the round trip then reads too; another is sorted in a list of its
-// own (4 bytes a member).
-func (n *codecNode) encodeTapeMap(w *fwdBuf, t *tape, i int) bool {
+// encodeTapeMembers writes members of the object i as encodeMembers writes
+// a map's (n is a ckMap, the map's plan): in name order, the first after a
+// comma when comma, leaving out those of declared (node index + 1 each: the
+// members of a struct's fields, for its additional properties). The
+// object the parse indexed (tape.indexed) is put in name order in its index
+// (keyIndex.byName), which the round trip then reads too; another is
+// sorted in a list of its own (4 bytes a member).
+func (n *codecNode) encodeTapeMembers(w *fwdBuf, t *tape, i int, declared []uint32, comma, html bool) bool {
 	var order []uint32 // node index + 1 of each member, in name order
 	if t.indexed == i+1 {
 		order = t.index.byName(t)
@@ -1045,18 +1047,110 @@ func (n *codecNode) encodeTapeMap(w *fwdBuf, t *tape, i int) bool {
 		}
 		slices.SortFunc(order, func(a, b uint32) int { return strings.Compare(t.key(int(a)-1), t.key(int(b)-1)) })
 	}
-	w.b = append(w.b, '{')
-	for k, v := range order {
-		p := int(v) - 1
-		if k > 0 {
+	for _, v := range order {
+		if slices.Contains(declared, v) {
+			continue
+		}
+		if comma {
 			w.b = append(w.b, ',')
 		}
-		w.b = jsonscan.AppendString(w.b, t.key(p), w.html)
+		comma = true
+		p := int(v) - 1
+		w.b = jsonscan.AppendString(w.b, t.key(p), html)
 		w.b = append(w.b, ':')
-		if !n.elem.encodeTape(w, t, p) {
+		if !n.elem.encodeTape(w, t, p, html) {
 			return false
 		}
 		w.check()
+	}
+	return true
+}
+
+// encodeTapeStruct is encodeTape of the object i into a struct (ckStruct):
+// its fields' members in the fields' order, as encode writes them, and
+// with additional properties (n.extra) the other members after them, as
+// encodeTapeMembers writes them, all HTML-escaped. Each member is matched
+// to its field once (one comparison when they come in the fields' order,
+// else a scan of the fields, as decode does).
+func (n *codecNode) encodeTapeStruct(w *fwdBuf, t *tape, i int, html bool) bool {
+	html = html || n.extra != nil
+	// at[k] is the node index + 1 of field k's member, 0 when absent.
+	var small [smallObject]uint32
+	at := small[:0]
+	if len(n.fields) > len(small) {
+		at = make([]uint32, len(n.fields))
+	} else {
+		at = small[:len(n.fields)]
+	}
+	extras, next := 0, 0 // next: the field whose member would come next
+	for p := t.first(i); p < t.end(i); p = t.end(p) {
+		k := next
+		if k >= len(n.fields) || !keyIs(t, p, n.fields[k].name) {
+			k = slices.IndexFunc(n.fields, func(f codecField) bool { return keyIs(t, p, f.name) })
+		}
+		if k < 0 {
+			if n.extra == nil {
+				return false // a member that is no field's
+			}
+			extras++
+			continue
+		}
+		at[k], next = uint32(p+1), k+1
+	}
+	w.b = append(w.b, '{')
+	first := true
+	for k := range n.fields {
+		f := &n.fields[k]
+		p := int(at[k]) - 1
+		if p < 0 {
+			// Absent: the zero value, which the encoding leaves out under
+			// omitzero, and under omitempty unless a struct (a Nullable and
+			// a union are).
+			if f.omitZero || f.omitEmpty && f.node.kind != ckStruct && f.node.kind != ckNullable && f.node.kind != ckUnion {
+				continue
+			}
+			return false
+		}
+		// Present: left out if its value is empty (omitempty) or zero
+		// (omitzero). A pointer from a non-null is neither, a slice from
+		// an array is not zero, and empty only without items, a struct is
+		// never empty, a Nullable from any value (null included) is
+		// neither, nor is a union that decodes (one field set); any other
+		// value under either option is left to the general path.
+		if t.kind(p) == tNull && (f.omitEmpty || f.omitZero) && f.node.kind != ckNullable {
+			return false // a nil pointer, slice or map, left out
+		}
+		switch f.node.kind {
+		case ckPtr, ckNullable, ckUnion:
+		case ckSlice:
+			if f.omitEmpty && !t.moreThan(p, 0) {
+				return false
+			}
+		case ckStruct:
+			if f.omitZero {
+				return false
+			}
+		default:
+			if f.omitEmpty || f.omitZero {
+				return false
+			}
+		}
+		if !first {
+			w.b = append(w.b, ',')
+		}
+		first = false
+		if html {
+			w.b = append(w.b, f.prefix...)
+		} else {
+			w.b = append(w.b, f.plainPrefix...)
+		}
+		if !f.node.encodeTape(w, t, p, html) {
+			return false
+		}
+		w.check()
+	}
+	if extras > 0 && !n.extra.encodeTapeMembers(w, t, i, at, !first, true) {
+		return false
 	}
 	w.b = append(w.b, '}')
 	return true
@@ -1157,32 +1251,31 @@ func appendJSONFloat(dst []byte, f float64, bits int) []byte {
 	return dst
 }
 
-// encodeTape writes to w what n.encode writes for the value n.decode makes
-// of value i of t, without making it: strings, booleans, numbers, nulls
-// into pointers, slices and maps, arrays, maps, json.RawMessage without
-// an integer literal to rewrite, a Nullable's null and its string (written
-// HTML-escaped, as its MarshalJSON does), number or boolean value, a
-// union's value that the branch decode would try first takes on this path
-// (written HTML-escaped, as its MarshalJSON does: w.html), and objects of
-// known members whose members the encoding writes exactly when they are
-// present. For anything else (another null, an integer literal with a
-// fraction or an exponent in a json.RawMessage, a Nullable's array or
-// object, a union's value its first selected branch does not take here, a
-// member the encoding would leave out or write although it is absent, an
-// unknown member, a struct with additional properties, a type mismatch or
-// a number the type does not hold) it
-// returns false, with w's bytes undefined, and the caller takes the
-// general path, decode and encode, which gives that input's verdict. When
-// it returns true, n.decode of the value succeeds and n.encode of it
-// appends exactly what was written (checkCodecAgreesFast,
-// FuzzArgCodec); the round trip then compares it with the arguments as on
-// the general path.
-func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int) bool {
+// encodeTape writes to w what n.encode (with html) writes for the value
+// n.decode makes of value i of t, without making it: strings, booleans,
+// numbers, nulls into pointers, slices and maps, arrays, maps,
+// json.RawMessage without an integer literal to rewrite, a Nullable's null
+// and value (written HTML-escaped, as its MarshalJSON does), a union's
+// value that the branch decode would try first takes on this path
+// (HTML-escaped, as its MarshalJSON writes it), and objects into structs whose members the encoding writes exactly when they are
+// present, with additional properties or not (HTML-escaped and in name
+// order after the fields, as ocpimpl.MarshalWithExtra writes them). For
+// anything else (another null, an integer literal with a fraction or an
+// exponent in a json.RawMessage, a union's value its first selected
+// branch does not take here, a member the encoding would leave out or
+// write although it is absent, an unknown member, a type mismatch or a
+// number the type does not hold) it returns false, with w's bytes
+// undefined, and the caller takes the general path, decode and encode,
+// which gives that input's verdict. When it returns true, n.decode of the
+// value succeeds and n.encode of it appends exactly what was written
+// (checkCodecAgreesFast, FuzzArgCodec, FuzzArgCodecExtra); the round trip
+// then compares it with the arguments as on the general path.
+func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int, html bool) bool {
 	xk := t.kind(i)
 	switch n.kind {
 	case ckString:
 		if xk == tString {
-			w.writeString(t.str(i), w.html)
+			w.writeString(t.str(i), html)
 			return true
 		}
 	case ckBool:
@@ -1225,7 +1318,7 @@ func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int) bool {
 			w.b = append(w.b, "null"...) // decode leaves it nil
 			return true
 		}
-		return n.elem.encodeTape(w, t, i)
+		return n.elem.encodeTape(w, t, i, html)
 	case ckSlice:
 		if xk == tNull {
 			w.b = append(w.b, "null"...)
@@ -1237,7 +1330,7 @@ func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int) bool {
 				if p > t.first(i) {
 					w.b = append(w.b, ',')
 				}
-				if !n.elem.encodeTape(w, t, p) {
+				if !n.elem.encodeTape(w, t, p, html) {
 					return false
 				}
 				w.check()
@@ -1251,7 +1344,12 @@ func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int) bool {
 			return true
 		}
 		if xk == tObject {
-			return n.encodeTapeMap(w, t, i)
+			w.b = append(w.b, '{')
+			if !n.encodeTapeMembers(w, t, i, nil, false, html) {
+				return false
+			}
+			w.b = append(w.b, '}')
+			return true
 		}
 	case ckRaw:
 		// decode gives the text (rawInput), encode writes it compacted and
@@ -1272,107 +1370,25 @@ func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int) bool {
 			for !utf8.RuneStart(raw[k]) {
 				k--
 			}
-			w.b = appendCompactPart(w.b, raw[:k], w.html, &st)
+			w.b = appendCompactPart(w.b, raw[:k], html, &st)
 			w.check()
 			raw = raw[k:]
 		}
-		w.b = appendCompactPart(w.b, raw, w.html, &st)
+		w.b = appendCompactPart(w.b, raw, html, &st)
 		return true
 	case ckNullable:
-		// Null, or the value as json.Marshal writes it: HTML-escaped,
-		// which makes a difference only in strings. A value of another
-		// kind is left to the general path.
+		// Null, or the value as json.Marshal writes it: HTML-escaped.
 		if xk == tNull {
 			w.b = append(w.b, "null"...) // decode makes it a null
 			return true
 		}
-		switch n.elem.kind {
-		case ckString:
-			if xk == tString {
-				w.writeString(t.str(i), true)
-				return true
-			}
-		case ckBool, ckInt, ckUint, ckFloat:
-			return n.elem.encodeTape(w, t, i)
-		}
+		return n.elem.encodeTape(w, t, i, true)
 	case ckUnion:
 		return n.encodeTapeUnion(w, t, i)
 	case ckStruct:
-		if xk != tObject || n.extra != nil {
-			return false // a struct with additional properties: the general path
+		if xk == tObject {
+			return n.encodeTapeStruct(w, t, i, html)
 		}
-		members := 0
-		for p := t.first(i); p < t.end(i); p = t.end(p) {
-			if members++; members > smallObject {
-				return false
-			}
-		}
-		w.b = append(w.b, '{')
-		first, found := true, uint32(0)
-		next := t.first(i) // the member that would come next in the fields' order
-		for k := range n.fields {
-			f := &n.fields[k]
-			p := next
-			if p >= t.end(i) || !keyIs(t, p, f.name) {
-				p = t.member(i, f.name)
-			}
-			if p >= 0 {
-				next = t.end(p)
-			}
-			if p < 0 {
-				// Absent: the zero value, which the encoding leaves out
-				// under omitzero, and under omitempty unless a struct (a
-				// Nullable is one).
-				if f.omitZero || f.omitEmpty && f.node.kind != ckStruct && f.node.kind != ckNullable && f.node.kind != ckUnion {
-					continue
-				}
-				return false
-			}
-			found++
-			// Present: left out if its value is empty (omitempty) or
-			// zero (omitzero). A pointer from a non-null is neither, a
-			// slice from an array is not zero, and empty only without
-			// items, a struct is never empty, a Nullable from any value
-			// (null included) is neither, nor is a union that decodes
-			// (one field set); any other value under either option is
-			// left to the general path.
-			if t.kind(p) == tNull && (f.omitEmpty || f.omitZero) && f.node.kind != ckNullable {
-				return false // a nil pointer, slice or map, left out
-			}
-			switch f.node.kind {
-			case ckPtr, ckNullable, ckUnion:
-			case ckSlice:
-				if f.omitEmpty && !t.moreThan(p, 0) {
-					return false
-				}
-			case ckStruct:
-				if f.omitZero {
-					return false
-				}
-			default:
-				if f.omitEmpty || f.omitZero {
-					return false
-				}
-			}
-			if !first {
-				w.b = append(w.b, ',')
-			}
-			first = false
-			if w.html {
-				w.b = append(w.b, f.prefix...)
-			} else {
-				w.b = append(w.b, f.plainPrefix...)
-			}
-			if !f.node.encodeTape(w, t, p) {
-				return false
-			}
-			w.check()
-		}
-		if int(found) != members {
-			return false // a member that is no field's
-		}
-		w.b = append(w.b, '}')
-		return true
 	}
 	return false
 }
@@ -1383,8 +1399,8 @@ func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int) bool {
 // T's encodeTape takes the value, T's decode takes it too, so that is the
 // branch decode sets (a decode encodeTape takes has no member matched
 // case-insensitively: it takes only exact members), and what T's
-// encodeTape writes, with HTML escaping as the union's encode writes T
-// (w.html), is the union's encode. A value no branch selects, or that its
+// encodeTape writes with html, as the union's encode writes T
+// (ocpimpl.MarshalUnion calls json.Marshal), is the union's encode. A value no branch selects, or that its
 // branch's encodeTape does not take, is left to the general path. Never a
 // guess: either decode's pick, or false.
 func (n *codecNode) encodeTapeUnion(w *fwdBuf, t *tape, i int) bool {
@@ -1398,11 +1414,7 @@ func (n *codecNode) encodeTapeUnion(w *fwdBuf, t *tape, i int) bool {
 		if b.schema == nil && len(b.required) > 0 && xk != tObject && xk != tNull {
 			return false // decode refuses it
 		}
-		html := w.html
-		w.html = true
-		ok := b.node.encodeTape(w, t, i)
-		w.html = html
-		return ok
+		return b.node.encodeTape(w, t, i, true)
 	}
 	return false
 }
@@ -1439,10 +1451,6 @@ type fwdBuf struct {
 	// re-encoding so far.
 	b     []byte
 	whole bool
-	// html is encode's html for what encodeTape writes now: true inside
-	// a union's branch (strings, member names and json.RawMessage written
-	// HTML-escaped).
-	html bool
 	// src is the private copy of the arguments, and src[:same] the
 	// re-encoding up to b.
 	src  []byte

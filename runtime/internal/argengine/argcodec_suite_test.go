@@ -145,7 +145,7 @@ func TestArgCodecUnionSuite(t *testing.T) {
 			default:
 				accepted++
 				tp := getTape()
-				if tp.parse(string(raw)) == nil && e.codec.encodeTape(&fwdBuf{whole: true}, tp, 0) {
+				if tp.parse(string(raw)) == nil && e.codec.encodeTape(&fwdBuf{whole: true}, tp, 0, false) {
 					fast++
 				}
 				putTape(tp)

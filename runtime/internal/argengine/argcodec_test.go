@@ -225,10 +225,10 @@ func codecBoth(t testing.TB, typ reflect.Type, n *codecNode, raw []byte) (ref, g
 func encodeTapeBoth(t testing.TB, n *codecNode, tp *tape, src []byte) ([]byte, bool) {
 	t.Helper()
 	all := &fwdBuf{whole: true}
-	ok := n.encodeTape(all, tp, 0)
+	ok := n.encodeTape(all, tp, 0, false)
 	src = bytes.Clone(src)
 	w := newFwdBuf(src)
-	if n.encodeTape(w, tp, 0) != ok {
+	if n.encodeTape(w, tp, 0, false) != ok {
 		t.Fatalf("%.200s: encodeTape takes it appending only: %v, checking: %v", src, ok, !ok)
 	}
 	if !ok {

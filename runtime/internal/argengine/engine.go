@@ -301,7 +301,7 @@ func (e *Engine) reencode(t *tape, own []byte, needTyped bool) (args any, fwd []
 		}
 		return args, fwd, bytes.Equal(own, fwd), nil
 	}
-	if w := newFwdBuf(own); e.codec.encodeTape(w, t, 0) {
+	if w := newFwdBuf(own); e.codec.encodeTape(w, t, 0, false) {
 		fwd, same := w.bytes()
 		return nil, fwd, same, nil
 	}

@@ -32,7 +32,7 @@ func tapeWrites(e *Engine, raw []byte) bool {
 	if t.parseOwned(own) != nil {
 		return false
 	}
-	return e.codec.encodeTape(newFwdBuf(own), t, 0)
+	return e.codec.encodeTape(newFwdBuf(own), t, 0, false)
 }
 
 // readArgs has every kind of top-level field a template reads, and others.
