@@ -1066,6 +1066,46 @@ func (n *codecNode) encodeTapeMembers(w *fwdBuf, t *tape, i int, declared []uint
 	return true
 }
 
+// leftOut reports whether encode leaves out field f when its member is
+// value p of t (the value decode makes of it is empty under omitempty, or
+// zero under omitzero), and whether it can tell without decoding it (else
+// the general path decides). A Nullable from any value (null included) is
+// neither; a pointer, slice or map from null is nil, from anything else
+// not nil, so not zero, and a slice or map empty only without elements; a
+// json.RawMessage is the value's text, never empty; a string or a boolean
+// is empty and zero as "" and false; a struct is never empty; a union that
+// decodes has one field set, so is neither (one that does not is refused
+// whether it is left out or not).
+func (f *codecField) leftOut(t *tape, p int) (out, known bool) {
+	if !f.omitEmpty && !f.omitZero {
+		return false, true
+	}
+	xk := t.kind(p)
+	switch f.node.kind {
+	case ckNullable, ckRaw, ckUnion:
+		return false, true
+	case ckPtr:
+		return xk == tNull, true
+	case ckSlice, ckMap:
+		if xk == tNull || xk == tArray && f.node.kind == ckSlice || xk == tObject && f.node.kind == ckMap {
+			return xk == tNull || f.omitEmpty && !t.moreThan(p, 0), true
+		}
+	case ckString:
+		if xk == tString {
+			return t.str(p) == "", true
+		}
+	case ckBool:
+		if xk == tTrue || xk == tFalse {
+			return xk == tFalse, true
+		}
+	case ckStruct:
+		if !f.omitZero {
+			return false, true
+		}
+	}
+	return false, false
+}
+
 // encodeTapeStruct is encodeTape of the object i into a struct (ckStruct):
 // its fields' members in the fields' order, as encode writes them, and
 // with additional properties (n.extra) the other members after them, as
@@ -1111,29 +1151,11 @@ func (n *codecNode) encodeTapeStruct(w *fwdBuf, t *tape, i int, html bool) bool 
 			}
 			return false
 		}
-		// Present: left out if its value is empty (omitempty) or zero
-		// (omitzero). A pointer from a non-null is neither, a slice from
-		// an array is not zero, and empty only without items, a struct is
-		// never empty, a Nullable from any value (null included) is
-		// neither, nor is a union that decodes (one field set); any other
-		// value under either option is left to the general path.
-		if t.kind(p) == tNull && (f.omitEmpty || f.omitZero) && f.node.kind != ckNullable {
-			return false // a nil pointer, slice or map, left out
-		}
-		switch f.node.kind {
-		case ckPtr, ckNullable, ckUnion:
-		case ckSlice:
-			if f.omitEmpty && !t.moreThan(p, 0) {
-				return false
-			}
-		case ckStruct:
-			if f.omitZero {
-				return false
-			}
-		default:
-			if f.omitEmpty || f.omitZero {
-				return false
-			}
+		switch out, known := f.leftOut(t, p); {
+		case !known:
+			return false
+		case out:
+			continue
 		}
 		if !first {
 			w.b = append(w.b, ',')
