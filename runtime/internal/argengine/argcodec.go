@@ -346,7 +346,10 @@ var errCodecMember = errors.New("json: a member name that is not exactly one of 
 var tapeKindNames = [...]string{tNull: "null", tFalse: "bool", tTrue: "bool", tNumber: "number", tString: "string", tArray: "array", tObject: "object"}
 
 // decode stores value i of t into v (settable, and zero: a new value). Its
-// error is an *Refusal at the value v cannot hold.
+// error is an *Refusal at the value v cannot hold. With v the zero
+// reflect.Value it stores nothing and allocates nothing but its error: it
+// finds the refusal decode gives, at the same value, without making the
+// typed value.
 func (n *codecNode) decode(t *tape, i int, v reflect.Value) error {
 	return n.decodeIn(t, i, v, false)
 }
@@ -360,11 +363,13 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 	if n.kind == ckRaw {
 		// encoding/json gives json.RawMessage's UnmarshalJSON every value,
 		// null included, as the bytes of decodeInput's text.
-		b := t.rawInput(i)
-		if remarshalled {
-			b = appendCompact(nil, b, true)
+		if v.IsValid() {
+			b := t.rawInput(i)
+			if remarshalled {
+				b = appendCompact(nil, b, true)
+			}
+			v.SetBytes(b)
 		}
-		v.SetBytes(b)
 		return nil
 	}
 	if n.kind == ckNullable {
@@ -372,6 +377,12 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 		// value is T's, decoded strictly (as the codec decodes, from the
 		// same text: the integer-rewritten one, or in a struct with
 		// additional properties the remarshalled one).
+		if !v.IsValid() {
+			if xk == tNull {
+				return nil
+			}
+			return n.elem.decodeIn(t, i, v, remarshalled)
+		}
 		nv := v.Addr().Interface().(nullable)
 		if xk == tNull {
 			nv.OCPSetNull()
@@ -385,12 +396,16 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 	switch n.kind {
 	case ckString:
 		if xk == tString {
-			v.SetString(t.str(i))
+			if v.IsValid() {
+				v.SetString(t.str(i))
+			}
 			return nil
 		}
 	case ckBool:
 		if xk == tTrue || xk == tFalse {
-			v.SetBool(xk == tTrue)
+			if v.IsValid() {
+				v.SetBool(xk == tTrue)
+			}
 			return nil
 		}
 	case ckInt:
@@ -399,7 +414,9 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 			if !ok {
 				return codecRefusal(t, i, "number "+t.str(i), n.typ)
 			}
-			v.SetInt(k)
+			if v.IsValid() {
+				v.SetInt(k)
+			}
 			return nil
 		}
 	case ckUint:
@@ -408,7 +425,9 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 			if !ok {
 				return codecRefusal(t, i, "number "+t.str(i), n.typ)
 			}
-			v.SetUint(k)
+			if v.IsValid() {
+				v.SetUint(k)
+			}
 			return nil
 		}
 	case ckFloat:
@@ -417,10 +436,15 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 			if !ok {
 				return codecRefusal(t, i, "number "+t.str(i), n.typ)
 			}
-			v.SetFloat(f)
+			if v.IsValid() {
+				v.SetFloat(f)
+			}
 			return nil
 		}
 	case ckPtr:
+		if !v.IsValid() {
+			return n.elem.decodeIn(t, i, v, remarshalled)
+		}
 		p := reflect.New(n.elem.typ)
 		if err := n.elem.decodeIn(t, i, p.Elem(), remarshalled); err != nil {
 			return err
@@ -432,6 +456,14 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, remarshalled bool)
 			return n.decodeSlice(t, i, v, remarshalled, -1)
 		}
 	case ckMap:
+		if xk == tObject && !v.IsValid() {
+			for p := t.first(i); p < t.end(i); p = t.end(p) {
+				if err := n.elem.decodeIn(t, p, v, remarshalled); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
 		if xk == tObject {
 			m := reflect.MakeMapWithSize(n.typ, t.count(i))
 			kt := n.typ.Key()
@@ -473,6 +505,9 @@ func (n *codecNode) decodeMember(t *tape, p int, v reflect.Value, remarshalled b
 		}
 		// ocpimpl.UnmarshalWithExtra: a member no field declares goes to
 		// the map, decoded strictly as its value type.
+		if !v.IsValid() {
+			return n.extra.elem.decodeIn(t, p, v, remarshalled)
+		}
 		m := v.Field(n.extraIndex)
 		if m.IsNil() {
 			m.Set(reflect.MakeMap(n.extra.typ))
@@ -489,6 +524,9 @@ func (n *codecNode) decodeMember(t *tape, p int, v reflect.Value, remarshalled b
 	if f == nil {
 		return refusal(t.pointer(p), RuleGoType, errCodecMember)
 	}
+	if !v.IsValid() {
+		return f.node.decodeIn(t, p, v, remarshalled || n.extra != nil)
+	}
 	if read == nil {
 		return f.node.decodeIn(t, p, v.Field(f.index), remarshalled || n.extra != nil)
 	}
@@ -504,6 +542,14 @@ func (n *codecNode) decodeMember(t *tape, p int, v reflect.Value, remarshalled b
 // decodeSlice is decodeIn of array i of t into v for n, a ckSlice: of its
 // first limit elements when limit >= 0 and it has more, else of all.
 func (n *codecNode) decodeSlice(t *tape, i int, v reflect.Value, remarshalled bool, limit int) error {
+	if !v.IsValid() {
+		for p := t.first(i); p < t.end(i); p = t.end(p) {
+			if err := n.elem.decodeIn(t, p, v, remarshalled); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	var k int
 	if limit >= 0 && t.moreThan(i, limit) {
 		k = limit
