@@ -448,7 +448,10 @@ var errCodecMember = errors.New("json: a member name that is not exactly one of 
 var tapeKindNames = [...]string{tNull: "null", tFalse: "bool", tTrue: "bool", tNumber: "number", tString: "string", tArray: "array", tObject: "object"}
 
 // decode stores value i of t into v (settable, and zero: a new value). Its
-// error is an *Refusal at the value v cannot hold.
+// error is an *Refusal at the value v cannot hold. With v the zero
+// reflect.Value it stores nothing and allocates nothing but its error: it
+// finds the refusal decode gives, at the same value, without making the
+// typed value.
 func (n *codecNode) decode(t *tape, i int, v reflect.Value) error {
 	return n.decodeIn(t, i, v, decodeMode{})
 }
@@ -487,11 +490,13 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, dm decodeMode) err
 	if n.kind == ckRaw {
 		// encoding/json gives json.RawMessage's UnmarshalJSON every value,
 		// null included, as the bytes of decodeInput's text.
-		b := t.rawInput(i)
-		if dm.remarshalled {
-			b = appendCompact(nil, b, true)
+		if v.IsValid() {
+			b := t.rawInput(i)
+			if dm.remarshalled {
+				b = appendCompact(nil, b, true)
+			}
+			v.SetBytes(b)
 		}
-		v.SetBytes(b)
 		return nil
 	}
 	if n.kind == ckNullable {
@@ -499,6 +504,12 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, dm decodeMode) err
 		// value is T's, decoded strictly (as the codec decodes, from the
 		// same text: the integer-rewritten one, or in a struct with
 		// additional properties the remarshalled one).
+		if !v.IsValid() {
+			if xk == tNull {
+				return nil
+			}
+			return n.elem.decodeIn(t, i, v, dm)
+		}
 		nv := v.Addr().Interface().(nullable)
 		if xk == tNull {
 			nv.OCPSetNull()
@@ -521,12 +532,16 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, dm decodeMode) err
 	switch n.kind {
 	case ckString:
 		if xk == tString {
-			v.SetString(t.str(i))
+			if v.IsValid() {
+				v.SetString(t.str(i))
+			}
 			return nil
 		}
 	case ckBool:
 		if xk == tTrue || xk == tFalse {
-			v.SetBool(xk == tTrue)
+			if v.IsValid() {
+				v.SetBool(xk == tTrue)
+			}
 			return nil
 		}
 	case ckInt:
@@ -535,7 +550,9 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, dm decodeMode) err
 			if !ok {
 				return codecRefusal(t, i, "number "+t.str(i), n.typ)
 			}
-			v.SetInt(k)
+			if v.IsValid() {
+				v.SetInt(k)
+			}
 			return nil
 		}
 	case ckUint:
@@ -544,7 +561,9 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, dm decodeMode) err
 			if !ok {
 				return codecRefusal(t, i, "number "+t.str(i), n.typ)
 			}
-			v.SetUint(k)
+			if v.IsValid() {
+				v.SetUint(k)
+			}
 			return nil
 		}
 	case ckFloat:
@@ -553,10 +572,15 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, dm decodeMode) err
 			if !ok {
 				return codecRefusal(t, i, "number "+t.str(i), n.typ)
 			}
-			v.SetFloat(f)
+			if v.IsValid() {
+				v.SetFloat(f)
+			}
 			return nil
 		}
 	case ckPtr:
+		if !v.IsValid() {
+			return n.elem.decodeIn(t, i, v, dm)
+		}
 		p := reflect.New(n.elem.typ)
 		if err := n.elem.decodeIn(t, i, p.Elem(), dm); err != nil {
 			return err
@@ -568,6 +592,14 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, dm decodeMode) err
 			return n.decodeSlice(t, i, v, dm, -1)
 		}
 	case ckMap:
+		if xk == tObject && !v.IsValid() {
+			for p := t.first(i); p < t.end(i); p = t.end(p) {
+				if err := n.elem.decodeIn(t, p, v, dm); err != nil {
+					return err
+				}
+			}
+			return nil
+		}
 		if xk == tObject {
 			m := reflect.MakeMapWithSize(n.typ, t.count(i))
 			kt := n.typ.Key()
@@ -615,6 +647,9 @@ func (n *codecNode) decodeMember(t *tape, p int, v reflect.Value, dm decodeMode,
 		}
 		// ocpimpl.UnmarshalWithExtra: a member no field declares goes to
 		// the map, decoded strictly as its value type.
+		if !v.IsValid() {
+			return n.extra.elem.decodeIn(t, p, v, dm)
+		}
 		m := v.Field(n.extraIndex)
 		if m.IsNil() {
 			m.Set(reflect.MakeMap(n.extra.typ))
@@ -631,6 +666,9 @@ func (n *codecNode) decodeMember(t *tape, p int, v reflect.Value, dm decodeMode,
 	if f == nil {
 		return refusal(t.pointer(p), RuleGoType, errCodecMember)
 	}
+	if !v.IsValid() {
+		return f.node.decodeIn(t, p, v, dm.in(n.extra != nil))
+	}
 	if read == nil {
 		return f.node.decodeIn(t, p, v.Field(f.index), dm.in(n.extra != nil))
 	}
@@ -646,6 +684,14 @@ func (n *codecNode) decodeMember(t *tape, p int, v reflect.Value, dm decodeMode,
 // decodeSlice is decodeIn of array i of t into v for n, a ckSlice: of its
 // first limit elements when limit >= 0 and it has more, else of all.
 func (n *codecNode) decodeSlice(t *tape, i int, v reflect.Value, dm decodeMode, limit int) error {
+	if !v.IsValid() {
+		for p := t.first(i); p < t.end(i); p = t.end(p) {
+			if err := n.elem.decodeIn(t, p, v, dm); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	var k int
 	if limit >= 0 && t.moreThan(i, limit) {
 		k = limit
@@ -773,9 +819,13 @@ var errUnionRequired = errors.New("the value is not an object, and a branch with
 // them, for a null none, any other value is an error, as decoding it into
 // a map is); and into whose T the value decodes as encoding/json decodes
 // it strictly, from the same text (in mode dm, folded set). It refuses,
-// at the value, when no branch does.
+// at the value, when no branch does. With v the zero reflect.Value it
+// stores nothing (decode): the branches are tried the same way, each
+// decoded storing nothing.
 func (n *codecNode) decodeUnion(t *tape, i int, v reflect.Value, dm decodeMode) error {
-	v.SetZero()
+	if v.IsValid() {
+		v.SetZero()
+	}
 	xk := t.kind(i)
 	kind := jsonKindBits[xk]
 	outer := dm.folded == nil
@@ -793,13 +843,19 @@ func (n *codecNode) decodeUnion(t *tape, i int, v reflect.Value, dm decodeMode) 
 			return refusal(t.pointer(i), RuleGoType, fmt.Errorf("%s: %w", n.typ.Name(), errUnionRequired))
 		}
 		before := *dm.folded
-		p := reflect.New(b.node.typ)
-		if err := b.node.decodeIn(t, i, p.Elem(), dm); err != nil {
+		var p, e reflect.Value
+		if v.IsValid() {
+			p = reflect.New(b.node.typ)
+			e = p.Elem()
+		}
+		if err := b.node.decodeIn(t, i, e, dm); err != nil {
 			*dm.folded = before // this branch is not set
 			last = err
 			continue
 		}
-		v.Field(b.index).Set(p)
+		if v.IsValid() {
+			v.Field(b.index).Set(p)
+		}
 		if outer && *dm.folded >= 0 {
 			return refusal(t.pointer(*dm.folded), RuleGoType, errCodecMember)
 		}

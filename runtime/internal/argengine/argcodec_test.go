@@ -205,7 +205,12 @@ func codecBoth(t testing.TB, typ reflect.Type, n *codecNode, raw []byte) (ref, g
 		ref = codecOutcome{ok: equal(fwd), args: a, fwd: fwd}
 	}
 	p := reflect.New(typ)
-	if err := n.decode(tp, 0, p.Elem()); err != nil {
+	err := n.decode(tp, 0, p.Elem())
+	// The decode that stores nothing refuses the same, where decode does.
+	if dry := n.decode(tp, 0, reflect.Value{}); fmt.Sprint(dry) != fmt.Sprint(err) {
+		t.Fatalf("%.200s into %v: the decode says %v, the one that stores nothing %v", raw, typ, err, dry)
+	}
+	if err != nil {
 		got.err = err
 	} else {
 		if fwd, err := n.encode(nil, p.Elem(), false); err != nil {

@@ -305,6 +305,12 @@ func (e *Engine) reencode(t *tape, own []byte, needTyped bool) (args any, fwd []
 		fwd, same := w.bytes()
 		return nil, fwd, same, nil
 	}
+	// The decode's refusal, if any, without the typed value, whose
+	// memory is not bounded by the arguments' size (8 bytes for each "0,"
+	// of an []int64).
+	if err := e.codec.decode(t, 0, reflect.Value{}); err != nil {
+		return nil, nil, false, err
+	}
 	p := reflect.New(e.typ)
 	if err := e.codec.decode(t, 0, p.Elem()); err != nil {
 		return nil, nil, false, err

@@ -3,6 +3,7 @@ package argengine
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"runtime"
@@ -334,6 +335,48 @@ func TestCheckHeapOptional(t *testing.T) {
 		t.Logf("%s: %.2f bytes a byte", s.Name, got)
 		if got > 4 {
 			t.Errorf("Check of %s as an optional property, %d bytes: peak %.2f bytes a byte, want at most 4", s.Name, len(raw), got)
+		}
+	}
+}
+
+// TestCheckHeapRefusedByDecode holds Check of arguments that the schema
+// accepts and the Go type refuses, after 4 MiB of tiny numbers, to 4 bytes
+// of peak live heap a byte: the general path finds the decode's refusal
+// without making the typed value (which took 7.0 bytes a byte).
+func TestCheckHeapRefusedByDecode(t *testing.T) {
+	s := argshapes.All[slices.IndexFunc(argshapes.All, func(s argshapes.Shape) bool { return s.Name == "tiny-numbers" })]
+	raw := s.Args(testLimits.Bytes, MaxLimitValues)
+	numbers := string(raw[len(`{"v":`) : len(raw)-1])
+	type nested struct {
+		V heapInts `json:"v"`
+	}
+	for _, c := range []struct {
+		name, schema, args string
+		typ                reflect.Type
+	}{
+		{"a number no int64 holds, last", s.InputSchema(), numbers[:len(numbers)-1] + `,1e30]`, reflect.TypeFor[heapInts]()},
+		{"a member no field declares, last", `{"type":"object","properties":{"v":` + s.InputSchema() + `}}`,
+			`{"v":{"v":` + numbers + `,"w":0}}`, reflect.TypeFor[nested]()},
+	} {
+		e, err := Compile([]byte(c.schema), c.typ, heapLimits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := []byte(c.args)
+		if c.typ == reflect.TypeFor[heapInts]() {
+			args = []byte(`{"v":` + c.args + `}`)
+		}
+		m := heapmeter.Start()
+		_, _, err = e.Check(args, nil)
+		m.Mark("check")
+		var r *Refusal
+		if !errors.As(err, &r) || r.Rule != RuleGoType {
+			t.Fatalf("%s: %v, want the Go type's refusal", c.name, err)
+		}
+		got := float64(m.Peak()) / float64(len(args))
+		t.Logf("%s: %.2f bytes a byte (%v)", c.name, got, err)
+		if got > 4 {
+			t.Errorf("Check of %d bytes, %s: peak %.2f bytes a byte, want at most 4", len(args), c.name, got)
 		}
 	}
 }
