@@ -905,14 +905,21 @@ func (b *codecBranch) selects(t *tape, i int, kind uint8) bool {
 // an integer-valued literal with a fraction or an exponent written as an
 // integer (tape.decodeInput), any other literal as it is.
 func integerText(lit string) string {
-	if notInt(lit) {
-		if d, ok := parseDecimal(lit); ok {
-			if it, ok := d.integerText(); ok {
-				return it
-			}
-		}
+	if ps, ok := integerParts(lit); ok {
+		return ps[0] + ps[1] + ps[2] + ps[3]
 	}
 	return lit
+}
+
+// integerParts is integerText of a literal it writes otherwise (then ok),
+// in parts (decimal.integerParts), allocating nothing.
+func integerParts(lit string) (ps [4]string, ok bool) {
+	if notInt(lit) {
+		if d, ok := parseDecimal(lit); ok {
+			return d.integerParts()
+		}
+	}
+	return ps, false
 }
 
 // encode appends v as encoding/json encodes it: with HTML escaping when
@@ -1332,14 +1339,14 @@ func appendJSONFloat(dst []byte, f float64, bits int) []byte {
 // encodeTape writes to w what n.encode (with html) writes for the value
 // n.decode makes of value i of t, without making it: strings, booleans,
 // numbers, nulls into pointers, slices and maps, arrays, maps,
-// json.RawMessage without an integer literal to rewrite, a Nullable's null
-// and value (written HTML-escaped, as its MarshalJSON does), a union's
-// value that the branch decode would try first takes on this path
-// (HTML-escaped, as its MarshalJSON writes it), and objects into structs whose members the encoding writes exactly when they are
-// present, with additional properties or not (HTML-escaped and in name
-// order after the fields, as ocpimpl.MarshalWithExtra writes them). For
-// anything else (another null, an integer literal with a fraction or an
-// exponent in a json.RawMessage, a union's value its first selected
+// json.RawMessage (its integer-valued literals written as integers, as
+// decode does), a Nullable's null and value (written HTML-escaped, as its
+// MarshalJSON does), a union's value that the branch decode would try
+// first takes on this path (HTML-escaped, as its MarshalJSON writes it),
+// and objects into structs whose members the encoding writes exactly when
+// they are present, with additional properties or not (HTML-escaped and in
+// name order after the fields, as ocpimpl.MarshalWithExtra writes them).
+// For anything else (another null, a union's value its first selected
 // branch does not take here, a member the encoding would leave out or
 // write although it is absent, an unknown member, a type mismatch or a
 // number the type does not hold) it returns false, with w's bytes
@@ -1430,29 +1437,23 @@ func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int, html bool) bool {
 			return true
 		}
 	case ckRaw:
-		// decode gives the text (rawInput), encode writes it compacted and
-		// escaped: that of the tape, unless an integer literal is written
-		// otherwise (1.0, 1e2).
-		for p := i; p < t.end(i); p = t.follow(p) {
-			if t.kind(p) == tNumber {
-				if lit := t.str(p); notInt(lit) && integerText(lit) != lit {
-					return false
-				}
-			}
-		}
-		// In parts split between characters, each checked by w.
-		raw := t.raw(i)
+		// decode gives the text with its integer-valued literals written
+		// as integers (rawInput), encode writes it compacted, and escaped
+		// with html: in parts split between characters, each checked by w.
 		var st compacting
-		for len(raw) > fwdChunk {
-			k := fwdChunk
-			for !utf8.RuneStart(raw[k]) {
-				k--
+		t.rawInputParts(i, func(part string) {
+			for len(part) > fwdChunk {
+				k := fwdChunk
+				for !utf8.RuneStart(part[k]) {
+					k--
+				}
+				w.b = appendCompactPart(w.b, part[:k], html, &st)
+				w.check()
+				part = part[k:]
 			}
-			w.b = appendCompactPart(w.b, raw[:k], html, &st)
+			w.b = appendCompactPart(w.b, part, html, &st)
 			w.check()
-			raw = raw[k:]
-		}
-		w.b = appendCompactPart(w.b, raw, html, &st)
+		})
 		return true
 	case ckNullable:
 		// Null, or the value as json.Marshal writes it: HTML-escaped.

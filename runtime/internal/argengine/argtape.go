@@ -913,34 +913,55 @@ func (t *tape) rawInput(i int) []byte {
 // as integers into a buffer from buf. When no literal changes it returns
 // same, if not nil, or a copy of the text in a buffer from buf.
 func (t *tape) rawInputTo(same []byte, i int, buf func() []byte) []byte {
+	if !t.rewritesInts(i) {
+		if same != nil {
+			return same
+		}
+		return append(buf(), t.raw(i)...)
+	}
+	out := buf()
+	t.rawInputParts(i, func(part string) { out = append(out, part...) })
+	return out
+}
+
+// rewritesInts reports whether the text of value i holds an integer-valued
+// literal that decodeInput writes otherwise (1.0, 1e2).
+func (t *tape) rewritesInts(i int) bool {
+	for p := i; p < t.end(i); p = t.follow(p) {
+		if t.kind(p) == tNumber {
+			if _, ok := integerParts(t.str(p)); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// rawInputParts gives emit, in order, the parts of the text of value i as
+// decodeInput writes it: its text up to each integer-valued literal written
+// otherwise, that literal as an integer, and the rest. Each part begins and
+// ends between two characters.
+func (t *tape) rawInputParts(i int, emit func(part string)) {
 	text := t.raw(i)
 	base := t.srcAt(i)
-	var out []byte
 	last := 0
 	for p := i; p < t.end(i); p = t.follow(p) {
 		if t.kind(p) != tNumber {
 			continue
 		}
 		lit := t.str(p)
-		it := integerText(lit)
-		if it == lit {
-			continue
+		if ps, ok := integerParts(lit); ok {
+			at := t.srcAt(p) - base
+			emit(text[last:at])
+			for _, part := range ps {
+				if part != "" {
+					emit(part)
+				}
+			}
+			last = at + len(lit)
 		}
-		if out == nil {
-			out = buf()
-		}
-		at := t.srcAt(p) - base
-		out = append(out, text[last:at]...)
-		out = append(out, it...)
-		last = at + len(lit)
 	}
-	if out == nil {
-		if same != nil {
-			return same
-		}
-		return append(buf(), text...)
-	}
-	return append(out, text[last:]...)
+	emit(text[last:])
 }
 
 // member returns the index of the member k of the object at i, or -1.

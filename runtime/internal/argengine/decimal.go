@@ -195,24 +195,30 @@ func (d *decimal) isInteger() bool { return d.zero() || d.exp >= d.digits() }
 // exponent, when d is an integer of at most 20 digits (the size of a uint64):
 // the form a typed decode into int64 or uint64 accepts.
 func (d *decimal) integerText() (string, bool) {
+	ps, ok := d.integerParts()
+	return ps[0] + ps[1] + ps[2] + ps[3], ok
+}
+
+// integerParts is integerText in parts, which make it when joined: its
+// sign, its digits (two parts) and its trailing zeros; it allocates
+// nothing.
+func (d *decimal) integerParts() (ps [4]string, ok bool) {
 	if !d.isInteger() || d.exp > 20 {
-		return "", false
+		return ps, false
 	}
 	if d.zero() {
-		return "0", true
+		ps[0] = "0"
+		return ps, true
 	}
-	var b strings.Builder
-	b.Grow(d.exp + 1)
 	if d.neg {
-		b.WriteByte('-')
+		ps[0] = "-"
 	}
-	b.WriteString(d.hi)
-	b.WriteString(d.lo)
-	for range d.exp - d.digits() {
-		b.WriteByte('0')
-	}
-	return b.String(), true
+	ps[1], ps[2], ps[3] = d.hi, d.lo, zeros[:d.exp-d.digits()]
+	return ps, true
 }
+
+// zeros are more zeros than integerParts writes after an integer's digits.
+const zeros = "00000000000000000000"
 
 // magnitude returns |d| when integerText writes d (an integer of at most
 // 20 digits) and a uint64 holds it: integerText's value, without writing
