@@ -39,7 +39,8 @@ type RenderArgs struct {
 	X    []string `json:"x,omitzero"` // read by no template below
 }
 
-// RenderNullArgs add nullables, which the engine decodes by encoding/json.
+// RenderNullArgs add nullables, whose arrays a template may read element by
+// element (BindNullableEach).
 type RenderNullArgs struct {
 	Read `json:"-"`
 	S    string            `json:"s"`

@@ -630,7 +630,8 @@ func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, dm decodeMode) err
 
 // decodeMember decodes member p of an object into v, a struct of n (a
 // ckStruct), as decodeIn does the struct's members; with read, only a
-// member of a field in read.Fields, a slice to read.Elems elements (the
+// member of a field in read.Fields, a slice (or a Nullable's) to
+// read.Elems elements (the
 // members no field declares, of a struct with additional properties, when
 // read.Fields holds their map's index).
 func (n *codecNode) decodeMember(t *tape, p int, v reflect.Value, dm decodeMode, read *Typed) error {
@@ -677,6 +678,9 @@ func (n *codecNode) decodeMember(t *tape, p int, v reflect.Value, dm decodeMode,
 		return nil
 	case read.Elems > 0 && f.node.kind == ckSlice && t.kind(p) == tArray:
 		return f.node.decodeSlice(t, p, v.Field(f.index), dm.in(n.extra != nil), read.Elems)
+	case read.Elems > 0 && f.node.kind == ckNullable && f.node.elem.kind == ckSlice && t.kind(p) == tArray:
+		s := reflect.ValueOf(v.Field(f.index).Addr().Interface().(nullable).OCPSetValue()).Elem()
+		return f.node.elem.decodeSlice(t, p, s, dm.in(n.extra != nil), read.Elems)
 	}
 	return f.node.decodeIn(t, p, v.Field(f.index), dm.in(n.extra != nil))
 }

@@ -198,3 +198,33 @@ func TestCheckHeapNullable(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckHeapNullableRead holds a typed Check of a Nullable array of
+// tiny numbers that a template reads element by element (as
+// runtime/ocp's BindNullableEach asks) to 4 bytes of peak live heap a byte:
+// the array is decoded to Typed.Elems elements, as a plain array is (it
+// was decoded whole: 7.0).
+func TestCheckHeapNullableRead(t *testing.T) {
+	type args struct {
+		V ocpimpl.Nullable[[]int64] `json:"v,omitzero"`
+	}
+	e, err := Compile([]byte(`{"type":"object","properties":{"v":{"type":["array","null"],"items":{"type":"integer"}}}}`),
+		reflect.TypeFor[args](), heapLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := []byte(`{"v":[0` + strings.Repeat(",0", testLimits.Bytes/2-8) + `]}`)
+	read := &Typed{Fields: []int{0}, Elems: heapMaxResources + 1}
+	got := float64(checkPeak(t, e, raw, read)) / float64(len(raw))
+	t.Logf("%.2f bytes a byte", got)
+	if got > 4 {
+		t.Errorf("typed Check of %d bytes: peak %.2f bytes a byte, want at most 4", len(raw), got)
+	}
+	typed, _, err := e.Check(raw, read)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := typed.(*args).V.Get(); len(v) != heapMaxResources+1 {
+		t.Errorf("%d elements decoded, want %d", len(v), heapMaxResources+1)
+	}
+}
