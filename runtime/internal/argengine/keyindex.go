@@ -155,6 +155,52 @@ func compareName(a string, k []byte) int {
 	return 1
 }
 
+// valueSet finds two equal items of an array (uniqueItems): a table laid
+// out as keyIndex's (4-byte slots of an item's node tagged with 5 bits of
+// its hash, hashTape, at most 80% full), which starts small and doubles,
+// so that an array whose duplicate comes early costs little, and one of
+// distinct items about 5 bytes an item (each distinct item has at least
+// two bytes of text, most many more).
+type valueSet struct {
+	keyIndex
+	n int
+}
+
+// add adds item p of t, unless s holds an equal value (then it reports
+// false).
+func (s *valueSet) add(t *tape, p int) bool {
+	if (s.n+1)*5 > len(s.slots)*4 {
+		old := s.slots
+		s.slots = make([]uint32, max(16, 2*len(old)))
+		for _, v := range old {
+			if v != 0 {
+				s.put(hashTape(t, int(v&slotNode)-1), v&slotNode)
+			}
+		}
+	}
+	h := hashTape(t, p)
+	tag, k := tagOf(h), s.home(h)
+	for v := s.slots[k]; v != 0; v = s.slots[k] {
+		if v&^slotNode == tag && tapeDiff(t, p, t, int(v&slotNode)-1) < 0 {
+			return false
+		}
+		k = s.next(k)
+	}
+	s.slots[k] = tag | uint32(p+1)
+	s.n++
+	return true
+}
+
+// put stores node (index + 1), whose value's hash is h, in the first free
+// slot from its home.
+func (s *valueSet) put(h uint64, node uint32) {
+	k := s.home(h)
+	for s.slots[k] != 0 {
+		k = s.next(k)
+	}
+	s.slots[k] = tagOf(h) | node
+}
+
 // memoSet remembers the verdicts of a validation's memo nodes (snode.memo)
 // by memo node (snode.memoID) and instance node, in the common case (no
 // signature of a dynamic scope, no annotations). A memo node's first

@@ -3,6 +3,7 @@ package argengine
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 
 	"encoding/json"
 	"errors"
@@ -979,35 +980,37 @@ func (b *numBounds) floatValid(f float64) bool {
 }
 
 // check applies the numeric keywords to a literal exactly. It returns the
-// failure, or "".
-func (b *numBounds) check(lit string) string {
+// failure, a format of the literal and the schema's bound (%s each), and
+// that bound; or "". It allocates nothing: the failure of a value under
+// anyOf, oneOf, not or if is not the value's, and is never written.
+func (b *numBounds) check(lit string) (format, bound string) {
 	if b.intBounds {
 		// A literal that passes needs no decimal; one that fails takes the
 		// path below, which says why.
 		if k, ok := parseIntLiteral(lit); ok {
 			if b.intValid(k) {
-				return ""
+				return "", ""
 			}
 		} else if b.iMult == 0 && canonicalFloatLiteral(lit) {
 			if f, _ := parseFloatLiteral(lit); b.floatValid(f) {
-				return ""
+				return "", ""
 			}
 		}
 	}
 	d, _ := parseDecimal(lit) // the tape bounded its exponent
 	switch {
 	case b.mult != nil && !multipleOf(&d, b.mult):
-		return fmt.Sprintf("multipleOf: %s is not a multiple of %s", lit, b.multLit)
+		return "multipleOf: %s is not a multiple of %s", b.multLit
 	case b.min != nil && cmpDecimal(&d, b.min) < 0:
-		return fmt.Sprintf("minimum: %s is less than %s", lit, b.minLit)
+		return "minimum: %s is less than %s", b.minLit
 	case b.max != nil && cmpDecimal(&d, b.max) > 0:
-		return fmt.Sprintf("maximum: %s is greater than %s", lit, b.maxLit)
+		return "maximum: %s is greater than %s", b.maxLit
 	case b.xmin != nil && cmpDecimal(&d, b.xmin) <= 0:
-		return fmt.Sprintf("exclusiveMinimum: %s is not greater than %s", lit, b.xLo)
+		return "exclusiveMinimum: %s is not greater than %s", b.xLo
 	case b.xmax != nil && cmpDecimal(&d, b.xmax) >= 0:
-		return fmt.Sprintf("exclusiveMaximum: %s is not less than %s", lit, b.xHi)
+		return "exclusiveMaximum: %s is not less than %s", b.xHi
 	}
-	return ""
+	return "", ""
 }
 
 // typeBit is the JSON Schema type of node x: a number is an integer when
@@ -1157,10 +1160,30 @@ type memoVal struct {
 	a  anns
 }
 
-func (c *evalCtx) fail(i int, format string, args ...any) bool {
+func (c *evalCtx) fail(i int, why string) bool {
 	if c.why != nil && *c.why == "" {
-		*c.why = fmt.Sprintf(format, args...)
+		*c.why = why
 		c.whyAt = i
+	}
+	return false
+}
+
+// failf is fail of a reason formatted with a. It formats it only when the
+// reason is recorded: a failure under anyOf, oneOf, not, if or contains is
+// not the value's, and a value made for each such failure (a string boxed
+// into an interface) would make the validation's memory grow with the
+// items that fail there.
+func failf[A any](c *evalCtx, i int, format string, a A) bool {
+	if c.why != nil && *c.why == "" {
+		return c.fail(i, fmt.Sprintf(format, a))
+	}
+	return false
+}
+
+// failf2 is failf of a reason formatted with a and b.
+func failf2[A, B any](c *evalCtx, i int, format string, a A, b B) bool {
+	if c.why != nil && *c.why == "" {
+		return c.fail(i, fmt.Sprintf(format, a, b))
 	}
 	return false
 }
@@ -1312,13 +1335,13 @@ func (n *snode) eval(c *evalCtx, i int, ann *anns) bool {
 	}
 	if n.ref != nil {
 		if !n.ref.eval(c, i, la) {
-			return c.fail(i, "$ref %s", orRoot(n.ref.ptr))
+			return failf(c, i, "$ref %s", orRoot(n.ref.ptr))
 		}
 	}
 	if n.hasType {
 		got := typeBit(c.t, i)
 		if n.types&got == 0 && !(got == jtInteger && n.types&jtNumber != 0) {
-			return c.fail(i, "type: has type %q", typeName(got))
+			return failf(c, i, "type: has type %q", typeName(got))
 		}
 	}
 	if n.values && !n.checkValues(c, i) {
@@ -1327,8 +1350,9 @@ func (n *snode) eval(c *evalCtx, i int, ann *anns) bool {
 	switch xk {
 	case tNumber:
 		if n.num != nil {
-			if msg := n.num.check(c.t.str(i)); msg != "" {
-				return c.fail(i, "%s", msg)
+			lit := c.t.str(i)
+			if format, bound := n.num.check(lit); format != "" {
+				return failf2(c, i, format, lit, bound)
 			}
 		}
 	case tString:
@@ -1336,18 +1360,18 @@ func (n *snode) eval(c *evalCtx, i int, ann *anns) bool {
 		if n.minLength >= 0 || n.maxLength >= 0 {
 			k := utf8.RuneCountInString(str)
 			if n.minLength >= 0 && k < n.minLength {
-				return c.fail(i, "minLength: %d code points, fewer than %d", k, n.minLength)
+				return failf2(c, i, "minLength: %d code points, fewer than %d", k, n.minLength)
 			}
 			if n.maxLength >= 0 && k > n.maxLength {
-				return c.fail(i, "maxLength: %d code points, more than %d", k, n.maxLength)
+				return failf2(c, i, "maxLength: %d code points, more than %d", k, n.maxLength)
 			}
 		}
 		if n.patternFast != nil {
 			if !n.patternFast.match(str) {
-				return c.fail(i, "pattern: does not match %q", n.patternSrc)
+				return failf(c, i, "pattern: does not match %q", n.patternSrc)
 			}
 		} else if n.pattern != nil && !n.pattern.MatchString(str) {
-			return c.fail(i, "pattern: does not match %q", n.patternSrc)
+			return failf(c, i, "pattern: does not match %q", n.patternSrc)
 		}
 	}
 	if n.dynRef != nil {
@@ -1358,7 +1382,7 @@ func (n *snode) eval(c *evalCtx, i int, ann *anns) bool {
 			}
 		}
 		if !target.eval(c, i, la) {
-			return c.fail(i, "$dynamicRef %s", orRoot(target.ptr))
+			return failf(c, i, "$dynamicRef %s", orRoot(target.ptr))
 		}
 	}
 	if n.logic && !n.evalLogic(c, i, la) {
@@ -1412,13 +1436,13 @@ func (n *snode) checkValues(c *evalCtx, i int) bool {
 			// when they are few, so that a refusal costs no more than the
 			// check.
 			if len(n.enum) > 16 {
-				return c.fail(i, "enum: value is not one of the schema's %d values", len(n.enum))
+				return failf(c, i, "enum: value is not one of the schema's %d values", len(n.enum))
 			}
-			return c.fail(i, "enum: value is not one of %v", n.enum)
+			return failf(c, i, "enum: value is not one of %v", n.enum)
 		}
 	}
 	if n.hasConst && !tapeEqualsJSON(t, i, n.cnst) {
-		return c.fail(i, "const: value is not %v", n.cnst)
+		return failf(c, i, "const: value is not %v", n.cnst)
 	}
 	return true
 }
@@ -1455,7 +1479,7 @@ func (n *snode) evalLogic(c *evalCtx, i int, la *anns) bool {
 			return ok
 		})
 		if !ok {
-			return c.fail(i, "anyOf: matches none of %d schemas", len(n.anyOf))
+			return failf(c, i, "anyOf: matches none of %d schemas", len(n.anyOf))
 		}
 	}
 	if n.oneOf != nil {
@@ -1471,7 +1495,7 @@ func (n *snode) evalLogic(c *evalCtx, i int, la *anns) bool {
 			return true
 		})
 		if k != 1 {
-			return c.fail(i, "oneOf: matches %d of %d schemas, not exactly one", k, len(n.oneOf))
+			return failf2(c, i, "oneOf: matches %d of %d schemas, not exactly one", k, len(n.oneOf))
 		}
 	}
 	if n.not != nil && c.quiet(func() bool { return n.not.eval(c, i, nil) }) {
@@ -1527,19 +1551,19 @@ func (n *snode) evalArray(c *evalCtx, i int, la *anns) bool {
 			lo = n.minContains
 		}
 		if matched < lo {
-			return c.fail(i, "contains: %d items match, fewer than %d", matched, lo)
+			return failf2(c, i, "contains: %d items match, fewer than %d", matched, lo)
 		}
 		if n.maxContains >= 0 && matched > n.maxContains {
-			return c.fail(i, "maxContains: %d items match, more than %d", matched, n.maxContains)
+			return failf2(c, i, "maxContains: %d items match, more than %d", matched, n.maxContains)
 		}
 	}
 	if n.minItems >= 0 || n.maxItems >= 0 {
 		k := t.count(i)
 		if n.minItems >= 0 && k < n.minItems {
-			return c.fail(i, "minItems: %d items, fewer than %d", k, n.minItems)
+			return failf2(c, i, "minItems: %d items, fewer than %d", k, n.minItems)
 		}
 		if n.maxItems >= 0 && k > n.maxItems {
-			return c.fail(i, "maxItems: %d items, more than %d", k, n.maxItems)
+			return failf2(c, i, "maxItems: %d items, more than %d", k, n.maxItems)
 		}
 	}
 	if n.unique && t.moreThan(i, 1) && !uniqueItems(t, i) {
@@ -1549,7 +1573,7 @@ func (n *snode) evalArray(c *evalCtx, i int, la *anns) bool {
 		k := 0
 		for p := t.first(i); p < t.end(i); p, k = t.end(p), k+1 {
 			if !la.has(k) && !n.unevalItems.eval(c, p, nil) {
-				return c.fail(i, "unevaluatedItems: item %d", k)
+				return failf(c, i, "unevaluatedItems: item %d", k)
 			}
 		}
 		la.setAll()
@@ -1567,43 +1591,43 @@ func (n *snode) evalObject(c *evalCtx, i int, la *anns) bool {
 			if s, ok := n.props[key]; ok {
 				matched = true
 				if !s.eval(c, p, nil) {
-					return c.fail(i, "property %q", key)
+					return failf(c, i, "property %q", key)
 				}
 			}
 			for q := range n.patProps {
 				if pp := &n.patProps[q]; pp.match(key) {
 					matched = true
 					if !pp.s.eval(c, p, nil) {
-						return c.fail(i, "property %q (patternProperties %q)", key, pp.re.String())
+						return failf2(c, i, "property %q (patternProperties %q)", key, pp.re.String())
 					}
 				}
 			}
 			if !matched && n.additional != nil {
 				matched = true
 				if !n.additional.eval(c, p, nil) {
-					return c.fail(i, "additional property %q", key)
+					return failf(c, i, "additional property %q", key)
 				}
 			}
 			if matched && la != nil {
 				la.set(k)
 			}
 			if n.propNames != nil && !n.nameValid(c, key) {
-				return c.fail(i, "propertyNames: %q", key)
+				return failf(c, i, "propertyNames: %q", key)
 			}
 		}
 	}
 	if n.minProps >= 0 || n.maxProps >= 0 {
 		k := t.count(i)
 		if n.minProps >= 0 && k < n.minProps {
-			return c.fail(i, "minProperties: %d properties, fewer than %d", k, n.minProps)
+			return failf2(c, i, "minProperties: %d properties, fewer than %d", k, n.minProps)
 		}
 		if n.maxProps >= 0 && k > n.maxProps {
-			return c.fail(i, "maxProperties: %d properties, more than %d", k, n.maxProps)
+			return failf2(c, i, "maxProperties: %d properties, more than %d", k, n.maxProps)
 		}
 	}
 	for _, r := range n.required {
 		if t.member(i, r) < 0 {
-			return c.fail(i, "required: missing property %q", r)
+			return failf(c, i, "required: missing property %q", r)
 		}
 	}
 	for _, d := range n.depRequired {
@@ -1612,20 +1636,20 @@ func (n *snode) evalObject(c *evalCtx, i int, la *anns) bool {
 		}
 		for _, r := range d.reqs {
 			if t.member(i, r) < 0 {
-				return c.fail(i, "dependentRequired[%q]: missing property %q", d.key, r)
+				return failf2(c, i, "dependentRequired[%q]: missing property %q", d.key, r)
 			}
 		}
 	}
 	for _, d := range n.depSchemas {
 		if t.member(i, d.key) >= 0 && !d.s.eval(c, i, la) {
-			return c.fail(i, "dependentSchemas[%q]", d.key)
+			return failf(c, i, "dependentSchemas[%q]", d.key)
 		}
 	}
 	if n.unevalProps != nil {
 		k := 0
 		for p := t.first(i); p < t.end(i); p, k = t.end(p), k+1 {
 			if !la.has(k) && !n.unevalProps.eval(c, p, nil) {
-				return c.fail(i, "unevaluatedProperties: %q", t.key(p))
+				return failf(c, i, "unevaluatedProperties: %q", t.key(p))
 			}
 		}
 		la.setAll()
@@ -1647,8 +1671,8 @@ func (n *snode) nameValid(c *evalCtx, key string) bool {
 
 // uniqueItems reports whether the items of the array at i are pairwise
 // unequal (numbers compared by value, exactly). Beyond 32 items it finds
-// equal ones through a table of their hashes (hashTape, with a seed chosen
-// at random for the process): 8 bytes a slot, at most 2.5 slots an item.
+// equal ones through a table of their hashes (valueSet, hashTape, with a
+// seed chosen at random for the process).
 func uniqueItems(t *tape, i int) bool {
 	if !t.moreThan(i, 32) {
 		for p := t.first(i); p < t.end(i); p = t.end(p) {
@@ -1660,71 +1684,51 @@ func uniqueItems(t *tape, i int) bool {
 		}
 		return true
 	}
-	size := 8
-	for n := t.count(i); size*4 < n*5; {
-		size *= 2
-	}
-	slots := make([]uint64, size) // the hash's high half, and the item's node + 1
-	mask := size - 1
+	var set valueSet
 	for p := t.first(i); p < t.end(i); p = t.end(p) {
-		var h maphash.Hash
-		h.SetSeed(keySeed)
-		hashTape(&h, t, p)
-		sum := h.Sum64()
-		for k := int(sum) & mask; ; k = (k + 1) & mask {
-			v := slots[k]
-			if v == 0 {
-				slots[k] = sum>>32<<32 | uint64(p+1)
-				break
-			}
-			if v>>32 == sum>>32 && tapeDiff(t, p, t, int(uint32(v))-1) < 0 {
-				return false
-			}
+		if !set.add(t, p) {
+			return false
 		}
 	}
 	return true
 }
 
-// hashTape hashes value i so that equal values (tapeEqual) hash alike:
-// exactly equal numbers have equal float64s.
-func hashTape(h *maphash.Hash, t *tape, i int) {
+// hashTape hashes value i so that equal values (tapeDiff) hash alike:
+// exactly equal numbers have equal float64s, and an object's members are
+// combined in any order. It allocates nothing (a maphash.Hash for each
+// member, which the recursion moved to the heap, took 16 bytes of peak a
+// byte of an array of small objects).
+func hashTape(t *tape, i int) uint64 {
 	kind := t.kind(i)
-	h.WriteByte(byte(kind))
+	var h uint64
 	switch kind {
 	case tNumber:
 		f := t.num(i)
 		if f == 0 {
 			f = 0 // -0 and 0 are equal
 		}
-		var b [8]byte
-		u := math.Float64bits(f)
-		for k := range b {
-			b[k] = byte(u >> (8 * k))
-		}
-		h.Write(b[:])
+		h = math.Float64bits(f)
 	case tString:
-		h.WriteString(t.str(i))
+		h = maphash.String(keySeed, t.str(i))
 	case tArray:
 		for p := t.first(i); p < t.end(i); p = t.end(p) {
-			hashTape(h, t, p)
+			h = hashPair(h, hashTape(t, p))
 		}
 	case tObject:
-		// Order-independent: combine member hashes commutatively.
-		var sum uint64
-		seed := h.Seed()
+		// Order-independent: member hashes added.
 		for p := t.first(i); p < t.end(i); p = t.end(p) {
-			var m maphash.Hash
-			m.SetSeed(seed)
-			m.WriteString(t.key(p))
-			hashTape(&m, t, p)
-			sum += m.Sum64()
+			h += hashPair(maphash.String(keySeed, t.key(p)), hashTape(t, p))
 		}
-		var b [8]byte
-		for k := range b {
-			b[k] = byte(sum >> (8 * k))
-		}
-		h.Write(b[:])
 	}
+	return hashPair(uint64(kind), h)
+}
+
+// hashPair hashes the pair (a, b).
+func hashPair(a, b uint64) uint64 {
+	var buf [16]byte
+	binary.LittleEndian.PutUint64(buf[:8], a)
+	binary.LittleEndian.PutUint64(buf[8:], b)
+	return maphash.Bytes(keySeed, buf[:])
 }
 
 // schemaNumber is a number of an enum or const value: its literal, as a

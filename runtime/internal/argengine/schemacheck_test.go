@@ -840,7 +840,14 @@ func TestIntBoundsAgreeWithDecimals(t *testing.T) {
 		}
 		lits = append(lits, strconv.FormatFloat(r.Float64()*4-2, 'f', -1, 64), "0.1", "-0.1", "1.5", "-1.5")
 		for _, lit := range lits {
-			if got, want := c.check(lit), slow.check(lit); got != want {
+			reason := func(b *numBounds) string {
+				format, bound := b.check(lit)
+				if format == "" {
+					return ""
+				}
+				return fmt.Sprintf(format, lit, bound)
+			}
+			if got, want := reason(c), reason(&slow); got != want {
 				t.Fatalf("%s, %s: fast path %q, decimals %q", raw, lit, got, want)
 			}
 		}
