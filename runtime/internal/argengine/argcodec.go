@@ -714,7 +714,7 @@ func (n *codecNode) decodeSlice(t *tape, i int, v reflect.Value, dm decodeMode, 
 
 // intOf returns the integer that decode makes of the number literal lit
 // for n, a ckInt, and whether it makes one: encoding/json parses
-// integerText's rewriting of the literal, and refuses what overflows the
+// integerParts' rewriting of the literal, and refuses what overflows the
 // type. It allocates nothing for a literal it takes.
 func (n *codecNode) intOf(lit string) (int64, bool) {
 	k, ok := parseIntLiteral(lit)
@@ -764,7 +764,7 @@ func (n *codecNode) uintOf(lit string) (uint64, bool) {
 }
 
 // floatOf is intOf for n, a ckFloat, of number i of t. encoding/json
-// parses integerText's rewriting of the literal in the type's size: the
+// parses integerParts' rewriting of the literal in the type's size: the
 // same number as the literal, which t.num holds correctly rounded to a
 // float64, except that a zero loses its sign (-0.0 is 0).
 func (n *codecNode) floatOf(t *tape, i int) (float64, bool) {
@@ -905,18 +905,10 @@ func (b *codecBranch) selects(t *tape, i int, kind uint8) bool {
 	return true
 }
 
-// integerText is the literal encoding/json is given for an integer field:
-// an integer-valued literal with a fraction or an exponent written as an
-// integer (tape.decodeInput), any other literal as it is.
-func integerText(lit string) string {
-	if ps, ok := integerParts(lit); ok {
-		return ps[0] + ps[1] + ps[2] + ps[3]
-	}
-	return lit
-}
-
-// integerParts is integerText of a literal it writes otherwise (then ok),
-// in parts (decimal.integerParts), allocating nothing.
+// integerParts is, in parts (decimal.integerParts), the literal
+// encoding/json is given for an integer field (tape.decodeInput) when it
+// differs from lit (then ok): an integer-valued literal with a fraction or
+// an exponent written as an integer. It allocates nothing.
 func integerParts(lit string) (ps [4]string, ok bool) {
 	if notInt(lit) {
 		if d, ok := parseDecimal(lit); ok {
