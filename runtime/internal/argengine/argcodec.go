@@ -1468,16 +1468,15 @@ func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int, html bool) bool {
 	return false
 }
 
-// encodeTapeUnion is encodeTape of value i into a union (ckUnion). The
-// branch decode would try first is the first whose kinds, schema and
-// required properties select the value (codecBranch.selects); when its
-// T's encodeTape takes the value, T's decode takes it too, so that is the
-// branch decode sets (a decode encodeTape takes has no member matched
-// case-insensitively: it takes only exact members), and what T's
+// encodeTapeUnion is encodeTape of value i into a union (ckUnion): of the
+// branch decodeUnion sets, found as it finds it, each branch whose kinds,
+// schema and required properties select the value (codecBranch.selects)
+// decoded in turn, storing nothing, until one takes it; what that T's
 // encodeTape writes with html, as the union's encode writes T
-// (ocpimpl.MarshalUnion calls json.Marshal), is the union's encode. A value no branch selects, or that its
-// branch's encodeTape does not take, is left to the general path. Never a
-// guess: either decode's pick, or false.
+// (ocpimpl.MarshalUnion calls json.Marshal), is the union's encode. A
+// value of a branch that T's encodeTape does not take (one decode takes
+// only with a member matched case-insensitively among them), or that no
+// branch takes, is left to the general path.
 func (n *codecNode) encodeTapeUnion(w *fwdBuf, t *tape, i int) bool {
 	xk := t.kind(i)
 	kind := jsonKindBits[xk]
@@ -1488,6 +1487,10 @@ func (n *codecNode) encodeTapeUnion(w *fwdBuf, t *tape, i int) bool {
 		}
 		if b.schema == nil && len(b.required) > 0 && xk != tObject && xk != tNull {
 			return false // decode refuses it
+		}
+		none := -1
+		if b.node.decodeIn(t, i, reflect.Value{}, decodeMode{folded: &none}) != nil {
+			continue // decode tries the next branch
 		}
 		return b.node.encodeTape(w, t, i, true)
 	}

@@ -473,11 +473,35 @@ func (u *unionBulk) UnmarshalJSON(b []byte) error {
 	return ocpimpl.UnmarshalUnion("unionBulk", b, u.OCPBranches()...)
 }
 
+// unionLater: an array of integers, into []int8 when they fit, else into
+// []int64: its first branch selects every such array, and its T refuses
+// one with an integer beyond 127.
+type unionLater struct {
+	Small *[]int8
+	Ints  *[]int64
+}
+
+func (u *unionLater) OCPBranches() []ocpimpl.UnionBranch {
+	return []ocpimpl.UnionBranch{
+		ocpimpl.Branch(&u.Small, ocpimpl.JSONArray, `{"type":"array","items":{"type":"integer"}}`),
+		ocpimpl.Branch(&u.Ints, ocpimpl.JSONArray, `{"type":"array","items":{"type":"integer"}}`),
+	}
+}
+func (u unionLater) MarshalJSON() ([]byte, error) {
+	return ocpimpl.MarshalUnion("unionLater", u.OCPBranches()...)
+}
+func (u *unionLater) UnmarshalJSON(b []byte) error {
+	return ocpimpl.UnmarshalUnion("unionLater", b, u.OCPBranches()...)
+}
+
 // TestCheckHeapUnion holds Check of a struct with a union field beside an
 // array as long as the limit of values lets it be, and of a union whose
-// branch holds that array (directly, or in an object), to 4 bytes of peak
-// live heap a byte of arguments: the type has a codec (before, a union
-// left the whole arguments to encoding/json).
+// branch holds that array (directly, or in an object, or in a later branch
+// than the first that selects it, whose T does not take it), to 4 bytes
+// of peak live heap a byte of arguments: the type has a codec (before, a
+// union left the whole arguments to encoding/json: 26 to 35 bytes a byte),
+// and the re-encoding finds the branch decode sets by decoding each one
+// storing nothing (the later branch took the general path: 8.6).
 func TestCheckHeapUnion(t *testing.T) {
 	type beside struct {
 		V []int64 `json:"v"`
@@ -485,6 +509,9 @@ func TestCheckHeapUnion(t *testing.T) {
 	}
 	type bulk struct {
 		U unionBulk `json:"u"`
+	}
+	type later struct {
+		U unionLater `json:"u"`
 	}
 	ints := func(n int) string {
 		var b strings.Builder
@@ -511,6 +538,10 @@ func TestCheckHeapUnion(t *testing.T) {
 		reflect.TypeFor[bulk](),
 		`{"type":"object","properties":{"u":{"anyOf":[{"type":"array","items":{"type":"integer"}},{"type":"object"},{"type":"string"}]}}}`,
 		[]string{`{"u":` + ints(testLimits.Values-4) + `}`, `{"u":{"v":` + ints(testLimits.Values-4) + `}}`},
+	}, {
+		reflect.TypeFor[later](),
+		`{"type":"object","properties":{"u":{"type":"array","items":{"type":"integer"}}}}`,
+		[]string{`{"u":` + strings.TrimSuffix(ints(testLimits.Values-5), "]") + `,200]}`},
 	}} {
 		e, err := Compile([]byte(c.schema), c.typ, testLimits)
 		if err != nil {
