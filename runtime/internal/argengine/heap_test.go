@@ -14,6 +14,7 @@ import (
 
 	"github.com/ocpgen/ocpgen/internal/argshapes"
 	"github.com/ocpgen/ocpgen/internal/heapmeter"
+	"github.com/ocpgen/ocpgen/internal/testcorpus"
 	"github.com/ocpgen/ocpgen/runtime/ocpimpl"
 )
 
@@ -275,6 +276,7 @@ func templateRead(e *Engine) *Typed {
 // smaller large object closes after it (the index keeps the largest: it
 // kept the last, 4.28 and 4.63).
 func TestCheckHeapWideObject(t *testing.T) {
+	testcorpus.SkipUnderRace(t) // every shape at the largest size: slow under -race, which changes no allocation
 	for _, name := range []string{"wide-object", "escaped-names", "wide-extra"} {
 		i := slices.IndexFunc(argshapes.All, func(s argshapes.Shape) bool { return s.Name == name })
 		if i < 0 {
@@ -325,6 +327,7 @@ func TestCheckHeapWideObject(t *testing.T) {
 // integers, without another copy (integral numbers took 6.0: the general
 // path).
 func TestCheckHeapOtherTypes(t *testing.T) {
+	testcorpus.SkipUnderRace(t) // every shape at the largest size: slow under -race, which changes no allocation
 	for _, s := range argshapes.All {
 		types := map[string]reflect.Type{"into a json.RawMessage": reflect.TypeFor[heapRaw]()}
 		switch ft := heapTypes[s.Name].Field(0).Type; ft.Kind() {
@@ -354,6 +357,7 @@ func TestCheckHeapOtherTypes(t *testing.T) {
 // maphash.Hash on the heap for every member: 17.8) and of equal items (a
 // table for every item before the first comparison: 19.0).
 func TestCheckHeapValidator(t *testing.T) {
+	testcorpus.SkipUnderRace(t) // every shape at the largest size: slow under -race, which changes no allocation
 	items := func(item func(k int) string) []byte {
 		var b strings.Builder
 		b.WriteString(`{"v":[`)
