@@ -246,15 +246,9 @@ func (c *codecCompiler) extraStruct(t reflect.Type) *codecNode {
 		c.bad = true
 		return nil
 	}
-	for _, m := range []reflect.Type{t, reflect.PointerTo(t)} {
-		for i := range m.NumMethod() {
-			switch name := m.Method(i).Name; name {
-			case "MarshalJSON", "UnmarshalJSON", "OCPWithExtra", "ocpRead", "ocpWrite":
-			default:
-				c.bad = true // a method the generator does not write
-				return nil
-			}
-		}
+	if !methodsAmong(t, "MarshalJSON", "UnmarshalJSON", "OCPWithExtra", "ocpRead", "ocpWrite") {
+		c.bad = true // a method the generator does not write
+		return nil
 	}
 	n := &codecNode{typ: t, kind: ckStruct, extraIndex: sf.Index[0]}
 	c.seen[t] = n
@@ -266,21 +260,28 @@ func (c *codecCompiler) extraStruct(t reflect.Type) *codecNode {
 	return n
 }
 
+// methodsAmong reports whether every method of t and of *t is one of
+// names: a generated type has only the methods the generator writes.
+func methodsAmong(t reflect.Type, names ...string) bool {
+	for _, m := range []reflect.Type{t, reflect.PointerTo(t)} {
+		for i := range m.NumMethod() {
+			if !slices.Contains(names, m.Method(i).Name) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // nullable is the plan of an ocpimpl.Nullable[T] (a struct whose pointer
 // has the methods of nullable): T's plan, as its element. Only a type with
 // no method but Nullable's, whose Get returns T and whose OCPSetValue
 // gives a *T, makes one; else the type is left to encoding/json.
 func (c *codecCompiler) nullable(t reflect.Type) *codecNode {
 	pt := reflect.PointerTo(t)
-	for _, m := range []reflect.Type{t, pt} {
-		for i := range m.NumMethod() {
-			switch m.Method(i).Name {
-			case "Get", "IsNull", "MarshalJSON", "UnmarshalJSON", "OCPSetNull", "OCPSetValue", "OCPValue":
-			default:
-				c.bad = true // not ocpimpl.Nullable
-				return nil
-			}
-		}
+	if !methodsAmong(t, "Get", "IsNull", "MarshalJSON", "UnmarshalJSON", "OCPSetNull", "OCPSetValue", "OCPValue") {
+		c.bad = true // not ocpimpl.Nullable
+		return nil
 	}
 	get, ok := pt.MethodByName("Get")
 	if !ok || get.Type.NumIn() != 1 || get.Type.NumOut() != 2 || get.Type.Out(1).Kind() != reflect.Bool {
@@ -312,15 +313,9 @@ func (c *codecCompiler) nullable(t reflect.Type) *codecNode {
 // type is left to encoding/json.
 func (c *codecCompiler) union(t reflect.Type) *codecNode {
 	pt := reflect.PointerTo(t)
-	for _, m := range []reflect.Type{t, pt} {
-		for i := range m.NumMethod() {
-			switch m.Method(i).Name {
-			case "MarshalJSON", "UnmarshalJSON", "OCPBranches":
-			default:
-				c.bad = true // a method the generator does not write
-				return nil
-			}
-		}
+	if !methodsAmong(t, "MarshalJSON", "UnmarshalJSON", "OCPBranches") {
+		c.bad = true // a method the generator does not write
+		return nil
 	}
 	m, _ := pt.MethodByName("OCPBranches")
 	if !t.Implements(jsonMarshalerType) || !pt.Implements(jsonUnmarshalerType) || m.Type.NumIn() != 1 || m.Type.NumOut() != 1 || m.Type.Out(0).Kind() != reflect.Slice || !m.Type.Out(0).Elem().Implements(unionBranchType) {
