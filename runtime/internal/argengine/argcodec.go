@@ -246,7 +246,7 @@ func (c *codecCompiler) extraStruct(t reflect.Type) *codecNode {
 		c.bad = true
 		return nil
 	}
-	if !methodsAmong(t, "MarshalJSON", "UnmarshalJSON", "OCPWithExtra", "ocpRead", "ocpWrite") {
+	if !methodsAmong(t, "MarshalJSON", "UnmarshalJSON", "OCPWithExtra") {
 		c.bad = true // a method the generator does not write
 		return nil
 	}
@@ -260,8 +260,9 @@ func (c *codecCompiler) extraStruct(t reflect.Type) *codecNode {
 	return n
 }
 
-// methodsAmong reports whether every method of t and of *t is one of
-// names: a generated type has only the methods the generator writes.
+// methodsAmong reports whether every exported method of t and of *t (the
+// only ones reflect lists) is one of names: a generated type has only the
+// methods the generator writes.
 func methodsAmong(t reflect.Type, names ...string) bool {
 	for _, m := range []reflect.Type{t, reflect.PointerTo(t)} {
 		for i := range m.NumMethod() {
@@ -472,13 +473,6 @@ type decodeMode struct {
 	folded *int
 }
 
-// in is m inside a declared property of a struct with additional
-// properties when extra.
-func (m decodeMode) in(extra bool) decodeMode {
-	m.remarshalled = m.remarshalled || extra
-	return m
-}
-
 // decodeIn is decode, in mode dm.
 func (n *codecNode) decodeIn(t *tape, i int, v reflect.Value, dm decodeMode) error {
 	xk := t.kind(i)
@@ -662,22 +656,23 @@ func (n *codecNode) decodeMember(t *tape, p int, v reflect.Value, dm decodeMode,
 	if f == nil {
 		return refusal(t.pointer(p), RuleGoType, errCodecMember)
 	}
+	dm.remarshalled = dm.remarshalled || n.extra != nil // a declared property's
 	if !v.IsValid() {
-		return f.node.decodeIn(t, p, v, dm.in(n.extra != nil))
+		return f.node.decodeIn(t, p, v, dm)
 	}
 	if read == nil {
-		return f.node.decodeIn(t, p, v.Field(f.index), dm.in(n.extra != nil))
+		return f.node.decodeIn(t, p, v.Field(f.index), dm)
 	}
 	switch {
 	case !slices.Contains(read.Fields, f.index):
 		return nil
 	case read.Elems > 0 && f.node.kind == ckSlice && t.kind(p) == tArray:
-		return f.node.decodeSlice(t, p, v.Field(f.index), dm.in(n.extra != nil), read.Elems)
+		return f.node.decodeSlice(t, p, v.Field(f.index), dm, read.Elems)
 	case read.Elems > 0 && f.node.kind == ckNullable && f.node.elem.kind == ckSlice && t.kind(p) == tArray:
 		s := reflect.ValueOf(v.Field(f.index).Addr().Interface().(nullable).OCPSetValue()).Elem()
-		return f.node.elem.decodeSlice(t, p, s, dm.in(n.extra != nil), read.Elems)
+		return f.node.elem.decodeSlice(t, p, s, dm, read.Elems)
 	}
-	return f.node.decodeIn(t, p, v.Field(f.index), dm.in(n.extra != nil))
+	return f.node.decodeIn(t, p, v.Field(f.index), dm)
 }
 
 // decodeSlice is decodeIn of array i of t into v for n, a ckSlice: of its
@@ -785,12 +780,20 @@ func (n *codecNode) floatOf(t *tape, i int) (float64, bool) {
 }
 
 func (n *codecNode) field(name string) *codecField {
-	for k := range n.fields {
-		if n.fields[k].name == name {
-			return &n.fields[k]
-		}
+	if k := n.fieldIndex(name); k >= 0 {
+		return &n.fields[k]
 	}
 	return nil
+}
+
+// fieldIndex is the index in n.fields of the field named name, or -1.
+func (n *codecNode) fieldIndex(name string) int {
+	for k := range n.fields {
+		if n.fields[k].name == name {
+			return k
+		}
+	}
+	return -1
 }
 
 // foldField is the field encoding/json matches the member name to when
@@ -810,21 +813,34 @@ var jsonKindBits = [...]uint8{tString: 1, tNumber: 2, tFalse: 4, tTrue: 4, tArra
 
 var errUnionRequired = errors.New("the value is not an object, and a branch without a schema that compiles requires properties")
 
-// decodeUnion is decodeIn of value i of t into v, a union (ckUnion), as
-// ocpimpl.UnmarshalUnion chooses its branch: it clears every field, and
-// sets the first branch, in schema order, whose JSON kinds include the
-// value's; whose schema, if it has one that compiles, the value is valid
-// against (else which has the properties it requires: an object that has
-// them, for a null none, any other value is an error, as decoding it into
-// a map is); and into whose T the value decodes as encoding/json decodes
-// it strictly, from the same text (in mode dm, folded set). It refuses,
-// at the value, when no branch does. With v the zero reflect.Value it
-// stores nothing (decode): the branches are tried the same way, each
-// decoded storing nothing.
+// decodeUnion is decodeIn of value i of t into v, a union (ckUnion): it
+// clears every field and sets the branch pickBranch picks, decoded into a
+// new T. With v the zero reflect.Value it stores nothing (decode).
 func (n *codecNode) decodeUnion(t *tape, i int, v reflect.Value, dm decodeMode) error {
-	if v.IsValid() {
-		v.SetZero()
+	b, dm, err := n.pickBranch(t, i, dm)
+	if err != nil || !v.IsValid() {
+		return err
 	}
+	v.SetZero()
+	p := reflect.New(b.node.typ)
+	if err := b.node.decodeIn(t, i, p.Elem(), dm); err != nil {
+		return err // not reached: the decode that picked it took the value
+	}
+	v.Field(b.index).Set(p)
+	return nil
+}
+
+// pickBranch returns the branch of the union n (ckUnion) that
+// ocpimpl.UnmarshalUnion sets for value i of t, and the mode it decoded
+// it in: the first, in schema order, whose JSON kinds include the value's;
+// whose schema, if it has one that compiles, the value is valid against
+// (else which has the properties it requires: an object that has them, for
+// a null none, any other value is an error, as decoding it into a map is);
+// and into whose T the value decodes as encoding/json decodes it strictly,
+// from the same text (in mode dm, folded set). Each branch tried is
+// decoded storing nothing. Its error is the refusal, at the value, when no
+// branch takes it.
+func (n *codecNode) pickBranch(t *tape, i int, dm decodeMode) (*codecBranch, decodeMode, error) {
 	xk := t.kind(i)
 	kind := jsonKindBits[xk]
 	outer := dm.folded == nil
@@ -839,32 +855,24 @@ func (n *codecNode) decodeUnion(t *tape, i int, v reflect.Value, dm decodeMode) 
 			continue
 		}
 		if b.schema == nil && len(b.required) > 0 && xk != tObject && xk != tNull {
-			return refusal(t.pointer(i), RuleGoType, fmt.Errorf("%s: %w", n.typ.Name(), errUnionRequired))
+			return nil, dm, refusal(t.pointer(i), RuleGoType, fmt.Errorf("%s: %w", n.typ.Name(), errUnionRequired))
 		}
 		before := *dm.folded
-		var p, e reflect.Value
-		if v.IsValid() {
-			p = reflect.New(b.node.typ)
-			e = p.Elem()
-		}
-		if err := b.node.decodeIn(t, i, e, dm); err != nil {
+		if err := b.node.decodeIn(t, i, reflect.Value{}, dm); err != nil {
 			*dm.folded = before // this branch is not set
 			last = err
 			continue
 		}
-		if v.IsValid() {
-			v.Field(b.index).Set(p)
-		}
 		if outer && *dm.folded >= 0 {
-			return refusal(t.pointer(*dm.folded), RuleGoType, errCodecMember)
+			return nil, dm, refusal(t.pointer(*dm.folded), RuleGoType, errCodecMember)
 		}
-		return nil
+		return b, dm, nil
 	}
 	err := fmt.Errorf("%s: the value matches no alternative", n.typ.Name())
 	if last != nil {
 		err = fmt.Errorf("%s: the value matches no alternative (the last tried: %w)", n.typ.Name(), last)
 	}
-	return refusal(t.pointer(i), RuleGoType, err)
+	return nil, dm, refusal(t.pointer(i), RuleGoType, err)
 }
 
 // selects reports whether the branch b is tried for value i of t, of
@@ -1180,7 +1188,7 @@ func (n *codecNode) encodeTapeStruct(w *fwdBuf, t *tape, i int, html bool) bool 
 	for p := t.first(i); p < t.end(i); p = t.end(p) {
 		k := next
 		if k >= len(n.fields) || !keyIs(t, p, n.fields[k].name) {
-			k = slices.IndexFunc(n.fields, func(f codecField) bool { return keyIs(t, p, f.name) })
+			k = n.fieldIndex(t.key(p))
 		}
 		if k < 0 {
 			if n.extra == nil {
@@ -1332,15 +1340,14 @@ func appendJSONFloat(dst []byte, f float64, bits int) []byte {
 // numbers, nulls into pointers, slices and maps, arrays, maps,
 // json.RawMessage (its integer-valued literals written as integers, as
 // decode does), a Nullable's null and value (written HTML-escaped, as its
-// MarshalJSON does), a union's value that the branch decode would try
-// first takes on this path (HTML-escaped, as its MarshalJSON writes it),
-// and objects into structs whose members the encoding writes exactly when
-// they are present, with additional properties or not (HTML-escaped and in
-// name order after the fields, as ocpimpl.MarshalWithExtra writes them).
-// For anything else (another null, a union's value its first selected
-// branch does not take here, a member the encoding would leave out or
-// write although it is absent, an unknown member, a type mismatch or a
-// number the type does not hold) it returns false, with w's bytes
+// MarshalJSON does), a union's value (its branch's, HTML-escaped, as its
+// MarshalJSON writes it), and objects into structs whose members the
+// encoding writes exactly when they are present, with additional
+// properties or not (HTML-escaped and in name order after the fields, as
+// ocpimpl.MarshalWithExtra writes them). For anything else (another null,
+// a member the encoding would leave out or write although it is absent,
+// an unknown member, a type mismatch or a number the type does not hold)
+// it returns false, with w's bytes
 // undefined, and the caller takes the general path, decode and encode,
 // which gives that input's verdict. When it returns true, n.decode of the
 // value succeeds and n.encode of it appends exactly what was written
@@ -1464,32 +1471,12 @@ func (n *codecNode) encodeTape(w *fwdBuf, t *tape, i int, html bool) bool {
 }
 
 // encodeTapeUnion is encodeTape of value i into a union (ckUnion): of the
-// branch decodeUnion sets, found as it finds it, each branch whose kinds,
-// schema and required properties select the value (codecBranch.selects)
-// decoded in turn, storing nothing, until one takes it; what that T's
-// encodeTape writes with html, as the union's encode writes T
-// (ocpimpl.MarshalUnion calls json.Marshal), is the union's encode. A
-// value of a branch that T's encodeTape does not take (one decode takes
-// only with a member matched case-insensitively among them), or that no
-// branch takes, is left to the general path.
+// branch pickBranch picks, as decode does, what its T's encodeTape writes
+// with html, as the union's encode writes T (ocpimpl.MarshalUnion calls
+// json.Marshal). A value no branch takes is left to the general path.
 func (n *codecNode) encodeTapeUnion(w *fwdBuf, t *tape, i int) bool {
-	xk := t.kind(i)
-	kind := jsonKindBits[xk]
-	for k := range n.branches {
-		b := &n.branches[k]
-		if !b.selects(t, i, kind) {
-			continue
-		}
-		if b.schema == nil && len(b.required) > 0 && xk != tObject && xk != tNull {
-			return false // decode refuses it
-		}
-		none := -1
-		if b.node.decodeIn(t, i, reflect.Value{}, decodeMode{folded: &none}) != nil {
-			continue // decode tries the next branch
-		}
-		return b.node.encodeTape(w, t, i, true)
-	}
-	return false
+	b, _, err := n.pickBranch(t, i, decodeMode{})
+	return err == nil && b.node.encodeTape(w, t, i, true)
 }
 
 // writeString writes the string s quoted, HTML-escaped when html, in parts
